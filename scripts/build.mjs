@@ -1,0 +1,31 @@
+// Bundles the two faces with esbuild: node-llama-cpp stays external (ESM with top-level await,
+// reached through a real dynamic import()), vscode is provided by the editor.
+import {build} from "esbuild";
+
+const common = {
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "cjs",
+    sourcemap: true,
+    external: ["vscode", "node-llama-cpp"],
+    logLevel: "warning"
+};
+
+await Promise.all([
+    build({...common, entryPoints: ["src/cli.ts"], outfile: "dist/cli.js", banner: {js: "#!/usr/bin/env node"}}),
+    ...(process.argv.includes("--cli-only") ? [] : await extensionBuilds())
+]);
+
+async function extensionBuilds() {
+    const {existsSync} = await import("node:fs");
+    const builds = [];
+    if (existsSync("src/extension.ts"))
+        builds.push(build({...common, entryPoints: ["src/extension.ts"], outfile: "dist/extension.js"}));
+    if (existsSync("webview/main.ts"))
+        builds.push(build({
+            bundle: true, platform: "browser", format: "iife", target: "es2022", sourcemap: true, logLevel: "warning",
+            entryPoints: ["webview/main.ts"], outfile: "dist/webview/main.js"
+        }));
+    return builds;
+}

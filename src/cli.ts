@@ -1,0 +1,91 @@
+import fs from "node:fs";
+import {defaultApiKeyFile, readOrCreateApiKey} from "./host/apiKeyFile.js";
+import {cliHelp, CliUsageError, parseCliOptions} from "./host/cliOptions.js";
+import {LocalResponsesHost} from "./host/LocalResponsesHost.js";
+
+/** The headless face: `local-responses serve --model FILE`. */
+async function main(argv: string[]): Promise<number> {
+    const [command, ...rest] = argv;
+    if (command == null || command === "--help" || command === "-h" || command === "help") {
+        process.stdout.write(cliHelp());
+        return command == null ? 2 : 0;
+    }
+    if (command !== "serve") {
+        process.stderr.write(`Unknown command '${command}'.\n\n${cliHelp()}`);
+        return 2;
+    }
+
+    let options;
+    try {
+        options = parseCliOptions(rest);
+    } catch (error) {
+        process.stderr.write(`error: ${(error as Error).message}\n\n${cliHelp()}`);
+        return 2;
+    }
+    if (options.help) {
+        process.stdout.write(cliHelp());
+        return 0;
+    }
+    const {config} = options;
+    if (config.modelPath == null) {
+        process.stderr.write("error: --model FILE is required (a .gguf file).\n");
+        return 2;
+    }
+    if (!fs.existsSync(config.modelPath) || !fs.statSync(config.modelPath).isFile()) {
+        process.stderr.write(`error: model file not found: ${config.modelPath}\n`);
+        return 2;
+    }
+
+    const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+    if (config.apiKeys.length === 0 && !options.noAuth) {
+        const file = options.apiKeyFile ?? defaultApiKeyFile();
+        const {created} = await readOrCreateApiKey(file).then((result) => {
+            config.apiKeys = [result.key];
+            return result;
+        });
+        log(`auth: API key ${created ? "generated in" : "read from"} ${file} (send it as 'Authorization: Bearer <key>')`);
+    } else if (options.noAuth)
+        log("auth: disabled (--no-auth); anything on this machine can use the server");
+
+    const host = new LocalResponsesHost(config, {
+        log,
+        onRequest: (entry) => log(`${entry.method} ${entry.path} ${entry.status} ${entry.ms}ms${entry.tokens != null ? ` in=${entry.tokens.input} out=${entry.tokens.output}` : ""}`)
+    });
+
+    try {
+        await host.loadModel(config.modelPath);
+    } catch (error) {
+        process.stderr.write(`error: ${(error as Error).message}\n`);
+        await host.engine.dispose().catch(() => undefined);
+        return 1;
+    }
+
+    let url: string;
+    try {
+        url = await host.start();
+    } catch (error) {
+        process.stderr.write(`error: cannot listen on ${config.host}:${config.port}: ${(error as Error).message}\n`);
+        await host.dispose();
+        return 1;
+    }
+    process.stdout.write(`listening on ${url}\n`);
+
+    await new Promise<void>((resolve) => {
+        const shutdown = (signal: string) => {
+            log(`${signal}: shutting down`);
+            resolve();
+        };
+        process.once("SIGINT", () => shutdown("SIGINT"));
+        process.once("SIGTERM", () => shutdown("SIGTERM"));
+    });
+    await host.dispose();
+    return 0;
+}
+
+main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+        process.stderr.write(`error: ${error instanceof CliUsageError ? error.message : (error as Error)?.stack ?? String(error)}\n`);
+        process.exit(1);
+    }
+);

@@ -1,0 +1,288 @@
+import path from "node:path";
+import type {ChatWrapper, Llama, LlamaChat, LlamaContext, LlamaContextSequence, LlamaModel} from "node-llama-cpp";
+import {toChatHistory, toChatModelFunctions} from "./chatHistory.js";
+import {EngineError} from "./errors.js";
+import {runGeneration} from "./runGeneration.js";
+import {loadNodeLlamaCpp} from "./loadBinding.js";
+import {SequencePool} from "./SequencePool.js";
+import type {
+    ChatEngine, ChatTurn, EngineLease, EngineState, EngineStats, GenerationRequest, GenerationResult, ModelInfo, ToolSpec
+} from "./types.js";
+
+export type GpuChoice = "auto" | false | "cuda" | "vulkan" | "metal";
+
+export type LlamaEngineOptions = {
+    /** CPU threads for evaluation. Defaults to cores − 1 (at least 1): node-llama-cpp's own default oversubscribes small machines. */
+    threads?: number,
+    /** Context size per sequence, in tokens. Defaults to the model's trained context (at most 8192). */
+    contextSize?: number,
+    /** Parallel sequences (concurrent generations batched together). Defaults to 4. */
+    parallel?: number,
+    /** Requests that may wait for a sequence before new ones get 503. Defaults to 64. */
+    queueLimit?: number,
+    /** Defaults to `false` (CPU); `"auto"` picks an available GPU backend. */
+    gpu?: GpuChoice,
+    /** Flash attention; off by default, as it is slower on CPU. */
+    flashAttention?: boolean,
+    /** The model name reported to clients. Defaults to the file name without `.gguf`. */
+    alias?: string
+};
+
+export type LoadProgress = {phase: "binding" | "model" | "context", progress: number};
+
+type Loaded = {
+    model: LlamaModel,
+    context: LlamaContext,
+    chatWrapper: ChatWrapper,
+    pool: SequencePool<LlamaContextSequence>,
+    chats: Map<LlamaContextSequence, LlamaChat>,
+    info: ModelInfo,
+    active: Set<AbortController>
+};
+
+/**
+ * The one owner of node-llama-cpp: model lifecycle, the sequence pool and generation.
+ * Every other layer talks to it through `ChatEngine`.
+ */
+export class LlamaEngine implements ChatEngine {
+    private llama: Llama | undefined;
+    private loaded: Loaded | undefined;
+    private currentState: EngineState = "unloaded";
+    private loading: Promise<ModelInfo> | undefined;
+    private readonly stateListeners = new Set<(state: EngineState) => void>();
+
+    public constructor(private readonly options: LlamaEngineOptions = {}) {}
+
+    public get state(): EngineState {
+        return this.currentState;
+    }
+
+    public get model(): ModelInfo | null {
+        return this.loaded?.info ?? null;
+    }
+
+    public onStateChange(listener: (state: EngineState) => void): () => void {
+        this.stateListeners.add(listener);
+        return () => this.stateListeners.delete(listener);
+    }
+
+    /** Loads a GGUF file, replacing the model already loaded (if any) once the new one is ready. */
+    public async load(modelPath: string, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> {
+        if (this.loading != null)
+            await this.loading.catch(() => undefined);
+        this.loading = this.doLoad(modelPath, onProgress);
+        try {
+            return await this.loading;
+        } finally {
+            this.loading = undefined;
+        }
+    }
+
+    public async reload(onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> {
+        const current = this.loaded?.info.path;
+        if (current == null)
+            throw new EngineError("not_ready", "No model is loaded.");
+        return this.load(current, onProgress);
+    }
+
+    /** Aborts running generations, fails waiting ones and frees the model. */
+    public async unload(): Promise<void> {
+        const loaded = this.loaded;
+        this.loaded = undefined;
+        if (loaded == null) {
+            this.setState("unloaded");
+            return;
+        }
+        await disposeLoaded(loaded);
+        this.setState("unloaded");
+    }
+
+    public async dispose(): Promise<void> {
+        await this.unload();
+        await this.llama?.dispose();
+        this.llama = undefined;
+    }
+
+    public stats(): EngineStats {
+        const pool = this.loaded?.pool;
+        return {
+            sequencesBusy: pool?.busyCount ?? 0,
+            sequencesTotal: pool?.size ?? 0,
+            queueDepth: pool?.queueDepth ?? 0,
+            queueLimit: pool?.limit ?? this.options.queueLimit ?? 64
+        };
+    }
+
+    public async countPromptTokens(turns: ChatTurn[], tools: ToolSpec[] = []): Promise<number> {
+        return this.renderPrompt(this.requireLoaded(), turns, tools).length;
+    }
+
+    /** Tokenizes text with the loaded model (for budgets such as compaction's `keep_tokens`). */
+    public countTextTokens(text: string): number {
+        return this.requireLoaded().model.tokenize(text).length;
+    }
+
+    public async generate(request: GenerationRequest): Promise<GenerationResult> {
+        const lease = await this.acquire(request.turns, request.tools ?? [], request.signal);
+        try {
+            return await lease.generate(request);
+        } finally {
+            lease.release();
+        }
+    }
+
+    /**
+     * Renders the prompt, checks that it fits, and waits for the sequence holding its longest prefix.
+     * Split from generation so that a full queue (503) or an oversized prompt (400) is known before a stream opens.
+     */
+    public async acquire(turns: ChatTurn[], tools: ToolSpec[], signal?: AbortSignal): Promise<EngineLease> {
+        const loaded = this.requireLoaded();
+        const prompt = this.renderPrompt(loaded, turns, tools);
+        if (prompt.length >= loaded.info.contextSize)
+            throw new EngineError("context_overflow", `The input is ${prompt.length} tokens, which leaves no room for output in the context of ${loaded.info.contextSize} tokens.`);
+
+        const lease = await loaded.pool.acquire(prompt, signal);
+        let used = false;
+        return {
+            promptTokens: prompt.length,
+            cachedPrefixTokens: lease.sharedPrefixLength,
+            release: () => lease.release(),
+            generate: async (request) => {
+                if (used)
+                    throw new Error("An engine lease runs one generation.");
+                used = true;
+                // Unloading aborts what runs on the model it frees.
+                const controller = new AbortController();
+                const onAbort = () => controller.abort(request.signal?.reason);
+                if (request.signal?.aborted)
+                    onAbort();
+                request.signal?.addEventListener("abort", onAbort, {once: true});
+                loaded.active.add(controller);
+                try {
+                    const chat = await this.chatFor(loaded, lease.sequence);
+                    return await runGeneration({
+                        chat,
+                        sequence: lease.sequence,
+                        history: toChatHistory(request.turns),
+                        promptTokens: prompt.length,
+                        contextSize: loaded.info.contextSize,
+                        request: {...request, signal: controller.signal}
+                    });
+                } finally {
+                    request.signal?.removeEventListener("abort", onAbort);
+                    loaded.active.delete(controller);
+                }
+            }
+        };
+    }
+
+    private renderPrompt(loaded: Loaded, turns: ChatTurn[], tools: readonly ToolSpec[]): number[] {
+        const {contextText} = loaded.chatWrapper.generateContextState({
+            chatHistory: toChatHistory(turns),
+            availableFunctions: toChatModelFunctions(tools),
+            documentFunctionParams: true
+        });
+        return contextText.tokenize(loaded.model.tokenizer) as number[];
+    }
+
+    private async chatFor(loaded: Loaded, sequence: LlamaContextSequence): Promise<LlamaChat> {
+        let chat = loaded.chats.get(sequence);
+        if (chat == null) {
+            const {LlamaChat} = await loadNodeLlamaCpp();
+            chat = new LlamaChat({contextSequence: sequence, chatWrapper: loaded.chatWrapper});
+            loaded.chats.set(sequence, chat);
+        }
+        return chat;
+    }
+
+    private requireLoaded(): Loaded {
+        if (this.loaded == null)
+            throw new EngineError("not_ready", this.currentState === "loading" ? "The model is still loading." : "No model is loaded.");
+        return this.loaded;
+    }
+
+    private async doLoad(modelPath: string, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> {
+        const previousState = this.currentState;
+        this.setState("loading");
+        try {
+            onProgress?.({phase: "binding", progress: 0});
+            const binding = await loadNodeLlamaCpp();
+            this.llama ??= await binding.getLlama({
+                gpu: this.options.gpu ?? false,
+                build: "never",
+                logLevel: binding.LlamaLogLevel.error,
+                maxThreads: this.threads
+            });
+            onProgress?.({phase: "model", progress: 0});
+            const model = await this.llama.loadModel({
+                modelPath: path.resolve(modelPath),
+                onLoadProgress: (progress) => onProgress?.({phase: "model", progress})
+            });
+            try {
+                onProgress?.({phase: "context", progress: 0});
+                const trainContextSize = model.trainContextSize;
+                const contextSize = this.options.contextSize ?? Math.min(trainContextSize, 8192);
+                const parallel = this.options.parallel ?? 4;
+                const context = await model.createContext({
+                    contextSize,
+                    sequences: parallel,
+                    threads: this.threads,
+                    flashAttention: this.options.flashAttention ?? false
+                });
+                const chatWrapper = binding.resolveChatWrapper(model);
+                const sequences = Array.from({length: parallel}, () => context.getSequence());
+                const loaded: Loaded = {
+                    model,
+                    context,
+                    chatWrapper,
+                    pool: new SequencePool(sequences, (sequence) => sequence.contextTokens as number[], {queueLimit: this.options.queueLimit}),
+                    chats: new Map(),
+                    active: new Set(),
+                    info: {
+                        id: this.options.alias ?? path.basename(modelPath).replace(/\.gguf$/i, ""),
+                        path: path.resolve(modelPath),
+                        contextSize: context.contextSize,
+                        sequences: parallel,
+                        trainContextSize,
+                        chatWrapper: chatWrapper.wrapperName
+                    }
+                };
+                const previous = this.loaded;
+                this.loaded = loaded;
+                if (previous != null)
+                    await disposeLoaded(previous);
+                onProgress?.({phase: "context", progress: 1});
+                this.setState("ready");
+                return loaded.info;
+            } catch (error) {
+                await model.dispose();
+                throw error;
+            }
+        } catch (error) {
+            this.setState(this.loaded != null ? "ready" : previousState === "ready" ? "unloaded" : "failed");
+            throw new EngineError("load_failed", `Could not load model '${modelPath}': ${error instanceof Error ? error.message : String(error)}`);
+        }
+    }
+
+    private get threads(): number {
+        return this.options.threads ?? Math.max(1, (globalThis.navigator?.hardwareConcurrency ?? 2) - 1);
+    }
+
+    private setState(state: EngineState): void {
+        if (state === this.currentState)
+            return;
+        this.currentState = state;
+        for (const listener of this.stateListeners)
+            listener(state);
+    }
+}
+
+async function disposeLoaded(loaded: Loaded): Promise<void> {
+    loaded.pool.close(new EngineError("not_ready", "The model was unloaded."));
+    for (const controller of loaded.active)
+        controller.abort(new EngineError("aborted", "The model was unloaded."));
+    for (const chat of loaded.chats.values())
+        chat.dispose({disposeSequence: false});
+    await loaded.context.dispose();
+    await loaded.model.dispose();
+}

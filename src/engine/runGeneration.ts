@@ -1,0 +1,99 @@
+import type {ChatHistoryItem, LlamaChat, LlamaContextSequence} from "node-llama-cpp";
+import {toChatModelFunctions} from "./chatHistory.js";
+import {EngineError} from "./errors.js";
+import type {GenerationRequest, GenerationResult} from "./types.js";
+
+export type RunGenerationOptions = {
+    chat: LlamaChat,
+    sequence: LlamaContextSequence,
+    history: ChatHistoryItem[],
+    promptTokens: number,
+    contextSize: number,
+    request: GenerationRequest
+};
+
+/** One generation on a leased sequence, streaming each chunk to `request.onEvent` as it is produced. */
+export async function runGeneration({chat, sequence, history, promptTokens, contextSize, request}: RunGenerationOptions): Promise<GenerationResult> {
+    const emit = request.onEvent ?? (() => undefined);
+    const started = performance.now();
+    let firstTokenAt: number | null = null;
+    let reasoningTokens = 0;
+    let inThought = false;
+    const meterBefore = sequence.tokenMeter.getState();
+
+    const roomLeft = contextSize - promptTokens;
+    const maxTokens = Math.max(1, Math.min(request.maxOutputTokens ?? roomLeft, roomLeft));
+    const sampling = request.sampling ?? {};
+    const functions = toChatModelFunctions(request.tools ?? []);
+
+    let response;
+    try {
+        response = await chat.generateResponse(history, {
+            maxTokens,
+            temperature: sampling.temperature ?? 1,
+            topP: sampling.topP,
+            seed: sampling.seed,
+            signal: request.signal,
+            stopOnAbortSignal: true,
+            budgets: request.thoughtBudget == null ? undefined : {thoughtTokens: request.thoughtBudget},
+            repeatPenalty: sampling.presencePenalty || sampling.frequencyPenalty
+                ? {presencePenalty: sampling.presencePenalty, frequencyPenalty: sampling.frequencyPenalty}
+                : undefined,
+            ...(functions != null
+                ? {
+                    functions,
+                    documentFunctionParams: true,
+                    maxParallelFunctionCalls: request.maxToolCalls,
+                    onFunctionCallParamsChunk: (chunk) => emit({type: "call.delta", index: chunk.callIndex, delta: chunk.paramsChunk})
+                }
+                : {}),
+            onResponseChunk: (chunk) => {
+                if (chunk.tokens.length > 0)
+                    firstTokenAt ??= performance.now();
+                if (chunk.type === "segment" && chunk.segmentType === "thought") {
+                    reasoningTokens += chunk.tokens.length;
+                    inThought = true;
+                    if (chunk.text !== "")
+                        emit({type: "thought", text: chunk.text});
+                    if (chunk.segmentEndTime != null) {
+                        inThought = false;
+                        emit({type: "thought.end"});
+                    }
+                } else if (chunk.type == null && chunk.text !== "") {
+                    if (inThought) {
+                        inThought = false;
+                        emit({type: "thought.end"});
+                    }
+                    emit({type: "text", text: chunk.text});
+                }
+            }
+        });
+    } catch (error) {
+        if (request.signal?.aborted)
+            throw new EngineError("aborted", "The generation was aborted.");
+        if (error instanceof Error && /context shift|does not fit|too long/i.test(error.message))
+            throw new EngineError("context_overflow", `The input does not fit the context of ${contextSize} tokens: ${error.message}`);
+        throw error;
+    }
+    if (inThought)
+        emit({type: "thought.end"});
+
+    const meterAfter = sequence.tokenMeter.getState();
+    const outputTokens = meterAfter.usedOutputTokens - meterBefore.usedOutputTokens;
+    // The meter counts the last prompt token as an "output" evaluation (it yields the first sampled token).
+    const evaluatedPrompt = meterAfter.usedInputTokens - meterBefore.usedInputTokens + (outputTokens > 0 ? 1 : 0);
+    const cachedTokens = Math.max(0, Math.min(promptTokens, promptTokens - evaluatedPrompt));
+
+    const calls = (response.functionCalls ?? []).map((call) => ({name: call.functionName, arguments: JSON.stringify(call.params ?? {})}));
+    const stop = response.metadata.stopReason;
+    return {
+        stopReason: stop === "maxTokens" ? "length"
+            : stop === "abort" ? "abort"
+                : stop === "functionCalls" || calls.length > 0 ? "tool_calls"
+                    : "stop",
+        text: response.response,
+        calls,
+        usage: {inputTokens: promptTokens, cachedTokens, outputTokens, reasoningTokens},
+        timeToFirstTokenMs: firstTokenAt == null ? null : firstTokenAt - started
+    };
+}

@@ -1,0 +1,123 @@
+/**
+ * The engine's public contract, free of node-llama-cpp types so that the Responses domain,
+ * the store and the server can depend on it without loading the native module.
+ */
+
+/** One turn of a chat as the engine renders it through the model's chat wrapper. */
+export type ChatTurn =
+    | {role: "system", text: string}
+    | {role: "user", text: string}
+    | {role: "model", parts: ModelPart[]};
+
+export type ModelPart =
+    | {type: "text", text: string}
+    | {type: "thought", text: string}
+    /** A tool call the model made earlier, with the result the client sent back. */
+    | {type: "call", name: string, arguments: string, result: string};
+
+/** A tool offered to the model; `parameters` is a JSON schema for the arguments object. */
+export type ToolSpec = {
+    name: string,
+    description?: string,
+    parameters?: Record<string, unknown>
+};
+
+/**
+ * How tools may be used:
+ * - `auto`: the model may call any offered tool or answer in text;
+ * - `required`: the model must call one of `names` (all offered tools when omitted); enforced by grammar.
+ */
+export type ToolMode = {type: "auto"} | {type: "required", names?: string[]};
+
+export type SamplingOptions = {
+    /** Defaults to 1 (OpenAI's default); 0 is greedy. */
+    temperature?: number,
+    /** Defaults to 1 (disabled). */
+    topP?: number,
+    seed?: number,
+    presencePenalty?: number,
+    frequencyPenalty?: number
+};
+
+/** Streamed as the model generates, in generation order. */
+export type GenerationEvent =
+    | {type: "text", text: string}
+    | {type: "thought", text: string}
+    | {type: "thought.end"}
+    | {type: "call.start", index: number, name: string}
+    | {type: "call.delta", index: number, delta: string}
+    | {type: "call.end", index: number};
+
+export type GenerationRequest = {
+    turns: ChatTurn[],
+    tools?: ToolSpec[],
+    toolMode?: ToolMode,
+    /** Stop after this many complete calls; defaults to no limit. */
+    maxToolCalls?: number,
+    /** Output token cap; defaults to what is left of the context. */
+    maxOutputTokens?: number,
+    sampling?: SamplingOptions,
+    /** Constrain the answer to JSON: any object, or one matching a schema. Exclusive with tools. */
+    json?: {type: "object"} | {type: "schema", schema: Record<string, unknown>},
+    /** Thought token budget for reasoning models; 0 turns thinking off. */
+    thoughtBudget?: number,
+    signal?: AbortSignal,
+    onEvent?: (event: GenerationEvent) => void
+};
+
+export type GenerationUsage = {
+    /** Tokens of the rendered prompt. */
+    inputTokens: number,
+    /** Prompt tokens the sequence already held and did not evaluate again. */
+    cachedTokens: number,
+    outputTokens: number,
+    reasoningTokens: number
+};
+
+export type GenerationResult = {
+    stopReason: "stop" | "length" | "abort" | "tool_calls",
+    text: string,
+    calls: {name: string, arguments: string}[],
+    usage: GenerationUsage,
+    /** Milliseconds from the start of the call to the first generated token (null when none came). */
+    timeToFirstTokenMs: number | null
+};
+
+export type EngineState = "unloaded" | "loading" | "ready" | "failed";
+
+export type ModelInfo = {
+    /** The name clients see in `model` and `GET /v1/models`. */
+    id: string,
+    path: string,
+    contextSize: number,
+    sequences: number,
+    trainContextSize: number,
+    chatWrapper: string
+};
+
+/** A sequence held for one generation; release it when done (also when generation was never started). */
+export type EngineLease = {
+    readonly promptTokens: number,
+    /** Prompt tokens the sequence already held when it was handed out. */
+    readonly cachedPrefixTokens: number,
+    generate(request: GenerationRequest): Promise<GenerationResult>,
+    release(): void
+};
+
+/** What the Responses layer needs from an engine. */
+export interface ChatEngine {
+    readonly state: EngineState;
+    readonly model: ModelInfo | null;
+    /** Waits for a sequence for this prompt; rejects with `queue_full` or `context_overflow` at once. */
+    acquire(turns: ChatTurn[], tools: ToolSpec[], signal?: AbortSignal): Promise<EngineLease>;
+    generate(request: GenerationRequest): Promise<GenerationResult>;
+    countPromptTokens(turns: ChatTurn[], tools?: ToolSpec[]): Promise<number>;
+    stats(): EngineStats;
+}
+
+export type EngineStats = {
+    sequencesBusy: number,
+    sequencesTotal: number,
+    queueDepth: number,
+    queueLimit: number
+};

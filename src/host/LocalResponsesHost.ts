@@ -1,0 +1,100 @@
+import {LlamaEngine, type LoadProgress} from "../engine/LlamaEngine.js";
+import type {EngineState, ModelInfo} from "../engine/types.js";
+import {ResponsesService} from "../responses/ResponsesService.js";
+import {createApp} from "../server/app.js";
+import {HttpServer} from "../server/HttpServer.js";
+import type {RequestLogEntry} from "../server/middleware/requestLog.js";
+import {ResponseStore} from "../store/ResponseStore.js";
+import type {HostConfig} from "./config.js";
+
+export type HostEvents = {
+    log?: (line: string) => void,
+    onRequest?: (entry: RequestLogEntry) => void,
+    onEngineState?: (state: EngineState) => void
+};
+
+/**
+ * The one core both faces run: the engine, the stores, the Responses service and the HTTP server,
+ * wired together. The CLI starts one from flags; the VS Code extension from its settings.
+ */
+export class LocalResponsesHost {
+    public readonly engine: LlamaEngine;
+    public readonly store: ResponseStore;
+    public readonly responses: ResponsesService;
+    private readonly http: HttpServer;
+    private endpoint: string | null = null;
+
+    public constructor(private readonly config: HostConfig, private readonly events: HostEvents = {}) {
+        this.engine = new LlamaEngine({
+            threads: config.threads,
+            contextSize: config.contextSize ?? undefined,
+            parallel: config.parallel,
+            queueLimit: config.queueLimit,
+            gpu: config.gpu,
+            flashAttention: config.flashAttention,
+            alias: config.modelAlias ?? undefined
+        });
+        if (events.onEngineState != null)
+            this.engine.onStateChange(events.onEngineState);
+        this.store = new ResponseStore(config.store);
+        this.responses = new ResponsesService(this.engine, this.store, {
+            strictModel: config.strictModel,
+            strictTools: config.strictTools,
+            log: events.log
+        });
+        this.http = new HttpServer(createApp({
+            engine: this.engine,
+            responses: this.responses,
+            apiKeys: () => this.config.apiKeys,
+            allowedOrigins: config.allowedOrigins,
+            bodyLimitBytes: config.bodyLimitBytes,
+            onRequest: events.onRequest,
+            log: events.log
+        }));
+    }
+
+    public get url(): string | null {
+        return this.endpoint;
+    }
+
+    public get model(): ModelInfo | null {
+        return this.engine.model;
+    }
+
+    public async loadModel(modelPath: string, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> {
+        const info = await this.engine.load(modelPath, onProgress);
+        this.events.log?.(`model: loaded ${info.id} (context ${info.contextSize} × ${info.sequences} sequences, ${info.chatWrapper})`);
+        return info;
+    }
+
+    public async unloadModel(): Promise<void> {
+        await this.engine.unload();
+        this.events.log?.("model: unloaded");
+    }
+
+    /** Replaces the accepted keys (rotation applies to the next request). */
+    public setApiKeys(keys: string[]): void {
+        this.config.apiKeys = keys;
+    }
+
+    public async start(): Promise<string> {
+        const {url} = await this.http.listen(this.config.host, this.config.port);
+        this.endpoint = url;
+        return url;
+    }
+
+    public async stop(): Promise<void> {
+        await this.http.close();
+        this.endpoint = null;
+    }
+
+    public get listening(): boolean {
+        return this.http.listening;
+    }
+
+    /** Stops serving, lets in-flight requests end, then frees the model. */
+    public async dispose(): Promise<void> {
+        await this.stop();
+        await this.engine.dispose();
+    }
+}

@@ -1,0 +1,283 @@
+import type {GenerationEvent, GenerationUsage} from "../engine/types.js";
+import {newId, nowSeconds} from "./ids.js";
+import type {
+    FunctionCallItem, MessageItem, OutputItem, ReasoningItem, ResponseObject, StreamEvent, Usage
+} from "./wire.js";
+
+export type EventSink = (event: StreamEvent) => void;
+
+export type AssemblerOptions = {
+    /**
+     * Hold content events (deltas, item payloads) until `release()`: used when output must be validated
+     * before anything is published (structured output, strict tools). Lifecycle events still go out at once.
+     */
+    holdContent?: boolean,
+    /** Names of tools the model calls as freeform `custom` tools: their calls become `custom_tool_call` items. */
+    customTools?: ReadonlySet<string>,
+    /** Seals a reasoning text into an opaque `encrypted_content` token (when the client asked to include it). */
+    sealReasoning?: (text: string) => string
+};
+
+type OpenMessage = {kind: "message", item: MessageItem, index: number, text: string};
+type OpenReasoning = {kind: "reasoning", item: ReasoningItem, index: number, text: string};
+type OpenCall = {kind: "call", item: FunctionCallItem, index: number, custom: boolean, args: string};
+
+/**
+ * Turns engine events into Response output items and the streaming events that describe them,
+ * each with a monotonic `sequence_number`. The same assembler serves streaming and non-streaming
+ * requests (the latter simply discard the events), so both paths build identical objects.
+ */
+export class ResponseAssembler {
+    public readonly response: ResponseObject;
+    private sequence = 0;
+    private open: OpenMessage | OpenReasoning | undefined;
+    private readonly calls = new Map<number, OpenCall>();
+    private readonly held: StreamEvent[] = [];
+    private holding: boolean;
+
+    public constructor(response: ResponseObject, private readonly sink: EventSink, private readonly options: AssemblerOptions = {}) {
+        this.response = response;
+        this.holding = options.holdContent ?? false;
+    }
+
+    public get nextSequenceNumber(): number {
+        return this.sequence;
+    }
+
+    /** `response.created` (and `response.queued` for a job) with the object as it stands. */
+    public created(): void {
+        this.lifecycle({type: "response.created", response: snapshot(this.response)});
+        if (this.response.status === "queued")
+            this.lifecycle({type: "response.queued", response: snapshot(this.response)});
+    }
+
+    public inProgress(): void {
+        this.response.status = "in_progress";
+        this.lifecycle({type: "response.in_progress", response: snapshot(this.response)});
+    }
+
+    /** Emits a custom lifecycle event (such as compaction progress) in sequence. */
+    public custom(type: string, fields: Record<string, unknown>): void {
+        this.lifecycle({type, response_id: this.response.id, ...fields});
+    }
+
+    /** Adds a finished item (such as a compaction item) to the output, with its added/done events. */
+    public addCompleteItem(item: OutputItem): void {
+        this.closeOpen("completed");
+        const index = this.response.output.push(item) - 1;
+        this.content({type: "response.output_item.added", output_index: index, item: structuredClone(item)});
+        this.content({type: "response.output_item.done", output_index: index, item: structuredClone(item)});
+    }
+
+    public onEngineEvent(event: GenerationEvent): void {
+        switch (event.type) {
+            case "thought": this.appendReasoning(event.text); break;
+            case "thought.end": if (this.open?.kind === "reasoning") this.closeOpen("completed"); break;
+            case "text": this.appendText(event.text); break;
+            case "call.start": this.startCall(event.index, event.name); break;
+            case "call.delta": this.appendCallArguments(event.index, event.delta); break;
+            case "call.end": this.endCall(event.index, "completed"); break;
+        }
+    }
+
+    /** Replaces the streamed arguments of a call with the parsed, authoritative ones (same text when no drift). */
+    public callArguments(index: number): string | undefined {
+        return this.calls.get(index)?.args;
+    }
+
+    public get text(): string {
+        return this.response.output
+            .filter((item): item is MessageItem => item.type === "message")
+            .flatMap((item) => item.content)
+            .map((part) => (part.type === "output_text" ? part.text : ""))
+            .join("");
+    }
+
+    /** Publishes what was held back (after validation). */
+    public release(): void {
+        this.holding = false;
+        for (const event of this.held.splice(0))
+            this.sink({...event, sequence_number: this.sequence++});
+    }
+
+    /** Drops held content, e.g. when validation failed and nothing invalid may be published. */
+    public discardHeld(): void {
+        this.held.length = 0;
+        this.response.output = [];
+        this.open = undefined;
+        this.calls.clear();
+    }
+
+    public complete(status: "completed" | "incomplete", usage: GenerationUsage, incompleteReason?: string): ResponseObject {
+        const itemStatus = status === "completed" ? "completed" : "incomplete";
+        this.closeOpen(itemStatus);
+        for (const index of [...this.calls.keys()])
+            this.endCall(index, itemStatus);
+        this.release();
+        this.response.status = status;
+        this.response.usage = toUsage(usage);
+        this.response.completed_at = status === "completed" ? nowSeconds() : null;
+        this.response.incomplete_details = status === "incomplete" ? {reason: incompleteReason ?? "max_output_tokens"} : null;
+        this.lifecycle({type: status === "completed" ? "response.completed" : "response.incomplete", response: snapshot(this.response)});
+        return this.response;
+    }
+
+    public fail(code: string, message: string, usage?: GenerationUsage): ResponseObject {
+        this.discardHeld();
+        this.response.status = "failed";
+        this.response.error = {code, message};
+        this.response.usage = usage == null ? null : toUsage(usage);
+        this.lifecycle({type: "response.failed", response: snapshot(this.response)});
+        return this.response;
+    }
+
+    /** The standard `error` event that ends a cancelled or broken stream. */
+    public errorEvent(code: string, message: string, param: string | null = null): void {
+        this.lifecycle({type: "error", code, message, param, error: {type: "invalid_request_error", code, message, param}});
+    }
+
+    private appendReasoning(text: string): void {
+        if (this.open?.kind !== "reasoning") {
+            this.closeOpen("completed");
+            const item: ReasoningItem = {type: "reasoning", id: newId("rs"), summary: [], content: [], status: "in_progress"};
+            const index = this.response.output.push(item) - 1;
+            this.open = {kind: "reasoning", item, index, text: ""};
+            this.content({type: "response.output_item.added", output_index: index, item: structuredClone(item)});
+            this.content({type: "response.content_part.added", item_id: item.id, output_index: index, content_index: 0, part: {type: "reasoning_text", text: ""}});
+        }
+        const open = this.open;
+        open.text += text;
+        this.content({type: "response.reasoning_text.delta", item_id: open.item.id, output_index: open.index, content_index: 0, delta: text});
+    }
+
+    private appendText(text: string): void {
+        if (this.open?.kind !== "message") {
+            this.closeOpen("completed");
+            const item: MessageItem = {type: "message", id: newId("msg"), status: "in_progress", role: "assistant", content: []};
+            const index = this.response.output.push(item) - 1;
+            this.open = {kind: "message", item, index, text: ""};
+            this.content({type: "response.output_item.added", output_index: index, item: structuredClone(item)});
+            this.content({type: "response.content_part.added", item_id: item.id, output_index: index, content_index: 0, part: {type: "output_text", text: "", annotations: [], logprobs: []}});
+        }
+        const open = this.open;
+        open.text += text;
+        this.content({type: "response.output_text.delta", item_id: open.item.id, output_index: open.index, content_index: 0, delta: text, logprobs: []});
+    }
+
+    private closeOpen(status: "completed" | "incomplete"): void {
+        const open = this.open;
+        if (open == null)
+            return;
+        this.open = undefined;
+        if (open.kind === "message") {
+            const part = {type: "output_text" as const, text: open.text, annotations: [], logprobs: []};
+            open.item.content = [part];
+            open.item.status = status;
+            this.content({type: "response.output_text.done", item_id: open.item.id, output_index: open.index, content_index: 0, text: open.text, logprobs: []});
+            this.content({type: "response.content_part.done", item_id: open.item.id, output_index: open.index, content_index: 0, part: structuredClone(part)});
+        } else {
+            const part = {type: "reasoning_text" as const, text: open.text};
+            open.item.content = [part];
+            open.item.status = status;
+            if (this.options.sealReasoning != null)
+                open.item.encrypted_content = this.options.sealReasoning(open.text);
+            this.content({type: "response.reasoning_text.done", item_id: open.item.id, output_index: open.index, content_index: 0, text: open.text});
+            this.content({type: "response.content_part.done", item_id: open.item.id, output_index: open.index, content_index: 0, part: structuredClone(part)});
+        }
+        this.content({type: "response.output_item.done", output_index: open.index, item: structuredClone(open.item)});
+    }
+
+    private startCall(callIndex: number, name: string): void {
+        if (this.calls.has(callIndex))
+            return;
+        this.closeOpen("completed");
+        const custom = this.options.customTools?.has(name) ?? false;
+        const item: FunctionCallItem = {type: "function_call", id: newId("fc"), call_id: newId("call"), name, arguments: "", status: "in_progress"};
+        const index = this.response.output.push(item) - 1;
+        this.calls.set(callIndex, {kind: "call", item, index, custom, args: ""});
+        this.content({type: "response.output_item.added", output_index: index, item: custom ? toCustomCall(item, "") : structuredClone(item)});
+    }
+
+    private appendCallArguments(callIndex: number, delta: string): void {
+        const call = this.calls.get(callIndex);
+        if (call == null || delta === "")
+            return;
+        call.args += delta;
+        call.item.arguments = call.args;
+        // A freeform tool's input is a JSON string inside the arguments: it is published whole at the end.
+        if (!call.custom)
+            this.content({type: "response.function_call_arguments.delta", item_id: call.item.id, output_index: call.index, delta});
+    }
+
+    private endCall(callIndex: number, status: "completed" | "incomplete"): void {
+        const call = this.calls.get(callIndex);
+        if (call == null)
+            return;
+        this.calls.delete(callIndex);
+        call.item.status = status;
+        if (call.custom) {
+            const input = customInput(call.args);
+            const item = toCustomCall(call.item, input);
+            this.response.output[call.index] = item;
+            if (status === "completed") {
+                this.content({type: "response.custom_tool_call_input.delta", item_id: item.id, output_index: call.index, delta: input});
+                this.content({type: "response.custom_tool_call_input.done", item_id: item.id, output_index: call.index, input});
+            }
+            this.content({type: "response.output_item.done", output_index: call.index, item: structuredClone(item)});
+            return;
+        }
+        if (status === "completed")
+            this.content({type: "response.function_call_arguments.done", item_id: call.item.id, output_index: call.index, name: call.item.name, arguments: call.args});
+        this.content({type: "response.output_item.done", output_index: call.index, item: structuredClone(call.item)});
+    }
+
+    private lifecycle(event: Omit<StreamEvent, "sequence_number">): void {
+        this.emitOrdered(event, false);
+    }
+
+    private content(event: Omit<StreamEvent, "sequence_number">): void {
+        this.emitOrdered(event, this.holding);
+    }
+
+    /**
+     * Sequence numbers follow publication order: held events are numbered when released,
+     * so a client always sees a strictly increasing sequence.
+     */
+    private emitOrdered(event: Omit<StreamEvent, "sequence_number">, hold: boolean): void {
+        if (hold) {
+            this.held.push(event as StreamEvent);
+            return;
+        }
+        if (this.held.length > 0 && !this.holding)
+            this.release();
+        this.sink({...event, sequence_number: this.sequence++} as StreamEvent);
+    }
+}
+
+function toCustomCall(item: FunctionCallItem, input: string): OutputItem {
+    return {type: "custom_tool_call", id: item.id, call_id: item.call_id, name: item.name, input, status: item.status};
+}
+
+/** Freeform tools are offered as `{"input": string}` functions; their call carries that string. */
+function customInput(args: string): string {
+    try {
+        const parsed = JSON.parse(args) as {input?: unknown};
+        return typeof parsed.input === "string" ? parsed.input : args;
+    } catch {
+        return args;
+    }
+}
+
+export function toUsage(usage: GenerationUsage): Usage {
+    return {
+        input_tokens: usage.inputTokens,
+        input_tokens_details: {cached_tokens: usage.cachedTokens},
+        output_tokens: usage.outputTokens,
+        output_tokens_details: {reasoning_tokens: usage.reasoningTokens},
+        total_tokens: usage.inputTokens + usage.outputTokens
+    };
+}
+
+function snapshot(response: ResponseObject): ResponseObject {
+    return structuredClone(response);
+}

@@ -1,0 +1,245 @@
+import type {ChatEngine, ChatTurn, EngineLease, GenerationRequest} from "../engine/types.js";
+import type {ResponseStore} from "../store/ResponseStore.js";
+import {parseCreateRequest, type CreateParams} from "./createRequest.js";
+import {toApiError} from "./engineErrors.js";
+import {ApiError, invalidRequest, responseNotFound} from "./errors.js";
+import {newId, nowSeconds} from "./ids.js";
+import {normalizeInput} from "./inputItems.js";
+import {ResponseAssembler, type EventSink} from "./ResponseAssembler.js";
+import {itemsToTurns} from "./transcript.js";
+import type {Item, ResponseObject} from "./wire.js";
+
+export type ResponsesServiceOptions = {
+    /** Require `model` to name the loaded model (404 otherwise). Off by default: any name is served by the loaded model. */
+    strictModel?: boolean,
+    /** Refuse hosted tool types with 400 instead of ignoring them. */
+    strictTools?: boolean,
+    log?: (line: string) => void
+};
+
+/** A request checked and resolved up to the point where generation starts. */
+export type PreparedResponse = {
+    readonly params: CreateParams,
+    readonly owner: string,
+    /** The full input history (inherited turns, then this request's input). */
+    readonly history: Item[],
+    readonly turns: ChatTurn[],
+    /** The response object as created, before generation. */
+    readonly response: ResponseObject
+};
+
+export type RunOptions = {
+    sink?: EventSink,
+    signal?: AbortSignal
+};
+
+/**
+ * The Responses domain's entry point: validates, resolves history, runs the engine through a
+ * `ResponseAssembler` and stores finished responses. Transport-free: the HTTP routes and any
+ * other face (WebSocket, VS Code) call it.
+ */
+export class ResponsesService {
+    public constructor(
+        private readonly engine: ChatEngine,
+        public readonly store: ResponseStore,
+        private readonly options: ResponsesServiceOptions = {}
+    ) {}
+
+    /** Every check that can refuse the request, done before any generation. */
+    public prepare(owner: string, body: unknown): PreparedResponse {
+        const params = parseCreateRequest(body, {strictTools: this.options.strictTools});
+        const model = this.checkModel(params.model);
+        if (params.tools.ignored.length > 0)
+            this.options.log?.(`tools: ignored hosted tool types not run by this server: ${[...new Set(params.tools.ignored)].join(", ")}`);
+
+        const inherited = params.previousResponseId == null ? [] : this.inheritedHistory(owner, params.previousResponseId);
+        const input = normalizeInput(params.rawInput, (id) => this.store.findItem(owner, id));
+        const history = [...inherited, ...input];
+        const turns = itemsToTurns(history, {instructions: params.instructions});
+        if (turns.length === 0)
+            turns.push({role: "user", text: ""});
+
+        return {params, owner, history, turns, response: this.initialResponse(params, model)};
+    }
+
+    /** Takes a sequence for the prepared request: a full queue or an oversized prompt fails here, before any event. */
+    public async admit(prepared: PreparedResponse, signal?: AbortSignal): Promise<EngineLease> {
+        try {
+            return await this.engine.acquire(prepared.turns, prepared.params.toolChoice.offered, signal);
+        } catch (error) {
+            throw toApiError(error);
+        }
+    }
+
+    /** Generates on an admitted lease and stores the result; the lease is released when done. */
+    public async run(prepared: PreparedResponse, lease: EngineLease, options: RunOptions = {}): Promise<ResponseObject> {
+        const {params} = prepared;
+        const assembler = new ResponseAssembler(prepared.response, options.sink ?? (() => undefined), {
+            customTools: params.tools.custom
+        });
+        assembler.created();
+        assembler.inProgress();
+
+        const request: GenerationRequest = {
+            turns: prepared.turns,
+            tools: params.toolChoice.offered,
+            toolMode: params.toolChoice.mode ?? undefined,
+            maxToolCalls: params.parallelToolCalls ? params.maxToolCalls ?? undefined : 1,
+            maxOutputTokens: params.maxOutputTokens ?? undefined,
+            sampling: {
+                temperature: params.temperature,
+                topP: params.topP,
+                seed: params.seed ?? undefined,
+                presencePenalty: params.presencePenalty,
+                frequencyPenalty: params.frequencyPenalty
+            },
+            signal: options.signal,
+            onEvent: (event) => assembler.onEngineEvent(event)
+        };
+
+        let result;
+        try {
+            result = await lease.generate(request);
+        } catch (error) {
+            const apiError = toApiError(error);
+            if (options.signal?.aborted)
+                throw apiError;
+            return assembler.fail(apiError.code ?? "server_error", apiError.message);
+        } finally {
+            lease.release();
+        }
+
+        if (result.stopReason === "abort")
+            // The client went away: a disconnected foreground generation is not stored.
+            throw new ApiError(499, "The client closed the connection.", {code: "request_aborted"});
+
+        const response = result.stopReason === "length"
+            ? assembler.complete("incomplete", result.usage, "max_output_tokens")
+            : assembler.complete("completed", result.usage);
+        if (params.store)
+            this.store.put(prepared.owner, response, prepared.history);
+        return response;
+    }
+
+    /** Convenience for callers that need no admission step between prepare and run. */
+    public async create(owner: string, body: unknown, options: RunOptions = {}): Promise<ResponseObject> {
+        const prepared = this.prepare(owner, body);
+        const lease = await this.admit(prepared, options.signal);
+        return this.run(prepared, lease, options);
+    }
+
+    public retrieve(owner: string, id: string): ResponseObject {
+        const stored = this.store.get(owner, id);
+        if (stored == null)
+            throw responseNotFound(id);
+        return stored.response;
+    }
+
+    public delete(owner: string, id: string): {id: string, object: "response.deleted", deleted: true} {
+        if (!this.store.delete(owner, id))
+            throw responseNotFound(id);
+        return {id, object: "response.deleted", deleted: true};
+    }
+
+    public listInputItems(owner: string, id: string, query: {order?: unknown, limit?: unknown, after?: unknown}) {
+        const stored = this.store.get(owner, id);
+        if (stored == null)
+            throw responseNotFound(id);
+        const order = query.order ?? "desc";
+        if (order !== "asc" && order !== "desc")
+            throw invalidRequest("'order' must be 'asc' or 'desc'.", "order");
+        const limit = query.limit == null ? 20 : Number(query.limit);
+        if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+            throw invalidRequest("'limit' must be an integer from 1 to 100.", "limit");
+
+        const items = order === "asc" ? [...stored.inputItems] : [...stored.inputItems].reverse();
+        let start = 0;
+        if (query.after != null) {
+            const index = items.findIndex((item) => item.id === query.after);
+            if (index < 0)
+                throw invalidRequest(`No input item with id '${String(query.after)}' in this response.`, "after");
+            start = index + 1;
+        }
+        const page = items.slice(start, start + limit);
+        return {
+            object: "list" as const,
+            data: page,
+            first_id: page[0]?.id ?? null,
+            last_id: page.at(-1)?.id ?? null,
+            has_more: start + limit < items.length
+        };
+    }
+
+    public async countInputTokens(owner: string, body: unknown): Promise<{object: "response.input_tokens", input_tokens: number}> {
+        const prepared = this.prepare(owner, {...(body as object), stream: undefined, background: undefined});
+        try {
+            const count = await this.engine.countPromptTokens(prepared.turns, prepared.params.toolChoice.offered);
+            return {object: "response.input_tokens", input_tokens: count};
+        } catch (error) {
+            throw toApiError(error);
+        }
+    }
+
+    public get modelId(): string | null {
+        return this.engine.model?.id ?? null;
+    }
+
+    private checkModel(requested: string | null): string {
+        const loaded = this.engine.model;
+        if (loaded == null)
+            throw new ApiError(503, "No model is loaded.", {code: "model_not_loaded"});
+        if (this.options.strictModel && requested != null && requested !== loaded.id)
+            throw new ApiError(404, `The model '${requested}' does not exist; this server serves '${loaded.id}'.`, {param: "model", code: "model_not_found"});
+        return loaded.id;
+    }
+
+    private inheritedHistory(owner: string, previousId: string): Item[] {
+        const previous = this.store.get(owner, previousId);
+        if (previous == null)
+            throw responseNotFound(previousId, "previous_response_id");
+        const status = previous.response.status;
+        if (status === "queued" || status === "in_progress")
+            throw invalidRequest(`previous response '${previousId}' has not finished (status: ${status}).`, "previous_response_id", "previous_response_not_finished");
+        if (status === "failed" || status === "cancelled")
+            throw invalidRequest(`previous response '${previousId}' cannot be continued (status: ${status}).`, "previous_response_id", "previous_response_unusable");
+        return [...previous.inputItems, ...previous.response.output];
+    }
+
+    private initialResponse(params: CreateParams, model: string): ResponseObject {
+        return {
+            id: newId("resp"),
+            object: "response",
+            created_at: nowSeconds(),
+            completed_at: null,
+            status: params.background ? "queued" : "in_progress",
+            incomplete_details: null,
+            model,
+            previous_response_id: params.previousResponseId,
+            instructions: params.instructions,
+            output: [],
+            error: null,
+            tools: params.tools.echoed,
+            tool_choice: params.toolChoice.wire,
+            truncation: "disabled",
+            parallel_tool_calls: params.parallelToolCalls,
+            text: {format: params.textFormat, ...(params.verbosity != null ? {verbosity: params.verbosity} : {})},
+            top_p: params.topP,
+            presence_penalty: params.presencePenalty,
+            frequency_penalty: params.frequencyPenalty,
+            top_logprobs: params.topLogprobs,
+            temperature: params.temperature,
+            reasoning: params.reasoning,
+            usage: null,
+            max_output_tokens: params.maxOutputTokens,
+            max_tool_calls: params.maxToolCalls,
+            store: params.store,
+            background: params.background,
+            service_tier: params.serviceTier === "auto" ? "default" : params.serviceTier,
+            metadata: params.metadata,
+            safety_identifier: params.safetyIdentifier,
+            prompt_cache_key: params.promptCacheKey,
+            user: params.user,
+            conversation: params.conversationId == null ? null : {id: params.conversationId}
+        };
+    }
+}

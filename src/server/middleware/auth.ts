@@ -1,0 +1,67 @@
+import {createHash, timingSafeEqual} from "node:crypto";
+import type {Request, RequestHandler} from "express";
+import {ApiError} from "../../responses/errors.js";
+
+/** The owner of stored objects when no API key is configured: every caller shares the store, as they share the model. */
+export const publicOwner = "public";
+
+declare module "express-serve-static-core" {
+    interface Request {
+        /** A stable, non-reversible id of the caller's API key: stored objects are isolated by it. */
+        owner: string;
+    }
+}
+
+/**
+ * Accepts `Authorization: Bearer KEY` or `x-api-key: KEY`. Keys are compared as SHA-256 digests with
+ * `timingSafeEqual`, so neither the comparison time nor the key length leaks; a missing and a wrong
+ * key get the same 401. The key itself is never kept on the request.
+ */
+export function apiKeyAuth(getKeys: () => readonly string[]): RequestHandler {
+    return (req, _res, next) => {
+        const keys = getKeys();
+        if (keys.length === 0) {
+            req.owner = publicOwner;
+            next();
+            return;
+        }
+        const presented = presentedKey(req);
+        const digest = sha256(presented ?? "");
+        let matched: Buffer | undefined;
+        for (const key of keys) {
+            const candidate = sha256(key);
+            if (timingSafeEqual(candidate, digest) && presented != null)
+                matched = candidate;
+        }
+        if (matched == null) {
+            next(new ApiError(401, "Invalid or missing API key. Send it as 'Authorization: Bearer KEY' or 'x-api-key: KEY'.", {code: "invalid_api_key"}));
+            return;
+        }
+        req.owner = ownerId(matched);
+        next();
+    };
+}
+
+function presentedKey(req: Request): string | undefined {
+    const authorization = req.headers.authorization;
+    if (authorization != null) {
+        const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
+        if (match != null)
+            return match[1]!.trim();
+    }
+    const header = req.headers["x-api-key"];
+    return typeof header === "string" && header !== "" ? header.trim() : undefined;
+}
+
+function sha256(text: string): Buffer {
+    return createHash("sha256").update(text).digest();
+}
+
+/** Owner ids derive from the key digest: stable across restarts, useless to recover the key. */
+export function ownerId(keyDigest: Buffer): string {
+    return `key_${createHash("sha256").update("local-responses-owner").update(keyDigest).digest("hex").slice(0, 24)}`;
+}
+
+export function ownerOfKey(key: string): string {
+    return ownerId(sha256(key));
+}

@@ -1,0 +1,22 @@
+import express, {type ErrorRequestHandler, type RequestHandler} from "express";
+import {ApiError} from "../../responses/errors.js";
+
+/** Largest accepted JSON body; Codex sends ~40 KB, long agent histories a few MB. */
+export const defaultBodyLimitBytes = 16 * 1024 * 1024;
+
+export function jsonBody(limitBytes = defaultBodyLimitBytes): RequestHandler[] {
+    return [express.json({limit: limitBytes, type: ["application/json", "application/*+json"]}) as RequestHandler];
+}
+
+/** Body-parser failures as OpenAI-shaped errors, before any route runs. */
+export const bodyErrors: ErrorRequestHandler = (error, _req, _res, next) => {
+    const type = (error as {type?: string}).type;
+    if (type === "entity.parse.failed")
+        next(new ApiError(400, `The request body is not valid JSON: ${(error as Error).message}`, {code: "invalid_json"}));
+    else if (type === "entity.too.large")
+        next(new ApiError(413, `The request body exceeds the limit of ${(error as {limit?: number}).limit ?? defaultBodyLimitBytes} bytes.`, {code: "request_too_large"}));
+    else if (type === "encoding.unsupported" || type === "charset.unsupported")
+        next(new ApiError(415, (error as Error).message, {code: "unsupported_media_type"}));
+    else
+        next(error);
+};

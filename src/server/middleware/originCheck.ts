@@ -1,0 +1,32 @@
+import type {RequestHandler} from "express";
+import {ApiError} from "../../responses/errors.js";
+
+/**
+ * Browsers send `Origin`; other clients do not. A request from a browser origin that is not configured
+ * is refused (403), and no CORS headers are sent unless origins are configured: a web page cannot use
+ * the local model behind the user's back.
+ */
+export function originCheck(allowedOrigins: readonly string[] = []): RequestHandler {
+    const allowAll = allowedOrigins.includes("*");
+    return (req, res, next) => {
+        const origin = req.headers.origin;
+        if (origin == null) {
+            next();
+            return;
+        }
+        if (!allowAll && !allowedOrigins.includes(origin)) {
+            next(new ApiError(403, `Origin '${origin}' is not allowed. Configure allowed origins to use the API from a browser.`, {code: "origin_not_allowed"}));
+            return;
+        }
+        res.setHeader("Access-Control-Allow-Origin", origin);
+        res.setHeader("Vary", "Origin");
+        if (req.method === "OPTIONS") {
+            res.setHeader("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS");
+            res.setHeader("Access-Control-Allow-Headers", req.headers["access-control-request-headers"] ?? "authorization, content-type, x-api-key");
+            res.setHeader("Access-Control-Max-Age", "600");
+            res.status(204).end();
+            return;
+        }
+        next();
+    };
+}

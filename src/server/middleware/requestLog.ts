@@ -1,0 +1,25 @@
+import type {RequestHandler} from "express";
+
+export type RequestLogEntry = {method: string, path: string, status: number, ms: number, tokens?: {input: number, output: number}};
+
+declare module "express-serve-static-core" {
+    interface Locals {
+        /** Set by routes that generated, for the request log and metrics. */
+        usage?: {input: number, output: number};
+    }
+}
+
+/** One line per request: method, path, status, tokens, time. Never bodies, prompts or keys. */
+export function requestLog(onEntry: (entry: RequestLogEntry) => void): RequestHandler {
+    return (req, res, next) => {
+        const started = performance.now();
+        res.on("finish", () => onEntry({
+            method: req.method,
+            path: req.path,
+            status: res.statusCode,
+            ms: Math.round(performance.now() - started),
+            tokens: res.locals.usage
+        }));
+        next();
+    };
+}

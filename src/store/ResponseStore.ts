@@ -1,0 +1,240 @@
+import {createHash} from "node:crypto";
+import type {Item, ResponseObject} from "../responses/wire.js";
+
+export type ResponseStoreOptions = {
+    /** Most stored responses; 0 disables storage. Defaults to 1024. */
+    maxEntries?: number,
+    /** Approximate retained bytes (unique item blocks plus response objects). Defaults to 256 MiB. */
+    maxBytes?: number,
+    /** Seconds a response lives after it finished, read or not; 0 disables expiry. Defaults to 3600. */
+    ttlSeconds?: number,
+    /** Milliseconds clock, injectable for tests. */
+    now?: () => number
+};
+
+export type StoredResponse = {
+    readonly response: ResponseObject,
+    /** The full input history of the response (inherited turns included), excluding its own output. */
+    readonly inputItems: readonly Item[],
+    readonly owner: string
+};
+
+export type ResponseStoreStats = {
+    entries: number,
+    bytes: number,
+    blocks: number,
+    hits: number,
+    misses: number,
+    writes: number,
+    evictions: number,
+    expirations: number,
+    deletions: number
+};
+
+export type ResponseStoreChange = {type: "put" | "delete" | "evict" | "expire" | "clear", id?: string};
+
+type Block = {item: Item, bytes: number, refs: number};
+type Record_ = {id: string, owner: string, response: ResponseObject, responseBytes: number, blockKeys: string[], expiresAt: number};
+
+/**
+ * In-memory response store bounded by entries, bytes and TTL, evicting least recently used first.
+ * Items are kept once per owner as immutable, content-addressed blocks that snapshots reference flatly,
+ * so a long `previous_response_id` chain does not store its history once per turn, and deleting an
+ * ancestor leaves every descendant whole. Records are isolated per owner (API key).
+ */
+export class ResponseStore {
+    private readonly records = new Map<string, Record_>();
+    private readonly blocks = new Map<string, Block>();
+    /** owner + item id → block key, for `item_reference` inputs. */
+    private readonly itemIndex = new Map<string, string>();
+    private readonly listeners = new Set<(change: ResponseStoreChange) => void>();
+    private bytesUsed = 0;
+    private readonly counters = {hits: 0, misses: 0, writes: 0, evictions: 0, expirations: 0, deletions: 0};
+    public readonly maxEntries: number;
+    public readonly maxBytes: number;
+    public readonly ttlSeconds: number;
+    private readonly now: () => number;
+
+    public constructor(options: ResponseStoreOptions = {}) {
+        this.maxEntries = options.maxEntries ?? 1024;
+        this.maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
+        this.ttlSeconds = options.ttlSeconds ?? 3600;
+        this.now = options.now ?? Date.now;
+    }
+
+    public get enabled(): boolean {
+        return this.maxEntries > 0;
+    }
+
+    public onChange(listener: (change: ResponseStoreChange) => void): () => void {
+        this.listeners.add(listener);
+        return () => this.listeners.delete(listener);
+    }
+
+    /** Stores a finished response with its full input history; returns false if storage is disabled. */
+    public put(owner: string, response: ResponseObject, inputItems: readonly Item[]): boolean {
+        if (!this.enabled)
+            return false;
+        this.remove(response.id, "delete", false);
+        const responseBytes = jsonBytes(response);
+        const blockKeys = [...inputItems, ...response.output].map((item) => this.retainBlock(owner, item));
+        this.records.set(response.id, {
+            id: response.id, owner, response, responseBytes, blockKeys,
+            expiresAt: this.ttlSeconds > 0 ? this.now() + this.ttlSeconds * 1000 : Infinity
+        });
+        this.bytesUsed += responseBytes + blockKeys.length * 8;
+        this.counters.writes++;
+        this.emit({type: "put", id: response.id});
+        this.enforceLimits();
+        return true;
+    }
+
+    public get(owner: string, id: string): StoredResponse | undefined {
+        const record = this.lookup(owner, id);
+        if (record == null) {
+            this.counters.misses++;
+            return undefined;
+        }
+        this.counters.hits++;
+        // Refresh LRU position (Map keeps insertion order).
+        this.records.delete(id);
+        this.records.set(id, record);
+        const outputCount = record.response.output.length;
+        const inputKeys = record.blockKeys.slice(0, record.blockKeys.length - outputCount);
+        return {response: record.response, owner: record.owner, inputItems: inputKeys.map((key) => this.blocks.get(key)!.item)};
+    }
+
+    public has(owner: string, id: string): boolean {
+        return this.lookup(owner, id) != null;
+    }
+
+    /** An item of a response this owner stored (input or output), by its id. */
+    public findItem(owner: string, itemId: string): Item | undefined {
+        const key = this.itemIndex.get(indexKey(owner, itemId));
+        return key == null ? undefined : this.blocks.get(key)?.item;
+    }
+
+    public delete(owner: string, id: string): boolean {
+        if (this.lookup(owner, id) == null)
+            return false;
+        this.remove(id, "delete");
+        this.counters.deletions++;
+        return true;
+    }
+
+    /** Every live response (of one owner, or all), newest first. */
+    public list(owner?: string): ResponseObject[] {
+        this.sweepExpired();
+        return [...this.records.values()]
+            .filter((record) => owner == null || record.owner === owner)
+            .map((record) => record.response)
+            .sort((a, b) => b.created_at - a.created_at);
+    }
+
+    /** Deletes every response, or those of one owner. */
+    public clear(owner?: string): number {
+        let count = 0;
+        for (const record of [...this.records.values()])
+            if (owner == null || record.owner === owner) {
+                this.remove(record.id, "delete", false);
+                count++;
+            }
+        this.emit({type: "clear"});
+        return count;
+    }
+
+    public stats(): ResponseStoreStats {
+        return {entries: this.records.size, bytes: this.bytesUsed, blocks: this.blocks.size, ...this.counters};
+    }
+
+    /** Bytes a record of this size would add, for admission checks (background jobs). */
+    public get bytesFree(): number {
+        return Math.max(0, this.maxBytes - this.bytesUsed);
+    }
+
+    public sweepExpired(): void {
+        const now = this.now();
+        for (const record of [...this.records.values()])
+            if (record.expiresAt <= now) {
+                this.remove(record.id, "expire");
+                this.counters.expirations++;
+            }
+    }
+
+    private lookup(owner: string, id: string): Record_ | undefined {
+        const record = this.records.get(id);
+        if (record == null || record.owner !== owner)
+            return undefined;
+        if (record.expiresAt <= this.now()) {
+            this.remove(id, "expire");
+            this.counters.expirations++;
+            return undefined;
+        }
+        return record;
+    }
+
+    private enforceLimits(): void {
+        this.sweepExpired();
+        while (this.records.size > 0 && (this.records.size > this.maxEntries || this.bytesUsed > this.maxBytes)) {
+            const oldest = this.records.keys().next().value as string;
+            this.remove(oldest, "evict");
+            this.counters.evictions++;
+        }
+    }
+
+    private retainBlock(owner: string, item: Item): string {
+        const key = blockKey(owner, item);
+        const block = this.blocks.get(key);
+        if (block != null)
+            block.refs++;
+        else {
+            const bytes = jsonBytes(item);
+            this.blocks.set(key, {item, bytes, refs: 1});
+            this.bytesUsed += bytes;
+        }
+        this.itemIndex.set(indexKey(owner, item.id), key);
+        return key;
+    }
+
+    private releaseBlock(owner: string, key: string): void {
+        const block = this.blocks.get(key);
+        if (block == null)
+            return;
+        if (--block.refs > 0)
+            return;
+        this.blocks.delete(key);
+        this.bytesUsed -= block.bytes;
+        const index = indexKey(owner, block.item.id);
+        if (this.itemIndex.get(index) === key)
+            this.itemIndex.delete(index);
+    }
+
+    private remove(id: string, reason: "delete" | "evict" | "expire", notify = true): void {
+        const record = this.records.get(id);
+        if (record == null)
+            return;
+        this.records.delete(id);
+        this.bytesUsed -= record.responseBytes + record.blockKeys.length * 8;
+        for (const key of record.blockKeys)
+            this.releaseBlock(record.owner, key);
+        if (notify)
+            this.emit({type: reason, id});
+    }
+
+    private emit(change: ResponseStoreChange): void {
+        for (const listener of this.listeners)
+            listener(change);
+    }
+}
+
+function blockKey(owner: string, item: Item): string {
+    return createHash("sha256").update(owner).update("\0").update(JSON.stringify(item)).digest("base64url");
+}
+
+function indexKey(owner: string, itemId: string): string {
+    return `${owner}\0${itemId}`;
+}
+
+function jsonBytes(value: unknown): number {
+    return Buffer.byteLength(JSON.stringify(value));
+}
