@@ -1,0 +1,66 @@
+import OpenAI from "openai";
+import {defaultConfig, type HostConfig} from "../../src/host/config.js";
+import {LocalResponsesHost} from "../../src/host/LocalResponsesHost.js";
+import {models} from "./paths.js";
+
+export type TestServer = {
+    host: LocalResponsesHost,
+    /** Base URL with `/v1`. */
+    url: string,
+    /** Origin without `/v1`. */
+    origin: string,
+    apiKey: string,
+    client: OpenAI,
+    /** Raw fetch against the server with the API key (override headers to test auth). */
+    fetch(path: string, init?: RequestInit & {json?: unknown}): Promise<Response>,
+    close(): Promise<void>
+};
+
+export type TestServerOptions = Partial<Omit<HostConfig, "store">> & {store?: Partial<HostConfig["store"]>, model?: string};
+
+/** The real host (engine, store, HTTP) on an ephemeral loopback port, with the shared tiny model. */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+    const apiKey = options.apiKeys?.[0] ?? "sk-test-key";
+    const base = defaultConfig();
+    const config: HostConfig = {
+        ...base,
+        ...options,
+        port: 0,
+        threads: options.threads ?? 1,
+        contextSize: options.contextSize ?? 2048,
+        apiKeys: options.apiKeys ?? [apiKey],
+        store: {...base.store, ...options.store}
+    };
+    const host = new LocalResponsesHost(config);
+    await host.loadModel(options.model ?? models.chatml);
+    const url = await host.start();
+    const origin = url.replace(/\/v1$/, "");
+    return {
+        host,
+        url,
+        origin,
+        apiKey,
+        client: new OpenAI({baseURL: url, apiKey, maxRetries: 0, timeout: 60_000}),
+        fetch: (path, init = {}) => {
+            const headers = new Headers(init.headers);
+            if (!headers.has("authorization") && !headers.has("x-api-key"))
+                headers.set("authorization", `Bearer ${apiKey}`);
+            let body = init.body;
+            if (init.json !== undefined) {
+                headers.set("content-type", "application/json");
+                body = JSON.stringify(init.json);
+            }
+            return fetch(`${origin}${path}`, {...init, headers, body});
+        },
+        close: () => host.dispose()
+    };
+}
+
+/** Reads an SSE response body into parsed events. */
+export async function readSse(response: Response): Promise<Array<{type: string, sequence_number: number, [key: string]: any}>> {
+    const text = await response.text();
+    return text.split("\n\n").filter((block) => block.trim() !== "").map((block) => {
+        const data = block.split("\n").find((line) => line.startsWith("data: "));
+        return JSON.parse(data!.slice(6));
+    });
+}
