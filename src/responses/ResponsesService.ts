@@ -28,6 +28,17 @@ export type PreparedResponse = {
     readonly response: ResponseObject
 };
 
+/** A finished response and its input history, as `previous_response_id` continues it. */
+export type PreviousResponse = {readonly response: ResponseObject, readonly inputItems: readonly Item[]};
+
+export type PrepareOptions = {
+    /**
+     * Looked up before the store for `previous_response_id`: a WebSocket connection keeps its
+     * `store: false` responses here, so only that connection can continue them.
+     */
+    resolvePrevious?: (id: string) => PreviousResponse | undefined
+};
+
 export type RunOptions = {
     sink?: EventSink,
     signal?: AbortSignal
@@ -46,13 +57,13 @@ export class ResponsesService {
     ) {}
 
     /** Every check that can refuse the request, done before any generation. */
-    public prepare(owner: string, body: unknown): PreparedResponse {
+    public prepare(owner: string, body: unknown, options: PrepareOptions = {}): PreparedResponse {
         const params = parseCreateRequest(body, {strictTools: this.options.strictTools});
         const model = this.checkModel(params.model);
         if (params.tools.ignored.length > 0)
             this.options.log?.(`tools: ignored hosted tool types not run by this server: ${[...new Set(params.tools.ignored)].join(", ")}`);
 
-        const inherited = params.previousResponseId == null ? [] : this.inheritedHistory(owner, params.previousResponseId);
+        const inherited = params.previousResponseId == null ? [] : this.inheritedHistory(owner, params.previousResponseId, options.resolvePrevious);
         const input = normalizeInput(params.rawInput, (id) => this.store.findItem(owner, id));
         const history = [...inherited, ...input];
         const turns = itemsToTurns(history, {instructions: params.instructions});
@@ -193,8 +204,8 @@ export class ResponsesService {
         return loaded.id;
     }
 
-    private inheritedHistory(owner: string, previousId: string): Item[] {
-        const previous = this.store.get(owner, previousId);
+    private inheritedHistory(owner: string, previousId: string, resolvePrevious?: PrepareOptions["resolvePrevious"]): Item[] {
+        const previous = resolvePrevious?.(previousId) ?? this.store.get(owner, previousId);
         if (previous == null)
             throw responseNotFound(previousId, "previous_response_id");
         const status = previous.response.status;

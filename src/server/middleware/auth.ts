@@ -1,5 +1,6 @@
 import {createHash, timingSafeEqual} from "node:crypto";
-import type {Request, RequestHandler} from "express";
+import type {IncomingHttpHeaders} from "node:http";
+import type {RequestHandler} from "express";
 import {ApiError} from "../../responses/errors.js";
 
 /** The owner of stored objects when no API key is configured: every caller shares the store, as they share the model. */
@@ -19,37 +20,43 @@ declare module "express-serve-static-core" {
  */
 export function apiKeyAuth(getKeys: () => readonly string[]): RequestHandler {
     return (req, _res, next) => {
-        const keys = getKeys();
-        if (keys.length === 0) {
-            req.owner = publicOwner;
-            next();
+        const owner = authenticate(req.headers, getKeys());
+        if (owner == null) {
+            next(invalidApiKey());
             return;
         }
-        const presented = presentedKey(req);
-        const digest = sha256(presented ?? "");
-        let matched: Buffer | undefined;
-        for (const key of keys) {
-            const candidate = sha256(key);
-            if (timingSafeEqual(candidate, digest) && presented != null)
-                matched = candidate;
-        }
-        if (matched == null) {
-            next(new ApiError(401, "Invalid or missing API key. Send it as 'Authorization: Bearer KEY' or 'x-api-key: KEY'.", {code: "invalid_api_key"}));
-            return;
-        }
-        req.owner = ownerId(matched);
+        req.owner = owner;
         next();
     };
 }
 
-function presentedKey(req: Request): string | undefined {
-    const authorization = req.headers.authorization;
+/** The owner a request's headers authenticate as, or undefined when keys are configured and none matches. */
+export function authenticate(headers: IncomingHttpHeaders, keys: readonly string[]): string | undefined {
+    if (keys.length === 0)
+        return publicOwner;
+    const presented = presentedKey(headers);
+    const digest = sha256(presented ?? "");
+    let matched: Buffer | undefined;
+    for (const key of keys) {
+        const candidate = sha256(key);
+        if (timingSafeEqual(candidate, digest) && presented != null)
+            matched = candidate;
+    }
+    return matched == null ? undefined : ownerId(matched);
+}
+
+export function invalidApiKey(): ApiError {
+    return new ApiError(401, "Invalid or missing API key. Send it as 'Authorization: Bearer KEY' or 'x-api-key: KEY'.", {code: "invalid_api_key"});
+}
+
+function presentedKey(headers: IncomingHttpHeaders): string | undefined {
+    const authorization = headers.authorization;
     if (authorization != null) {
         const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
         if (match != null)
             return match[1]!.trim();
     }
-    const header = req.headers["x-api-key"];
+    const header = headers["x-api-key"];
     return typeof header === "string" && header !== "" ? header.trim() : undefined;
 }
 

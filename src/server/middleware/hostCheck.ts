@@ -18,6 +18,10 @@ export function hostCheck(extraHosts: readonly string[] = []): RequestHandler {
         if (isLoopbackHost(req.headers.host, extraHosts))
             next();
         else
-            next(new ApiError(403, "The Host header must name a loopback address (localhost, 127.0.0.1 or [::1]).", {code: "invalid_host"}));
+            next(invalidHost());
     };
+}
+
+export function invalidHost(): ApiError {
+    return new ApiError(403, "The Host header must name a loopback address (localhost, 127.0.0.1 or [::1]).", {code: "invalid_host"});
 }

@@ -7,15 +7,14 @@ import {ApiError} from "../../responses/errors.js";
  * the local model behind the user's back.
  */
 export function originCheck(allowedOrigins: readonly string[] = []): RequestHandler {
-    const allowAll = allowedOrigins.includes("*");
     return (req, res, next) => {
         const origin = req.headers.origin;
         if (origin == null) {
             next();
             return;
         }
-        if (!allowAll && !allowedOrigins.includes(origin)) {
-            next(new ApiError(403, `Origin '${origin}' is not allowed. Configure allowed origins to use the API from a browser.`, {code: "origin_not_allowed"}));
+        if (!isOriginAllowed(origin, allowedOrigins)) {
+            next(originNotAllowed(origin));
             return;
         }
         res.setHeader("Access-Control-Allow-Origin", origin);
@@ -29,4 +28,13 @@ export function originCheck(allowedOrigins: readonly string[] = []): RequestHand
         }
         next();
     };
+}
+
+/** Whether a request's `Origin` may use the API: absent (not a browser) or configured. */
+export function isOriginAllowed(origin: string | undefined, allowedOrigins: readonly string[] = []): boolean {
+    return origin == null || allowedOrigins.includes("*") || allowedOrigins.includes(origin);
+}
+
+export function originNotAllowed(origin: string): ApiError {
+    return new ApiError(403, `Origin '${origin}' is not allowed. Configure allowed origins to use the API from a browser.`, {code: "origin_not_allowed"});
 }
