@@ -2,6 +2,7 @@ import path from "node:path";
 import type {ChatWrapper, Llama, LlamaChat, LlamaContext, LlamaContextSequence, LlamaModel} from "node-llama-cpp";
 import {toChatHistory, toChatModelFunctions} from "./chatHistory.js";
 import {EngineError} from "./errors.js";
+import {GenerationActivity} from "./GenerationActivity.js";
 import {runGeneration} from "./runGeneration.js";
 import {loadNodeLlamaCpp} from "./loadBinding.js";
 import {SequencePool} from "./SequencePool.js";
@@ -28,6 +29,8 @@ export type LlamaEngineOptions = {
     alias?: string
 };
 
+export type GenerationSummary = GenerationResult & {durationMs: number};
+
 export type LoadProgress = {phase: "binding" | "model" | "context", progress: number};
 
 type Loaded = {
@@ -37,7 +40,8 @@ type Loaded = {
     pool: SequencePool<LlamaContextSequence>,
     chats: Map<LlamaContextSequence, LlamaChat>,
     info: ModelInfo,
-    active: Set<AbortController>
+    /** Running generations, so unloading can abort them and wait until they let go of the context. */
+    active: Map<AbortController, Promise<unknown>>
 };
 
 /**
@@ -50,6 +54,9 @@ export class LlamaEngine implements ChatEngine {
     private currentState: EngineState = "unloaded";
     private loading: Promise<ModelInfo> | undefined;
     private readonly stateListeners = new Set<(state: EngineState) => void>();
+    /** Live count of running generations and sampled tokens (the VS Code status bar shows tokens/s from it). */
+    public readonly activity = new GenerationActivity();
+    private readonly generationListeners = new Set<(summary: GenerationSummary) => void>();
 
     public constructor(private readonly options: LlamaEngineOptions = {}) {}
 
@@ -64,6 +71,17 @@ export class LlamaEngine implements ChatEngine {
     public onStateChange(listener: (state: EngineState) => void): () => void {
         this.stateListeners.add(listener);
         return () => this.stateListeners.delete(listener);
+    }
+
+    /** Called after each generation (for metrics and the status bar): usage, stop reason and timings. */
+    public onGeneration(listener: (summary: GenerationSummary) => void): () => void {
+        this.generationListeners.add(listener);
+        return () => this.generationListeners.delete(listener);
+    }
+
+    private notifyGeneration(summary: GenerationSummary): void {
+        for (const listener of this.generationListeners)
+            listener(summary);
     }
 
     /** Loads a GGUF file, replacing the model already loaded (if any) once the new one is ready. */
@@ -157,20 +175,26 @@ export class LlamaEngine implements ChatEngine {
                 if (request.signal?.aborted)
                     onAbort();
                 request.signal?.addEventListener("abort", onAbort, {once: true});
-                loaded.active.add(controller);
+                this.activity.begin();
+                const running = this.chatFor(loaded, lease.sequence).then((chat) => runGeneration({
+                    chat,
+                    sequence: lease.sequence,
+                    history: toChatHistory(request.turns),
+                    promptTokens: prompt.length,
+                    contextSize: loaded.info.contextSize,
+                    request: {...request, signal: controller.signal},
+                    onTokens: (count) => this.activity.tokens(count)
+                }));
+                loaded.active.set(controller, running.catch(() => undefined));
+                const started = performance.now();
                 try {
-                    const chat = await this.chatFor(loaded, lease.sequence);
-                    return await runGeneration({
-                        chat,
-                        sequence: lease.sequence,
-                        history: toChatHistory(request.turns),
-                        promptTokens: prompt.length,
-                        contextSize: loaded.info.contextSize,
-                        request: {...request, signal: controller.signal}
-                    });
+                    const result = await running;
+                    this.notifyGeneration({...result, durationMs: performance.now() - started});
+                    return result;
                 } finally {
                     request.signal?.removeEventListener("abort", onAbort);
                     loaded.active.delete(controller);
+                    this.activity.end();
                 }
             }
         };
@@ -237,7 +261,7 @@ export class LlamaEngine implements ChatEngine {
                     chatWrapper,
                     pool: new SequencePool(sequences, (sequence) => sequence.contextTokens as number[], {queueLimit: this.options.queueLimit}),
                     chats: new Map(),
-                    active: new Set(),
+                    active: new Map(),
                     info: {
                         id: this.options.alias ?? path.basename(modelPath).replace(/\.gguf$/i, ""),
                         path: path.resolve(modelPath),
@@ -279,8 +303,10 @@ export class LlamaEngine implements ChatEngine {
 
 async function disposeLoaded(loaded: Loaded): Promise<void> {
     loaded.pool.close(new EngineError("not_ready", "The model was unloaded."));
-    for (const controller of loaded.active)
+    for (const controller of loaded.active.keys())
         controller.abort(new EngineError("aborted", "The model was unloaded."));
+    // Aborted generations stop within a few tokens; the context must outlive them.
+    await Promise.all(loaded.active.values());
     for (const chat of loaded.chats.values())
         chat.dispose({disposeSequence: false});
     await loaded.context.dispose();
