@@ -1,4 +1,4 @@
-import type {ChatHistoryItem, LlamaChat, LlamaContextSequence} from "node-llama-cpp";
+import type {ChatHistoryItem, LlamaChat, LlamaContextSequence, LlamaGrammar} from "node-llama-cpp";
 import {toChatModelFunctions} from "./chatHistory.js";
 import {EngineError} from "./errors.js";
 import type {GenerationRequest, GenerationResult} from "./types.js";
@@ -9,11 +9,17 @@ export type RunGenerationOptions = {
     history: ChatHistoryItem[],
     promptTokens: number,
     contextSize: number,
-    request: GenerationRequest
+    request: GenerationRequest,
+    /** Constrains the answer (structured output); exclusive with functions in node-llama-cpp. */
+    grammar?: LlamaGrammar,
+    /** The chat wrapper produces thought segments: a thought budget must always be set. */
+    thinks?: boolean,
+    /** Called with the number of tokens in each generated chunk, as it is produced. */
+    onTokens?: (count: number) => void
 };
 
 /** One generation on a leased sequence, streaming each chunk to `request.onEvent` as it is produced. */
-export async function runGeneration({chat, sequence, history, promptTokens, contextSize, request}: RunGenerationOptions): Promise<GenerationResult> {
+export async function runGeneration({chat, sequence, history, promptTokens, contextSize, request, onTokens, grammar, thinks}: RunGenerationOptions): Promise<GenerationResult> {
     const emit = request.onEvent ?? (() => undefined);
     const started = performance.now();
     let firstTokenAt: number | null = null;
@@ -24,7 +30,9 @@ export async function runGeneration({chat, sequence, history, promptTokens, cont
     const roomLeft = contextSize - promptTokens;
     const maxTokens = Math.max(1, Math.min(request.maxOutputTokens ?? roomLeft, roomLeft));
     const sampling = request.sampling ?? {};
-    const functions = toChatModelFunctions(request.tools ?? []);
+    const functions = grammar == null ? toChatModelFunctions(callableTools(request)) : undefined;
+    const thoughtBudget = thinks ? request.thoughtBudget ?? defaultThoughtBudget(maxTokens) : request.thoughtBudget;
+    const startedCalls = new Set<number>();
 
     let response;
     try {
@@ -35,7 +43,9 @@ export async function runGeneration({chat, sequence, history, promptTokens, cont
             seed: sampling.seed,
             signal: request.signal,
             stopOnAbortSignal: true,
-            budgets: request.thoughtBudget == null ? undefined : {thoughtTokens: request.thoughtBudget},
+            // Without a budget a thought may never close (the tiny reasoning model cannot write `</think>`).
+            budgets: thoughtBudget == null ? undefined : {thoughtTokens: thoughtBudget},
+            grammar,
             repeatPenalty: sampling.presencePenalty || sampling.frequencyPenalty
                 ? {presencePenalty: sampling.presencePenalty, frequencyPenalty: sampling.frequencyPenalty}
                 : undefined,
@@ -44,12 +54,24 @@ export async function runGeneration({chat, sequence, history, promptTokens, cont
                     functions,
                     documentFunctionParams: true,
                     maxParallelFunctionCalls: request.maxToolCalls,
-                    onFunctionCallParamsChunk: (chunk) => emit({type: "call.delta", index: chunk.callIndex, delta: chunk.paramsChunk})
+                    onFunctionCallParamsChunk: (chunk) => {
+                        if (!startedCalls.has(chunk.callIndex)) {
+                            startedCalls.add(chunk.callIndex);
+                            emit({type: "call.start", index: chunk.callIndex, name: chunk.functionName});
+                        }
+                        if (chunk.paramsChunk !== "")
+                            emit({type: "call.delta", index: chunk.callIndex, delta: chunk.paramsChunk});
+                        // A call cut by the token limit never gets `done`: it stays open and ends incomplete.
+                        if (chunk.done)
+                            emit({type: "call.end", index: chunk.callIndex});
+                    }
                 }
                 : {}),
             onResponseChunk: (chunk) => {
-                if (chunk.tokens.length > 0)
+                if (chunk.tokens.length > 0) {
                     firstTokenAt ??= performance.now();
+                    onTokens?.(chunk.tokens.length);
+                }
                 if (chunk.type === "segment" && chunk.segmentType === "thought") {
                     reasoningTokens += chunk.tokens.length;
                     inThought = true;
@@ -96,4 +118,16 @@ export async function runGeneration({chat, sequence, history, promptTokens, cont
         usage: {inputTokens: promptTokens, cachedTokens, outputTokens, reasoningTokens},
         timeToFirstTokenMs: firstTokenAt == null ? null : firstTokenAt - started
     };
+}
+
+/** The tools the model may call: a `required` mode naming some tools narrows the grammar to them. */
+function callableTools(request: GenerationRequest) {
+    const tools = request.tools ?? [];
+    const names = request.toolMode?.type === "required" ? request.toolMode.names : undefined;
+    return names == null ? tools : tools.filter((tool) => names.includes(tool.name));
+}
+
+/** Used only when the caller set none: half the output room, so an answer can follow the thought. */
+function defaultThoughtBudget(maxTokens: number): number {
+    return Math.max(1, Math.floor(maxTokens / 2));
 }

@@ -1,0 +1,42 @@
+import {loadNodeLlamaCpp} from "./loadBinding.js";
+
+export type DownloadProgress = {downloadedBytes: number, totalBytes: number};
+
+export type DownloadModelOptions = {
+    /** An `hf:<user>/<model>[:<quant>]` URI, or an http(s) URL of a `.gguf` file. */
+    uri: string,
+    /** Folder the model file (or its split parts) is written to. */
+    directory: string,
+    onProgress?: (progress: DownloadProgress) => void,
+    signal?: AbortSignal
+};
+
+/**
+ * Downloads a GGUF model with node-llama-cpp's downloader (split files, resumable temp files, `hf:` URIs),
+ * so that faces need not touch the native package. Resolves to the entry file to load.
+ * A file already present with the remote size is not downloaded again.
+ */
+export async function downloadModel(options: DownloadModelOptions): Promise<string> {
+    const {createModelDownloader} = await loadNodeLlamaCpp();
+    const downloader = await createModelDownloader({
+        modelUri: options.uri,
+        dirPath: options.directory,
+        showCliProgress: false,
+        deleteTempFileOnCancel: true,
+        skipExisting: true,
+        onProgress: ({downloadedSize, totalSize}) => options.onProgress?.({downloadedBytes: downloadedSize, totalBytes: totalSize})
+    });
+    return downloader.download({signal: options.signal});
+}
+
+/** A quick shape check for what `downloadModel` accepts, so a face can refuse a typo before any network use. */
+export function isDownloadableModelUri(uri: string): boolean {
+    if (/^hf:[^/\s]+\/[^\s]+$/.test(uri))
+        return true;
+    try {
+        const url = new URL(uri);
+        return url.protocol === "https:" || url.protocol === "http:";
+    } catch {
+        return false;
+    }
+}
