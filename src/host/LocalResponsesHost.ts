@@ -3,6 +3,7 @@ import type {EngineState, ModelInfo} from "../engine/types.js";
 import {ResponsesService} from "../responses/ResponsesService.js";
 import {createApp} from "../server/app.js";
 import {HttpServer} from "../server/HttpServer.js";
+import {ResponsesWebSocketServer} from "../server/websocket/ResponsesWebSocketServer.js";
 import type {RequestLogEntry} from "../server/middleware/requestLog.js";
 import {ResponseStore} from "../store/ResponseStore.js";
 import type {HostConfig} from "./config.js";
@@ -49,6 +50,12 @@ export class LocalResponsesHost {
             allowedOrigins: config.allowedOrigins,
             bodyLimitBytes: config.bodyLimitBytes,
             onRequest: events.onRequest,
+            log: events.log
+        }), new ResponsesWebSocketServer({
+            responses: this.responses,
+            apiKeys: () => this.config.apiKeys,
+            allowedOrigins: config.allowedOrigins,
+            maxPayloadBytes: config.bodyLimitBytes,
             log: events.log
         }));
     }

@@ -1,13 +1,20 @@
 import http from "node:http";
 import type {AddressInfo, Socket} from "node:net";
+import type {Duplex} from "node:stream";
 import type {Express} from "express";
+
+/** Takes over `Upgrade` requests (WebSocket) and ends its own connections on shutdown. */
+export interface UpgradeHandler {
+    handleUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void;
+    close(): void;
+}
 
 /** Listens for an express app and closes it cleanly: in-flight requests finish, idle sockets close. */
 export class HttpServer {
     private server: http.Server | undefined;
     private readonly sockets = new Set<Socket>();
 
-    public constructor(private readonly app: Express) {}
+    public constructor(private readonly app: Express, private readonly upgrade?: UpgradeHandler) {}
 
     public async listen(host: string, port: number): Promise<{host: string, port: number, url: string}> {
         const server = http.createServer(this.app);
@@ -16,6 +23,8 @@ export class HttpServer {
             this.sockets.add(socket);
             socket.on("close", () => this.sockets.delete(socket));
         });
+        if (this.upgrade != null)
+            server.on("upgrade", (req, socket, head) => this.upgrade!.handleUpgrade(req, socket, head));
         await new Promise<void>((resolve, reject) => {
             server.once("error", reject);
             server.listen(port, host, () => {
@@ -39,6 +48,8 @@ export class HttpServer {
         if (server == null)
             return;
         this.server = undefined;
+        // Upgraded sockets count as open connections: close them, or shutdown waits out the grace period.
+        this.upgrade?.close();
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const timer = setTimeout(() => {

@@ -103,3 +103,25 @@ function withoutExtensionItems(value: any): any {
 function toSpecError(event: any): any {
     return {type: event.type, sequence_number: event.sequence_number, error: event.error};
 }
+
+/** A Responses WebSocket-mode `error` message (`WebSocketErrorEvent`): `status` plus OpenAI's error payload. */
+export function assertValidSocketError(message: unknown): void {
+    const validate = validatorFor("WebSocketErrorEvent");
+    assert.ok(validate(message), `WebSocket error does not match WebSocketErrorEvent: ${ajv.errorsText(validate.errors)}`);
+}
+
+/**
+ * One WebSocket turn: either a single `WebSocketErrorEvent` (refused before generation), or the same
+ * events an SSE stream carries, each checked as a streaming event, with its response objects.
+ */
+export function assertValidSocketTurn(messages: Array<{type: string, [key: string]: any}>): void {
+    assert.ok(messages.length > 0, "empty turn");
+    if (messages.length === 1 && messages[0]!.type === "error" && "status" in messages[0]!) {
+        assertValidSocketError(messages[0]);
+        return;
+    }
+    assertValidStream(messages as Array<{type: string, sequence_number: number}>);
+    for (const message of messages)
+        if (message.response != null)
+            assertValidResponse(message.response);
+}

@@ -1,0 +1,95 @@
+import type {RawData, WebSocket} from "ws";
+import {toApiError} from "../../responses/engineErrors.js";
+import {ApiError} from "../../responses/errors.js";
+import type {ResponsesService} from "../../responses/ResponsesService.js";
+import {ConnectionResponses} from "./ConnectionResponses.js";
+import {parseCreateMessage, socketErrorEvent} from "./socketMessages.js";
+
+export type SessionOptions = {
+    /** Messages that may wait behind the running turn; more are refused (one turn runs at a time). */
+    maxPendingTurns?: number,
+    /** `store: false` responses this connection remembers for `previous_response_id`. */
+    maxLocalResponses?: number,
+    log?: (line: string) => void
+};
+
+/**
+ * One WebSocket connection in Responses WebSocket mode: `response.create` messages run one after another,
+ * each answered with the same events as an SSE stream (one JSON per message) or one `error` message.
+ * The connection's `store: false` responses stay continuable here until it closes.
+ */
+export class ResponsesSocketSession {
+    private readonly local: ConnectionResponses;
+    private readonly closed = new AbortController();
+    private queue: Promise<void> = Promise.resolve();
+    private pending = 0;
+
+    public constructor(
+        private readonly socket: WebSocket,
+        private readonly owner: string,
+        private readonly service: ResponsesService,
+        private readonly options: SessionOptions = {}
+    ) {
+        this.local = new ConnectionResponses(options.maxLocalResponses);
+        socket.on("message", (data, isBinary) => this.enqueue(data, isBinary));
+        socket.on("close", () => this.closed.abort(new Error("WebSocket closed")));
+        socket.on("error", (error) => this.options.log?.(`websocket: ${error.message}`));
+    }
+
+    /** Ends the connection (server shutdown): a running turn is aborted with it. */
+    public close(code = 1001, reason = "server shutting down"): void {
+        this.socket.close(code, reason);
+        this.closed.abort(new Error(reason));
+    }
+
+    private enqueue(data: RawData, isBinary: boolean): void {
+        if (this.pending > (this.options.maxPendingTurns ?? 8)) {
+            this.send(socketErrorEvent(new ApiError(429, "Too many response.create messages are waiting on this connection: wait for the running turn to end.", {code: "too_many_pending_turns"})));
+            return;
+        }
+        this.pending++;
+        this.queue = this.queue.then(() => this.turn(data, isBinary)).finally(() => {
+            this.pending--;
+        });
+    }
+
+    private async turn(data: RawData, isBinary: boolean): Promise<void> {
+        const signal = this.closed.signal;
+        if (signal.aborted)
+            return;
+        let previousId: string | undefined;
+        try {
+            const body = parseCreateMessage(data, isBinary);
+            previousId = typeof body.previous_response_id === "string" ? body.previous_response_id : undefined;
+            const prepared = this.service.prepare(this.owner, body, {resolvePrevious: (id) => this.local.get(id)});
+            const lease = await this.service.admit(prepared, signal);
+            const response = await this.service.run(prepared, lease, {signal, sink: (event) => this.send(event)});
+            if (response.status === "failed") {
+                this.forget(previousId);
+                return;
+            }
+            // Stored responses are continued from the shared store; only the others need the connection.
+            if (!prepared.params.store)
+                this.local.put({response, inputItems: prepared.history});
+        } catch (error) {
+            if (signal.aborted)
+                return;
+            const apiError = toApiError(error);
+            if (apiError.status >= 500)
+                this.options.log?.(`websocket: ${apiError.message}`);
+            this.forget(previousId);
+            this.send(socketErrorEvent(apiError));
+        }
+    }
+
+    /** A failed continuation drops its previous response from the connection, as OpenAI's WebSocket mode does. */
+    private forget(previousId: string | undefined): void {
+        if (previousId != null)
+            this.local.evict(previousId);
+    }
+
+    private send(event: object): void {
+        if (this.socket.readyState === this.socket.OPEN)
+            this.socket.send(JSON.stringify(event));
+    }
+}

@@ -1,0 +1,57 @@
+import type {IncomingMessage} from "node:http";
+import type {Duplex} from "node:stream";
+import {WebSocketServer} from "ws";
+import {ApiError} from "../../responses/errors.js";
+import type {ResponsesService} from "../../responses/ResponsesService.js";
+import type {UpgradeHandler} from "../HttpServer.js";
+import {ResponsesSocketSession, type SessionOptions} from "./ResponsesSocketSession.js";
+import {checkUpgrade, refuseUpgrade, type UpgradeGateOptions} from "./upgradeGate.js";
+
+export type WebSocketServerOptions = UpgradeGateOptions & SessionOptions & {
+    responses: ResponsesService,
+    /** Largest accepted message, as the HTTP body limit. */
+    maxPayloadBytes?: number
+};
+
+/**
+ * Serves Open Responses WebSocket mode on the HTTP server's `upgrade` event: the handshake passes the
+ * HTTP security checks, then each connection becomes a `ResponsesSocketSession`.
+ */
+export class ResponsesWebSocketServer implements UpgradeHandler {
+    private readonly wss: WebSocketServer;
+    private readonly sessions = new Set<ResponsesSocketSession>();
+    private accepting = true;
+
+    public constructor(private readonly options: WebSocketServerOptions) {
+        this.wss = new WebSocketServer({noServer: true, maxPayload: options.maxPayloadBytes, perMessageDeflate: false});
+    }
+
+    public handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+        if (!this.accepting) {
+            refuseUpgrade(socket, new ApiError(503, "The server is shutting down.", {code: "server_shutting_down"}));
+            return;
+        }
+        const checked = checkUpgrade(req, this.options);
+        if (checked instanceof ApiError) {
+            refuseUpgrade(socket, checked);
+            return;
+        }
+        this.wss.handleUpgrade(req, socket, head, (ws) => {
+            const session = new ResponsesSocketSession(ws, checked.owner, this.options.responses, this.options);
+            this.sessions.add(session);
+            ws.on("close", () => this.sessions.delete(session));
+        });
+    }
+
+    public get connections(): number {
+        return this.sessions.size;
+    }
+
+    /** Stops accepting and closes every connection (going away); running turns are aborted. */
+    public close(): void {
+        this.accepting = false;
+        for (const session of this.sessions)
+            session.close();
+        this.wss.close();
+    }
+}

@@ -1,0 +1,44 @@
+import {STATUS_CODES, type IncomingMessage} from "node:http";
+import type {Duplex} from "node:stream";
+import {ApiError} from "../../responses/errors.js";
+import {authenticate, invalidApiKey} from "../middleware/auth.js";
+import {invalidHost, isLoopbackHost} from "../middleware/hostCheck.js";
+import {isOriginAllowed, originNotAllowed} from "../middleware/originCheck.js";
+
+export type UpgradeGateOptions = {
+    apiKeys: () => readonly string[],
+    allowedOrigins?: readonly string[],
+    allowedHosts?: readonly string[]
+};
+
+/** Paths that serve Responses WebSocket mode, as the HTTP routes are mounted with and without `/v1`. */
+const socketPaths = new Set(["/v1/responses", "/responses"]);
+
+/**
+ * The checks an HTTP request passes, applied to a WebSocket upgrade in the same order (Host, Origin,
+ * key) with the same predicates: returns the owner, or the error to refuse the handshake with.
+ */
+export function checkUpgrade(req: IncomingMessage, options: UpgradeGateOptions): {owner: string} | ApiError {
+    const path = new URL(req.url ?? "/", "http://localhost").pathname.replace(/\/+$/, "");
+    if (!socketPaths.has(path))
+        return new ApiError(404, `No WebSocket endpoint at ${path}: use /v1/responses.`, {code: "unknown_route"});
+    if (!isLoopbackHost(req.headers.host, options.allowedHosts))
+        return invalidHost();
+    if (!isOriginAllowed(req.headers.origin, options.allowedOrigins))
+        return originNotAllowed(req.headers.origin!);
+    const owner = authenticate(req.headers, options.apiKeys());
+    return owner == null ? invalidApiKey() : {owner};
+}
+
+/** Refuses a handshake with an ordinary HTTP response carrying OpenAI's error body, then closes the socket. */
+export function refuseUpgrade(socket: Duplex, error: ApiError): void {
+    const body = JSON.stringify(error.toBody());
+    socket.end([
+        `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? "Error"}`,
+        "Content-Type: application/json; charset=utf-8",
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        "Connection: close",
+        "",
+        body
+    ].join("\r\n"));
+}
