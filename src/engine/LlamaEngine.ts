@@ -1,6 +1,8 @@
 import path from "node:path";
 import type {ChatWrapper, Llama, LlamaChat, LlamaContext, LlamaContextSequence, LlamaModel} from "node-llama-cpp";
 import {toChatHistory, toChatModelFunctions} from "./chatHistory.js";
+import {ChatWrapperVariants, type PromptShape} from "./ChatWrapperVariants.js";
+import {JsonGrammars} from "./grammars.js";
 import {EngineError} from "./errors.js";
 import {GenerationActivity} from "./GenerationActivity.js";
 import {runGeneration} from "./runGeneration.js";
@@ -37,6 +39,11 @@ type Loaded = {
     model: LlamaModel,
     context: LlamaContext,
     chatWrapper: ChatWrapper,
+    /** Thinking-off and forced-call renderings of `chatWrapper`. */
+    variants: ChatWrapperVariants,
+    /** LlamaChat objects for the variants (the base wrapper's are in `chats`); disposed with the context. */
+    variantChats: Map<ChatWrapper, Map<LlamaContextSequence, LlamaChat>>,
+    grammars: JsonGrammars,
     pool: SequencePool<LlamaContextSequence>,
     chats: Map<LlamaContextSequence, LlamaChat>,
     info: ModelInfo,
@@ -141,7 +148,7 @@ export class LlamaEngine implements ChatEngine {
     }
 
     public async generate(request: GenerationRequest): Promise<GenerationResult> {
-        const lease = await this.acquire(request.turns, request.tools ?? [], request.signal);
+        const lease = await this.acquire(request.turns, request.tools ?? [], request.signal, request);
         try {
             return await lease.generate(request);
         } finally {
@@ -153,9 +160,10 @@ export class LlamaEngine implements ChatEngine {
      * Renders the prompt, checks that it fits, and waits for the sequence holding its longest prefix.
      * Split from generation so that a full queue (503) or an oversized prompt (400) is known before a stream opens.
      */
-    public async acquire(turns: ChatTurn[], tools: ToolSpec[], signal?: AbortSignal): Promise<EngineLease> {
+    public async acquire(turns: ChatTurn[], tools: ToolSpec[], signal?: AbortSignal, shape: PromptShape = {}): Promise<EngineLease> {
         const loaded = this.requireLoaded();
-        const prompt = this.renderPrompt(loaded, turns, tools);
+        const acquiredWrapper = loaded.variants.for(shape);
+        const prompt = this.renderPrompt(loaded, turns, tools, acquiredWrapper);
         if (prompt.length >= loaded.info.contextSize)
             throw new EngineError("context_overflow", `The input is ${prompt.length} tokens, which leaves no room for output in the context of ${loaded.info.contextSize} tokens.`);
 
@@ -176,11 +184,19 @@ export class LlamaEngine implements ChatEngine {
                     onAbort();
                 request.signal?.addEventListener("abort", onAbort, {once: true});
                 this.activity.begin();
-                const running = this.chatFor(loaded, lease.sequence).then((chat) => runGeneration({
+                const wrapper = loaded.variants.for(request);
+                // The prompt was measured with the shape given at acquire; a different shape renders differently.
+                const promptTokens = wrapper === acquiredWrapper ? prompt.length : this.renderPrompt(loaded, request.turns, request.tools ?? [], wrapper).length;
+                const running = Promise.all([
+                    this.chatFor(loaded, lease.sequence, wrapper),
+                    request.json == null ? undefined : loaded.grammars.get(request.json)
+                ]).then(([chat, grammar]) => runGeneration({
                     chat,
+                    grammar,
+                    thinks: loaded.variants.thinks,
                     sequence: lease.sequence,
                     history: toChatHistory(request.turns),
-                    promptTokens: prompt.length,
+                    promptTokens,
                     contextSize: loaded.info.contextSize,
                     request: {...request, signal: controller.signal},
                     onTokens: (count) => this.activity.tokens(count)
@@ -200,8 +216,8 @@ export class LlamaEngine implements ChatEngine {
         };
     }
 
-    private renderPrompt(loaded: Loaded, turns: ChatTurn[], tools: readonly ToolSpec[]): number[] {
-        const {contextText} = loaded.chatWrapper.generateContextState({
+    private renderPrompt(loaded: Loaded, turns: ChatTurn[], tools: readonly ToolSpec[], wrapper: ChatWrapper = loaded.chatWrapper): number[] {
+        const {contextText} = wrapper.generateContextState({
             chatHistory: toChatHistory(turns),
             availableFunctions: toChatModelFunctions(tools),
             documentFunctionParams: true
@@ -209,12 +225,17 @@ export class LlamaEngine implements ChatEngine {
         return contextText.tokenize(loaded.model.tokenizer) as number[];
     }
 
-    private async chatFor(loaded: Loaded, sequence: LlamaContextSequence): Promise<LlamaChat> {
-        let chat = loaded.chats.get(sequence);
+    private async chatFor(loaded: Loaded, sequence: LlamaContextSequence, wrapper: ChatWrapper = loaded.chatWrapper): Promise<LlamaChat> {
+        let chats = loaded.chats;
+        if (wrapper !== loaded.chatWrapper) {
+            chats = loaded.variantChats.get(wrapper) ?? new Map();
+            loaded.variantChats.set(wrapper, chats);
+        }
+        let chat = chats.get(sequence);
         if (chat == null) {
             const {LlamaChat} = await loadNodeLlamaCpp();
-            chat = new LlamaChat({contextSequence: sequence, chatWrapper: loaded.chatWrapper});
-            loaded.chats.set(sequence, chat);
+            chat = new LlamaChat({contextSequence: sequence, chatWrapper: wrapper});
+            chats.set(sequence, chat);
         }
         return chat;
     }
@@ -259,6 +280,9 @@ export class LlamaEngine implements ChatEngine {
                     model,
                     context,
                     chatWrapper,
+                    variants: new ChatWrapperVariants(chatWrapper, binding, model),
+                    variantChats: new Map(),
+                    grammars: new JsonGrammars(this.llama),
                     pool: new SequencePool(sequences, (sequence) => sequence.contextTokens as number[], {queueLimit: this.options.queueLimit}),
                     chats: new Map(),
                     active: new Map(),

@@ -1,4 +1,5 @@
 import type {ChatHistoryItem, ChatModelFunctions, ChatModelResponse} from "node-llama-cpp";
+import {toGrammarSchema} from "./grammarSchema.js";
 import type {ChatTurn, ToolSpec} from "./types.js";
 
 /**
@@ -45,6 +46,6 @@ export function toChatModelFunctions(tools: readonly ToolSpec[]): ChatModelFunct
         return undefined;
     return Object.fromEntries(tools.map((tool) => [tool.name, {
         description: tool.description,
-        params: tool.parameters as ChatModelFunctions[string]["params"]
+        params: (tool.parameters == null ? undefined : toGrammarSchema(tool.parameters)) as ChatModelFunctions[string]["params"]
     }]));
 }

@@ -1,5 +1,6 @@
 import type {ChatHistoryItem, LlamaChat, LlamaContextSequence, LlamaGrammar} from "node-llama-cpp";
 import {toChatModelFunctions} from "./chatHistory.js";
+import {CallArgumentsStream} from "./CallArgumentsStream.js";
 import {EngineError} from "./errors.js";
 import type {GenerationRequest, GenerationResult} from "./types.js";
 
@@ -32,7 +33,7 @@ export async function runGeneration({chat, sequence, history, promptTokens, cont
     const sampling = request.sampling ?? {};
     const functions = grammar == null ? toChatModelFunctions(callableTools(request)) : undefined;
     const thoughtBudget = thinks ? request.thoughtBudget ?? defaultThoughtBudget(maxTokens) : request.thoughtBudget;
-    const startedCalls = new Set<number>();
+    const callStream = new CallArgumentsStream(emit);
 
     let response;
     try {
@@ -45,26 +46,17 @@ export async function runGeneration({chat, sequence, history, promptTokens, cont
             stopOnAbortSignal: true,
             // Without a budget a thought may never close (the tiny reasoning model cannot write `</think>`).
             budgets: thoughtBudget == null ? undefined : {thoughtTokens: thoughtBudget},
-            grammar,
             repeatPenalty: sampling.presencePenalty || sampling.frequencyPenalty
                 ? {presencePenalty: sampling.presencePenalty, frequencyPenalty: sampling.frequencyPenalty}
                 : undefined,
-            ...(functions != null
+            ...(grammar != null
+                ? {grammar}
+                : functions != null
                 ? {
                     functions,
                     documentFunctionParams: true,
                     maxParallelFunctionCalls: request.maxToolCalls,
-                    onFunctionCallParamsChunk: (chunk) => {
-                        if (!startedCalls.has(chunk.callIndex)) {
-                            startedCalls.add(chunk.callIndex);
-                            emit({type: "call.start", index: chunk.callIndex, name: chunk.functionName});
-                        }
-                        if (chunk.paramsChunk !== "")
-                            emit({type: "call.delta", index: chunk.callIndex, delta: chunk.paramsChunk});
-                        // A call cut by the token limit never gets `done`: it stays open and ends incomplete.
-                        if (chunk.done)
-                            emit({type: "call.end", index: chunk.callIndex});
-                    }
+                    onFunctionCallParamsChunk: (chunk) => callStream.push(chunk.callIndex, chunk.functionName, chunk.paramsChunk, chunk.done)
                 }
                 : {}),
             onResponseChunk: (chunk) => {
@@ -106,7 +98,11 @@ export async function runGeneration({chat, sequence, history, promptTokens, cont
     const evaluatedPrompt = meterAfter.usedInputTokens - meterBefore.usedInputTokens + (outputTokens > 0 ? 1 : 0);
     const cachedTokens = Math.max(0, Math.min(promptTokens, promptTokens - evaluatedPrompt));
 
-    const calls = (response.functionCalls ?? []).map((call) => ({name: call.functionName, arguments: JSON.stringify(call.params ?? {})}));
+    // The text the client saw streamed is the call's arguments (the parsed params may re-serialise differently).
+    const calls = (response.functionCalls ?? []).map((call, index) => ({
+        name: call.functionName,
+        arguments: callStream.argumentsOf(index) ?? JSON.stringify(call.params ?? {})
+    }));
     const stop = response.metadata.stopReason;
     return {
         stopReason: stop === "maxTokens" ? "length"

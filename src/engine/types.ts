@@ -29,6 +29,9 @@ export type ToolSpec = {
  */
 export type ToolMode = {type: "auto"} | {type: "required", names?: string[]};
 
+/** What changes how a prompt renders beyond turns and tools: a forced call, thinking turned off (no budget, or JSON output). */
+export type PromptShape = Pick<GenerationRequest, "toolMode" | "thoughtBudget" | "json">;
+
 export type SamplingOptions = {
     /** Defaults to 1 (OpenAI's default); 0 is greedy. */
     temperature?: number,
@@ -109,7 +112,7 @@ export interface ChatEngine {
     readonly state: EngineState;
     readonly model: ModelInfo | null;
     /** Waits for a sequence for this prompt; rejects with `queue_full` or `context_overflow` at once. */
-    acquire(turns: ChatTurn[], tools: ToolSpec[], signal?: AbortSignal): Promise<EngineLease>;
+    acquire(turns: ChatTurn[], tools: ToolSpec[], signal?: AbortSignal, shape?: PromptShape): Promise<EngineLease>;
     generate(request: GenerationRequest): Promise<GenerationResult>;
     countPromptTokens(turns: ChatTurn[], tools?: ToolSpec[]): Promise<number>;
     stats(): EngineStats;
