@@ -133,7 +133,7 @@ export class ResponseAssembler {
 
     /** The standard `error` event that ends a cancelled or broken stream. */
     public errorEvent(code: string, message: string, param: string | null = null): void {
-        this.lifecycle({type: "error", code, message, param, error: {type: "invalid_request_error", code, message, param}});
+        this.lifecycle(streamErrorEvent(code, message, param));
     }
 
     private appendReasoning(text: string): void {
@@ -266,6 +266,11 @@ function customInput(args: string): string {
     } catch {
         return args;
     }
+}
+
+/** The standard `error` stream event: the spec nests the payload, OpenAI's SDK reads `code`/`message` at the top. */
+export function streamErrorEvent(code: string, message: string, param: string | null = null): Omit<StreamEvent, "sequence_number"> {
+    return {type: "error", code, message, param, error: {type: "invalid_request_error", code, message, param}};
 }
 
 export function toUsage(usage: GenerationUsage): Usage {

@@ -1,5 +1,7 @@
 import type {ChatEngine, ChatTurn, EngineLease, GenerationRequest} from "../engine/types.js";
+import type {ConversationStore} from "../store/ConversationStore.js";
 import type {ResponseStore} from "../store/ResponseStore.js";
+import type {AutoCompaction, Compactor} from "./Compactor.js";
 import {parseCreateRequest, type CreateParams} from "./createRequest.js";
 import {toApiError} from "./engineErrors.js";
 import {ApiError, invalidRequest, responseNotFound} from "./errors.js";
@@ -7,23 +9,44 @@ import {newId, nowSeconds} from "./ids.js";
 import {normalizeInput} from "./inputItems.js";
 import {ResponseAssembler, type EventSink} from "./ResponseAssembler.js";
 import {itemsToTurns} from "./transcript.js";
-import type {Item, ResponseObject} from "./wire.js";
+import type {Item, ResponseObject, ResponseStatus} from "./wire.js";
 
 export type ResponsesServiceOptions = {
     /** Require `model` to name the loaded model (404 otherwise). Off by default: any name is served by the loaded model. */
     strictModel?: boolean,
     /** Refuse hosted tool types with 400 instead of ignoring them. */
     strictTools?: boolean,
+    /** Expands compaction items and runs `context_management` compaction; without it, compaction items are refused. */
+    compactor?: Compactor,
+    /** Transcripts for `conversation`; without it, `conversation` is refused. */
+    conversations?: ConversationStore,
+    /** The status of an unfinished background response, so chaining to it is refused by name rather than as unknown. */
+    pendingStatus?: (owner: string, id: string) => ResponseStatus | undefined,
+    /** Told about every finished generation (metrics): usage, time to first token and generation time. */
+    onGeneration?: (stats: GenerationStats) => void,
     log?: (line: string) => void
+};
+
+export type GenerationStats = {
+    inputTokens: number,
+    cachedTokens: number,
+    outputTokens: number,
+    timeToFirstTokenMs: number | null,
+    durationMs: number,
+    status: ResponseStatus
 };
 
 /** A request checked and resolved up to the point where generation starts. */
 export type PreparedResponse = {
     readonly params: CreateParams,
     readonly owner: string,
-    /** The full input history (inherited turns, then this request's input). */
-    readonly history: Item[],
-    readonly turns: ChatTurn[],
+    /** The full input history (inherited turns, then this request's input); replaced when `admit` compacts it. */
+    history: Item[],
+    /** This request's own input items (appended to its conversation when it finishes). */
+    readonly input: Item[],
+    turns: ChatTurn[],
+    /** Set by `admit` when `context_management` compacted the history. */
+    compaction?: AutoCompaction,
     /** The response object as created, before generation. */
     readonly response: ResponseObject
 };
@@ -63,18 +86,31 @@ export class ResponsesService {
         if (params.tools.ignored.length > 0)
             this.options.log?.(`tools: ignored hosted tool types not run by this server: ${[...new Set(params.tools.ignored)].join(", ")}`);
 
-        const inherited = params.previousResponseId == null ? [] : this.inheritedHistory(owner, params.previousResponseId, options.resolvePrevious);
+        const inherited = params.previousResponseId != null ? this.inheritedHistory(owner, params.previousResponseId, options.resolvePrevious)
+            : params.conversationId != null ? this.conversationHistory(owner, params.conversationId)
+                : [];
         const input = normalizeInput(params.rawInput, (id) => this.store.findItem(owner, id));
         const history = [...inherited, ...input];
-        const turns = itemsToTurns(history, {instructions: params.instructions});
-        if (turns.length === 0)
-            turns.push({role: "user", text: ""});
+        const turns = this.render(history, params.instructions);
 
-        return {params, owner, history, turns, response: this.initialResponse(params, model)};
+        return {params, owner, history, input, turns, response: this.initialResponse(params, model)};
     }
 
     /** Takes a sequence for the prepared request: a full queue or an oversized prompt fails here, before any event. */
     public async admit(prepared: PreparedResponse, signal?: AbortSignal): Promise<EngineLease> {
+        const threshold = prepared.params.contextManagement?.compactThreshold;
+        if (threshold != null && this.options.compactor != null && prepared.compaction == null) {
+            const result = await this.options.compactor.compactIfNeeded(prepared.history, threshold, {
+                instructions: prepared.params.instructions,
+                tools: prepared.params.toolChoice.offered,
+                signal
+            });
+            if (result != null) {
+                prepared.history = result.history;
+                prepared.turns = this.render([...result.history, result.item], prepared.params.instructions);
+                prepared.compaction = {item: result.item, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter};
+            }
+        }
         try {
             return await this.engine.acquire(prepared.turns, prepared.params.toolChoice.offered, signal);
         } catch (error) {
@@ -90,6 +126,8 @@ export class ResponsesService {
         });
         assembler.created();
         assembler.inProgress();
+        if (prepared.compaction != null)
+            announceCompaction(assembler, prepared.compaction);
 
         const request: GenerationRequest = {
             turns: prepared.turns,
@@ -109,6 +147,7 @@ export class ResponsesService {
         };
 
         let result;
+        const started = performance.now();
         try {
             result = await lease.generate(request);
         } catch (error) {
@@ -129,6 +168,16 @@ export class ResponsesService {
             : assembler.complete("completed", result.usage);
         if (params.store)
             this.store.put(prepared.owner, response, prepared.history);
+        if (params.conversationId != null && response.output.length > 0)
+            this.options.conversations?.append(prepared.owner, params.conversationId, [...prepared.input, ...response.output]);
+        this.options.onGeneration?.({
+            inputTokens: result.usage.inputTokens,
+            cachedTokens: result.usage.cachedTokens,
+            outputTokens: result.usage.outputTokens,
+            timeToFirstTokenMs: result.timeToFirstTokenMs,
+            durationMs: performance.now() - started,
+            status: response.status
+        });
         return response;
     }
 
@@ -206,6 +255,9 @@ export class ResponsesService {
 
     private inheritedHistory(owner: string, previousId: string, resolvePrevious?: PrepareOptions["resolvePrevious"]): Item[] {
         const previous = resolvePrevious?.(previousId) ?? this.store.get(owner, previousId);
+        const pending = previous == null ? this.options.pendingStatus?.(owner, previousId) : undefined;
+        if (pending != null)
+            throw invalidRequest(`previous response '${previousId}' has not finished (status: ${pending}).`, "previous_response_id", "previous_response_not_finished");
         if (previous == null)
             throw responseNotFound(previousId, "previous_response_id");
         const status = previous.response.status;
@@ -214,6 +266,25 @@ export class ResponsesService {
         if (status === "failed" || status === "cancelled")
             throw invalidRequest(`previous response '${previousId}' cannot be continued (status: ${status}).`, "previous_response_id", "previous_response_unusable");
         return [...previous.inputItems, ...previous.response.output];
+    }
+
+    private conversationHistory(owner: string, conversationId: string): Item[] {
+        const conversations = this.options.conversations;
+        if (conversations == null || !conversations.enabled)
+            throw invalidRequest("Conversations are disabled on this server.", "conversation", "unsupported_parameter");
+        const items = conversations.items(owner, conversationId);
+        if (items == null)
+            throw new ApiError(404, `No conversation found with id '${conversationId}'.`, {param: "conversation", code: "conversation_not_found"});
+        return [...items];
+    }
+
+    /** Chat turns for a history: compaction items replaced by their summaries, `instructions` first. */
+    private render(history: readonly Item[], instructions: string | null): ChatTurn[] {
+        const items = this.options.compactor?.expand(history) ?? history;
+        const turns = itemsToTurns(items, {instructions});
+        if (turns.length === 0)
+            turns.push({role: "user", text: ""});
+        return turns;
     }
 
     private initialResponse(params: CreateParams, model: string): ResponseObject {
@@ -253,4 +324,11 @@ export class ResponsesService {
             conversation: params.conversationId == null ? null : {id: params.conversationId}
         };
     }
+}
+
+/** The two extension events and the compaction item that open the output of an auto-compacted response. */
+function announceCompaction(assembler: ResponseAssembler, compaction: AutoCompaction): void {
+    assembler.custom("response.compaction.started", {input_tokens: compaction.tokensBefore});
+    assembler.custom("response.compaction.completed", {input_tokens_before: compaction.tokensBefore, input_tokens_after: compaction.tokensAfter});
+    assembler.addCompleteItem(compaction.item);
 }

@@ -1,0 +1,141 @@
+import type {ChatEngine, GenerationUsage, ToolSpec} from "../engine/types.js";
+import {
+    expandCompactions, isCompactionSummary, newCompactionItem, planCompaction, transcriptText, type CompactionCodec
+} from "./compaction.js";
+import {toApiError} from "./engineErrors.js";
+import {ApiError, contextLengthExceeded} from "./errors.js";
+import {itemsToTurns} from "./transcript.js";
+import type {CompactionItem, Item} from "./wire.js";
+
+export type CompactorSettings = {
+    /** Tokens of newest turns kept verbatim; defaults to 1/16 of the context, at most 8192. */
+    keepTokens?: number | null,
+    /** Summary length cap when the request gives none. Defaults to 1024. */
+    summaryMaxTokens?: number
+};
+
+export type CompactOptions = {
+    keepTokens?: number | null,
+    maxOutputTokens?: number | null,
+    /** Per-request system text and tools: they count towards the rendered size but are never compacted. */
+    instructions?: string | null,
+    tools?: ToolSpec[],
+    signal?: AbortSignal
+};
+
+export type CompactResult = {
+    /** The history that replaces the input: system/developer messages, then the retained turns. */
+    history: Item[],
+    item: CompactionItem,
+    usage: GenerationUsage,
+    tokensBefore: number,
+    tokensAfter: number
+};
+
+/** A compaction done automatically before a generation (`context_management`), announced in its stream. */
+export type AutoCompaction = {item: CompactionItem, tokensBefore: number, tokensAfter: number};
+
+const summarizerPrompt = "You compress conversations. Write a concise summary of the conversation below that keeps every fact, "
+    + "decision, name, number and open task needed to continue it. Write only the summary.";
+
+/**
+ * Summarizes the older part of a history into one sealed `compaction` item, keeping the newest whole turns.
+ * Refuses (400 `context_length_exceeded`, nothing changed) a history longer than the context, one with nothing
+ * older than its latest turn, or a summary that does not make the rendered prompt shorter.
+ */
+export class Compactor {
+    public constructor(
+        private readonly engine: ChatEngine,
+        public readonly codec: CompactionCodec,
+        private readonly settings: CompactorSettings = {}
+    ) {}
+
+    public get contextSize(): number {
+        const model = this.engine.model;
+        if (model == null)
+            throw new ApiError(503, "No model is loaded.", {code: "model_not_loaded"});
+        return model.contextSize;
+    }
+
+    public get defaultKeepTokens(): number {
+        return this.settings.keepTokens ?? Math.min(8192, Math.floor(this.contextSize / 16));
+    }
+
+    public get summaryMaxTokens(): number {
+        return this.settings.summaryMaxTokens ?? 1024;
+    }
+
+    /** Items ready to render: compaction items replaced by their summaries. */
+    public expand(items: readonly Item[]): Item[] {
+        return expandCompactions(items, this.codec);
+    }
+
+    /** Rendered prompt tokens of a history, counted as `/v1/responses/input_tokens` counts them. */
+    public async count(items: readonly Item[], options: Pick<CompactOptions, "instructions" | "tools"> = {}): Promise<number> {
+        try {
+            return await this.engine.countPromptTokens(itemsToTurns(this.expand(items), {instructions: options.instructions}), options.tools ?? []);
+        } catch (error) {
+            throw toApiError(error);
+        }
+    }
+
+    public async compact(history: readonly Item[], options: CompactOptions = {}): Promise<CompactResult> {
+        const contextSize = this.contextSize;
+        const tokensBefore = await this.count(history, options);
+        if (tokensBefore > contextSize)
+            throw contextLengthExceeded(`The history is ${tokensBefore} tokens, longer than the context of ${contextSize}: it cannot be summarized in one pass.`);
+
+        const expanded = this.expand(history);
+        const plan = await planCompaction(expanded, options.keepTokens ?? this.defaultKeepTokens, (items) => this.count(items));
+        if (plan == null || plan.summarized.length === 0)
+            throw contextLengthExceeded("Nothing older than the latest turn is left to compact.");
+
+        const summary = await this.summarize(plan.summarized, options.maxOutputTokens ?? this.summaryMaxTokens, options.signal);
+        const item = newCompactionItem(this.codec, {
+            summary: summary.text,
+            // Earlier compaction items are summarized again: the new one replaces them too.
+            replaced: [...plan.summarized.filter((entry) => !isCompactionSummary(entry)).map((entry) => entry.id),
+                ...history.filter((entry) => entry.type === "compaction").map((entry) => entry.id)],
+            retained: plan.retained
+        });
+        const compacted = [...plan.kept, ...plan.retained];
+        const tokensAfter = await this.count([...compacted, item], options);
+        if (tokensAfter >= tokensBefore)
+            throw contextLengthExceeded(`Compaction would not shorten the history (${tokensBefore} tokens before, ${tokensAfter} after); nothing was changed.`);
+        return {history: compacted, item, usage: summary.usage, tokensBefore, tokensAfter};
+    }
+
+    /**
+     * `context_management` compaction: compacts when the rendered input reaches `threshold` or leaves no room
+     * for output. Keeps and summary are sized from the threshold so that the next turns do not compact again at once.
+     */
+    public async compactIfNeeded(history: readonly Item[], threshold: number, options: CompactOptions = {}): Promise<CompactResult | null> {
+        const contextSize = this.contextSize;
+        const tokens = await this.count(history, options);
+        if (tokens < threshold && tokens < contextSize)
+            return null;
+        const budget = Math.min(threshold, contextSize);
+        return this.compact(history, {
+            ...options,
+            keepTokens: Math.min(this.defaultKeepTokens, Math.max(1, Math.floor(budget / 4))),
+            maxOutputTokens: Math.max(16, Math.min(this.summaryMaxTokens, Math.floor(budget / 4)))
+        });
+    }
+
+    private async summarize(items: readonly Item[], maxOutputTokens: number, signal?: AbortSignal): Promise<{text: string, usage: GenerationUsage}> {
+        try {
+            const result = await this.engine.generate({
+                turns: [
+                    {role: "system", text: summarizerPrompt},
+                    {role: "user", text: `${transcriptText(items)}\n\nSummarize the conversation above.`}
+                ],
+                maxOutputTokens,
+                sampling: {temperature: 0},
+                signal
+            });
+            return {text: result.text.trim(), usage: result.usage};
+        } catch (error) {
+            throw toApiError(error);
+        }
+    }
+}

@@ -1,0 +1,345 @@
+import {toApiError} from "../responses/engineErrors.js";
+import {ApiError, invalidRequest, serverOverloaded} from "../responses/errors.js";
+import {streamErrorEvent} from "../responses/ResponseAssembler.js";
+import type {Item, ResponseObject, ResponseStatus, StreamEvent} from "../responses/wire.js";
+import {JobEventLog, type JobEventLogLimits} from "./JobEventLog.js";
+
+export type BackgroundJobsOptions = {
+    /** Queued plus running jobs at once; 0 disables background mode (400). Defaults to 64. */
+    maxActive?: number,
+    /** Queued plus running jobs per API key. Defaults to 4. */
+    maxActivePerOwner?: number,
+    /**
+     * Jobs generating at once. Each waits for a sequence in the engine's own pool and queue, so this bounds
+     * how many sequences background work may hold, leaving the rest to interactive requests. Defaults to 2.
+     */
+    workers?: number,
+    /** Seconds from admission to the end of a job, queue time included, before it fails. Defaults to 300. */
+    deadlineSeconds?: number,
+    /** Seconds a finished job (its final object and its events) is kept for polling and stream replay. Defaults to 900. */
+    retentionSeconds?: number,
+    /** Finished job records kept at most (oldest dropped first). Defaults to 64. */
+    maxRetained?: number,
+    /** Largest serialized input snapshot (history plus response object) of one job (413 beyond). Defaults to 2 MiB. */
+    maxInputBytes?: number,
+    events?: JobEventLogLimits,
+    /** Byte budget that active jobs share (the response store's), read at each admission. */
+    activeBytesBudget?: () => number,
+    /** Whether the engine's generation queue is full (503 at admission). */
+    generationQueueFull?: () => boolean,
+    /** How long `cancel` waits for a running job to release its sequence. Defaults to 5000 ms. */
+    cancelWaitMs?: number,
+    /** Called once per job when it reaches a terminal state (to store failed or cancelled objects). */
+    onFinished?: (job: BackgroundJob<any>) => void,
+    /** Milliseconds clock and timer, injectable for tests. */
+    now?: () => number,
+    schedule?: (callback: () => void, ms: number) => () => void
+};
+
+/** What a job needs: its owner, the response object generation fills in, and the history it answers. */
+export type JobPayload = {readonly owner: string, readonly response: ResponseObject, readonly history: readonly Item[]};
+
+/** Runs one job to its end, publishing its events through `sink`; rejects when `signal` aborted it. */
+export type JobRunner<P extends JobPayload> = (payload: P, sink: (event: StreamEvent) => void, signal: AbortSignal) => Promise<ResponseObject>;
+
+type Phase = "queued" | "running" | "finished";
+type StopReason = "cancel" | "deadline" | "shutdown";
+
+export type BackgroundJob<P extends JobPayload = JobPayload> = {
+    readonly id: string,
+    readonly owner: string,
+    readonly payload: P,
+    readonly log: JobEventLog,
+    readonly bytes: number,
+    phase: Phase,
+    stopReason: StopReason | null,
+    finishedAt: number | null,
+    readonly controller: AbortController,
+    readonly settled: Promise<void>,
+    settle: () => void,
+    cancelDeadline: () => void
+};
+
+export type BackgroundJobsStats = {
+    queued: number,
+    running: number,
+    retained: number,
+    activeBytes: number,
+    eventBytes: number,
+    submitted: number,
+    rejected: number,
+    completed: number,
+    failed: number,
+    cancelled: number,
+    expired: number
+};
+
+const activeStatuses = new Set<ResponseStatus>(["queued", "in_progress"]);
+
+/**
+ * Background responses: admission (bounded globally, per key and by bytes), a FIFO of queued jobs, a bounded
+ * pool of workers, per-job deadlines, cancellation that waits for the engine to let go, and retention of
+ * finished records with their event logs. Transport-free: routes attach readers to a job's `log`.
+ */
+export class BackgroundJobs<P extends JobPayload = JobPayload> {
+    private readonly jobs = new Map<string, BackgroundJob<P>>();
+    private readonly queue: BackgroundJob<P>[] = [];
+    private running = 0;
+    private closed = false;
+    private readonly counters = {submitted: 0, rejected: 0, completed: 0, failed: 0, cancelled: 0, expired: 0};
+    private readonly now: () => number;
+    private readonly schedule: (callback: () => void, ms: number) => () => void;
+    public readonly maxActive: number;
+    public readonly maxActivePerOwner: number;
+    public readonly workers: number;
+    public readonly deadlineSeconds: number;
+    public readonly retentionSeconds: number;
+    public readonly maxRetained: number;
+    public readonly maxInputBytes: number;
+
+    public constructor(private readonly runner: JobRunner<P>, private readonly options: BackgroundJobsOptions = {}) {
+        this.maxActive = options.maxActive ?? 64;
+        this.maxActivePerOwner = options.maxActivePerOwner ?? 4;
+        this.workers = Math.max(1, options.workers ?? 2);
+        this.deadlineSeconds = options.deadlineSeconds ?? 300;
+        this.retentionSeconds = options.retentionSeconds ?? 900;
+        this.maxRetained = options.maxRetained ?? 64;
+        this.maxInputBytes = options.maxInputBytes ?? 2 * 1024 * 1024;
+        this.now = options.now ?? Date.now;
+        this.schedule = options.schedule ?? ((callback, ms) => {
+            const timer = setTimeout(callback, ms);
+            timer.unref?.();
+            return () => clearTimeout(timer);
+        });
+    }
+
+    public get enabled(): boolean {
+        return this.maxActive > 0;
+    }
+
+    /**
+     * Admits a job and queues it; returns the `queued` object to answer the create call with.
+     * Refusals: 400 disabled, 413 input too large, 429 too many active jobs (total, per key, bytes), 503 queue full.
+     */
+    public submit(payload: P): ResponseObject {
+        if (!this.enabled)
+            throw invalidRequest("Background mode is disabled on this server (background job limit is 0).", "background", "unsupported_parameter");
+        if (this.closed)
+            throw new ApiError(503, "The server is shutting down.", {code: "server_shutting_down"});
+        this.sweep();
+
+        const bytes = Buffer.byteLength(JSON.stringify(payload.history)) + Buffer.byteLength(JSON.stringify(payload.response));
+        const active = this.active();
+        const refusal = bytes > this.maxInputBytes
+            ? new ApiError(413, `The input of this background response is ${bytes} bytes; the limit is ${this.maxInputBytes}.`, {param: "input", code: "input_too_large"})
+            : active.length >= this.maxActive
+                ? rateLimited(`${active.length} background responses are already active (limit ${this.maxActive}); retry when one finishes.`)
+                : active.filter((job) => job.owner === payload.owner).length >= this.maxActivePerOwner
+                    ? rateLimited(`This API key already has ${this.maxActivePerOwner} active background responses; retry when one finishes.`)
+                    : this.options.activeBytesBudget != null && active.reduce((sum, job) => sum + job.bytes, 0) + bytes > this.options.activeBytesBudget()
+                        ? rateLimited("Active background responses fill the store byte budget; retry when one finishes.")
+                        : this.options.generationQueueFull?.() === true
+                            ? serverOverloaded()
+                            : null;
+        if (refusal != null) {
+            this.counters.rejected++;
+            throw refusal;
+        }
+
+        let settle!: () => void;
+        const settled = new Promise<void>((resolve) => {
+            settle = resolve;
+        });
+        const job: BackgroundJob<P> = {
+            id: payload.response.id,
+            owner: payload.owner,
+            payload,
+            log: new JobEventLog(this.options.events),
+            bytes,
+            phase: "queued",
+            stopReason: null,
+            finishedAt: null,
+            controller: new AbortController(),
+            settled,
+            settle,
+            cancelDeadline: () => undefined
+        };
+        job.cancelDeadline = this.schedule(() => this.stop(job, "deadline"), this.deadlineSeconds * 1000);
+        this.jobs.set(job.id, job);
+        this.counters.submitted++;
+        job.log.append({type: "response.created", response: this.view(job)});
+        job.log.append({type: "response.queued", response: this.view(job)});
+        this.queue.push(job);
+        this.pump();
+        return this.view(job);
+    }
+
+    /** A job of this owner (active or retained), or undefined: other keys' jobs do not exist for them. */
+    public get(owner: string, id: string): BackgroundJob<P> | undefined {
+        this.sweep();
+        const job = this.jobs.get(id);
+        return job != null && job.owner === owner ? job : undefined;
+    }
+
+    /** The object a poll returns: until the job is terminal, no output and zero usage. */
+    public view(job: BackgroundJob<P>): ResponseObject {
+        const response = job.payload.response;
+        if (!activeStatuses.has(response.status))
+            return structuredClone(response);
+        return {...structuredClone({...response, output: []}), usage: zeroUsage()};
+    }
+
+    /** The status of an unfinished job (for chaining refusals), or undefined. */
+    public activeStatus(owner: string, id: string): ResponseStatus | undefined {
+        const job = this.get(owner, id);
+        return job == null || job.phase === "finished" ? undefined : job.payload.response.status;
+    }
+
+    /**
+     * Cancels idempotently: a queued job is dropped without starting; a running one is aborted and reported
+     * `cancelled` only once its runner returned (the engine released the sequence), waiting up to `cancelWaitMs`;
+     * past that the job is still `in_progress` and the caller polls. A finished job is returned as it is.
+     */
+    public async cancel(job: BackgroundJob<P>): Promise<ResponseObject> {
+        if (job.phase !== "finished") {
+            this.stop(job, "cancel");
+            await Promise.race([job.settled, delay(this.options.cancelWaitMs ?? 5000)]);
+        }
+        return this.view(job);
+    }
+
+    /** Stops admission, cancels queued and running jobs and waits for the workers (up to `waitMs`). */
+    public async shutdown(waitMs = 10_000): Promise<boolean> {
+        this.closed = true;
+        const active = this.active();
+        for (const job of active)
+            this.stop(job, "shutdown");
+        const all = Promise.all(active.map((job) => job.settled)).then(() => true);
+        return Promise.race([all, delay(waitMs).then(() => false)]);
+    }
+
+    public stats(): BackgroundJobsStats {
+        this.sweep();
+        const jobs = [...this.jobs.values()];
+        return {
+            queued: jobs.filter((job) => job.phase === "queued").length,
+            running: jobs.filter((job) => job.phase === "running").length,
+            retained: jobs.filter((job) => job.phase === "finished").length,
+            activeBytes: this.active().reduce((sum, job) => sum + job.bytes, 0),
+            eventBytes: jobs.reduce((sum, job) => sum + job.log.bytes, 0),
+            ...this.counters
+        };
+    }
+
+    /** Drops finished records past their retention or beyond the retained count, oldest first. */
+    public sweep(): void {
+        const now = this.now();
+        const finished = [...this.jobs.values()].filter((job) => job.phase === "finished")
+            .sort((a, b) => a.finishedAt! - b.finishedAt!);
+        finished.forEach((job, index) => {
+            if (job.finishedAt! + this.retentionSeconds * 1000 <= now || finished.length - index > this.maxRetained) {
+                this.jobs.delete(job.id);
+                this.counters.expired++;
+            }
+        });
+    }
+
+    private active(): BackgroundJob<P>[] {
+        return [...this.jobs.values()].filter((job) => job.phase !== "finished");
+    }
+
+    private pump(): void {
+        while (this.running < this.workers && this.queue.length > 0)
+            this.start(this.queue.shift()!);
+    }
+
+    private start(job: BackgroundJob<P>): void {
+        job.phase = "running";
+        this.running++;
+        // The runner re-emits created/queued when it starts: the log published them at admission already.
+        const sink = (event: StreamEvent) => {
+            if (event.type !== "response.created" && event.type !== "response.queued" && !job.log.isClosed)
+                job.log.append(withoutSequence(event));
+        };
+        this.runner(job.payload, sink, job.controller.signal).then(
+            () => this.finish(job, null),
+            (error: unknown) => this.finish(job, error)
+        ).finally(() => {
+            this.running--;
+            this.pump();
+        });
+    }
+
+    private stop(job: BackgroundJob<P>, reason: StopReason): void {
+        if (job.phase === "finished")
+            return;
+        job.stopReason ??= reason;
+        if (job.phase === "queued") {
+            this.queue.splice(this.queue.indexOf(job), 1);
+            this.finish(job, null);
+        } else
+            job.controller.abort(new Error(`background response stopped: ${reason}`));
+    }
+
+    /** Publishes the terminal state once the runner let go of everything. */
+    private finish(job: BackgroundJob<P>, error: unknown): void {
+        if (job.phase === "finished")
+            return;
+        const response = job.payload.response;
+        const stoppedEarly = job.stopReason != null && (error != null || activeStatuses.has(response.status));
+        if (stoppedEarly && job.stopReason !== "deadline") {
+            setTerminal(response, "cancelled", null);
+            job.log.append(streamErrorEvent("response_cancelled", "The response was cancelled."));
+            this.counters.cancelled++;
+        } else if (stoppedEarly || error != null || activeStatuses.has(response.status)) {
+            const failure = job.stopReason === "deadline"
+                ? {code: "job_timeout", message: `The background response did not finish within ${this.deadlineSeconds} s.`}
+                : describe(error);
+            setTerminal(response, "failed", failure);
+            job.log.append({type: "response.failed", response: structuredClone(response)});
+            this.counters.failed++;
+        } else if (response.status === "failed")
+            this.counters.failed++;
+        else
+            this.counters.completed++;
+        job.phase = "finished";
+        job.finishedAt = this.now();
+        job.cancelDeadline();
+        job.log.close();
+        this.options.onFinished?.(job);
+        job.settle();
+    }
+}
+
+function setTerminal(response: ResponseObject, status: "cancelled" | "failed", error: {code: string, message: string} | null): void {
+    response.status = status;
+    response.output = [];
+    response.usage = null;
+    response.error = error;
+    response.completed_at = null;
+}
+
+function describe(error: unknown): {code: string, message: string} {
+    const apiError = toApiError(error);
+    return {code: apiError.code ?? "server_error", message: apiError.message};
+}
+
+function rateLimited(message: string): ApiError {
+    return new ApiError(429, message, {code: "rate_limit_exceeded"});
+}
+
+function zeroUsage(): NonNullable<ResponseObject["usage"]> {
+    return {input_tokens: 0, input_tokens_details: {cached_tokens: 0}, output_tokens: 0, output_tokens_details: {reasoning_tokens: 0}, total_tokens: 0};
+}
+
+function withoutSequence(event: StreamEvent): Omit<StreamEvent, "sequence_number"> {
+    const {sequence_number: _ignored, ...rest} = event;
+    return rest;
+}
+
+function delay(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        timer.unref?.();
+    });
+}
