@@ -138,7 +138,8 @@ function parseTextFormat(raw: Record<string, unknown> | undefined): TextFormat {
             name: raw.name,
             schema: raw.schema,
             strict: raw.strict === true,
-            ...(typeof raw.description === "string" ? {description: raw.description} : {})
+            // Echoed in the response object, where the spec requires the field (null when not given).
+            description: typeof raw.description === "string" ? raw.description : null
         };
     }
     throw invalidRequest(`Unsupported text.format type '${String(raw.type)}': use text, json_object or json_schema.`, "text.format.type");

@@ -95,7 +95,7 @@ export type Usage = {
 export type TextFormat =
     | {type: "text"}
     | {type: "json_object"}
-    | {type: "json_schema", name: string, schema: Record<string, unknown>, strict: boolean, description?: string};
+    | {type: "json_schema", name: string, schema: Record<string, unknown>, strict: boolean, description: string | null};
 
 export type FunctionToolWire = {
     type: "function",

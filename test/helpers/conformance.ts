@@ -94,9 +94,17 @@ function withoutExtensionItems(value: any): any {
     };
     strip(copy);
     strip(copy.response);
+    echoedSchemaAsSpec(copy);
+    echoedSchemaAsSpec(copy.response);
     if (copy.item != null && extensionItems.has(copy.item.type))
         copy.item = {type: "message", id: copy.item.id, status: "completed", role: "assistant", content: []};
     return copy;
+}
+
+/** OpenAI echoes a json_schema format's `schema` in the response object; the spec's `JsonSchemaResponseFormat` wants null there. */
+function echoedSchemaAsSpec(response: any): void {
+    if (response?.object === "response" && response.text?.format?.type === "json_schema")
+        response.text.format.schema = null;
 }
 
 /** The spec nests the payload under `error`; OpenAI's SDK reads `code`/`message` at the top level too: both are sent. */
