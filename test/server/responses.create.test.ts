@@ -19,7 +19,7 @@ describe("POST /v1/responses (real engine, openai SDK)", () => {
         assert.ok(response.usage!.input_tokens > 0);
         assert.ok(response.usage!.output_tokens > 0 && response.usage!.output_tokens <= 24);
         assert.equal(response.usage!.total_tokens, response.usage!.input_tokens + response.usage!.output_tokens);
-        assert.equal(response.store, true, "store defaults to true, as OpenAI");
+        assert.equal((response as unknown as {store: boolean}).store, true, "store defaults to true, as OpenAI");
     });
 
     it("streams typed events ending with exactly one terminal event", async () => {
@@ -104,7 +104,7 @@ describe("POST /v1/responses (real engine, openai SDK)", () => {
 
     it("store: false responses are not retrievable", async () => {
         const response = await server.client.responses.create({model: "m", input: "Hi", max_output_tokens: 2, store: false});
-        assert.equal(response.store, false);
+        assert.equal((response as unknown as {store: boolean}).store, false);
         const res = await server.fetch(`/v1/responses/${response.id}`);
         assert.equal(res.status, 404);
     });
