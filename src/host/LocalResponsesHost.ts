@@ -41,6 +41,8 @@ export class LocalResponsesHost {
         this.responses = new ResponsesService(this.engine, this.store, {
             strictModel: config.strictModel,
             strictTools: config.strictTools,
+            reasoningSecret: config.reasoningSecret,
+            reasoningEchoMaxBytes: config.reasoningEchoMaxBytes,
             log: events.log
         });
         this.http = new HttpServer(createApp({
@@ -82,6 +84,12 @@ export class LocalResponsesHost {
     /** Replaces the accepted keys (rotation applies to the next request). */
     public setApiKeys(keys: string[]): void {
         this.config.apiKeys = keys;
+    }
+
+    /** Where the next `start()` listens (the editor applies a changed host/port setting with stop, this, start). */
+    public setListenAddress(host: string, port: number): void {
+        this.config.host = host;
+        this.config.port = port;
     }
 
     public async start(): Promise<string> {

@@ -104,6 +104,18 @@ export class ResponseStore {
         return {response: record.response, owner: record.owner, inputItems: inputKeys.map((key) => this.blocks.get(key)!.item)};
     }
 
+    /**
+     * A live response of any owner, for the editor's inspector (the person at the machine sees every key's
+     * responses). Unlike `get`, it leaves the LRU order and the hit/miss counters alone.
+     */
+    public inspect(id: string): StoredResponse | undefined {
+        const record = this.records.get(id);
+        if (record == null || record.expiresAt <= this.now())
+            return undefined;
+        const inputKeys = record.blockKeys.slice(0, record.blockKeys.length - record.response.output.length);
+        return {response: record.response, owner: record.owner, inputItems: inputKeys.map((key) => this.blocks.get(key)!.item)};
+    }
+
     public has(owner: string, id: string): boolean {
         return this.lookup(owner, id) != null;
     }

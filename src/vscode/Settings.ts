@@ -1,0 +1,31 @@
+import * as vscode from "vscode";
+import {readSettings, resolveModelPath, settingsSection, type ExtensionSettings} from "./logic/settings.js";
+
+/** Reads this extension's settings from the editor and follows their changes. */
+export class Settings {
+    public static read(): {settings: ExtensionSettings, problems: string[]} {
+        const configuration = vscode.workspace.getConfiguration(settingsSection);
+        return readSettings((key) => configuration.get(key));
+    }
+
+    public static onDidChange(listener: () => void): vscode.Disposable {
+        return vscode.workspace.onDidChangeConfiguration((event) => {
+            if (event.affectsConfiguration(settingsSection))
+                listener();
+        });
+    }
+
+    /** Relative paths are relative to the first workspace folder. */
+    public static resolveModelPath(raw: string): string {
+        return resolveModelPath(raw, vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? null);
+    }
+
+    /** Writes the model path to the user settings, so it holds in every window. */
+    public static async setModelPath(modelPath: string): Promise<void> {
+        await vscode.workspace.getConfiguration(settingsSection).update("model.path", modelPath, vscode.ConfigurationTarget.Global);
+    }
+
+    public static downloadDirectory(settings: ExtensionSettings, globalStorage: vscode.Uri): string {
+        return settings.downloadDirectory != null ? Settings.resolveModelPath(settings.downloadDirectory) : vscode.Uri.joinPath(globalStorage, "models").fsPath;
+    }
+}

@@ -1,0 +1,75 @@
+import * as vscode from "vscode";
+import type {HostController} from "./logic/HostController.js";
+import type {ServerStats} from "./logic/ServerStats.js";
+import {formatStatus, type StatusView} from "./logic/statusView.js";
+import {Throttle} from "./logic/Throttle.js";
+import {commandIds} from "./logic/commandIds.js";
+
+/** Renders at most four times a second: the stats it shows change on every generated token. */
+const renderIntervalMs = 250;
+
+/** The one status bar item: model and state, live tokens/s, and the server's figures in the tooltip. */
+export class StatusBar implements vscode.Disposable {
+    private readonly item = vscode.window.createStatusBarItem("localResponses.status", vscode.StatusBarAlignment.Right, 100);
+    private readonly throttle = new Throttle(() => this.render(), renderIntervalMs);
+    private readonly listeners = new Set<(view: StatusView) => void>();
+    private readonly subscriptions: (() => void)[] = [];
+    private ticker: NodeJS.Timeout | undefined;
+    private last: StatusView | undefined;
+
+    public constructor(
+        private readonly controller: HostController,
+        private readonly stats: ServerStats,
+        private readonly activeJobs: () => number | null
+    ) {
+        this.item.name = "Local Responses";
+        this.item.command = commandIds.openInspector;
+        this.subscriptions.push(controller.onChange(() => this.throttle.schedule()), stats.onChange(() => this.throttle.schedule()));
+        this.render();
+        this.item.show();
+    }
+
+    /** The latest view, for the inspector's header. */
+    public get view(): StatusView | undefined {
+        return this.last;
+    }
+
+    public onRender(listener: (view: StatusView) => void): () => void {
+        this.listeners.add(listener);
+        return () => this.listeners.delete(listener);
+    }
+
+    /** Asks for a render (the job count changed, for instance). */
+    public refresh(): void {
+        this.throttle.schedule();
+    }
+
+    private render(): void {
+        const state = this.controller.state;
+        const queueDepth = state.engine === "ready" ? this.controller.host.engine.stats().queueDepth : 0;
+        const model = this.stats.statusModel(state, queueDepth, this.activeJobs());
+        const view = formatStatus(model);
+        this.item.text = view.text;
+        this.item.tooltip = view.tooltip;
+        this.item.backgroundColor = view.state === "failed" ? new vscode.ThemeColor("statusBarItem.errorBackground") : undefined;
+        this.last = view;
+        // While generating, the rate must decay to the truth even if no token arrives: re-render on a slow tick.
+        if (view.state === "generating" && this.ticker == null)
+            this.ticker = setInterval(() => this.throttle.schedule(), 1000);
+        else if (view.state !== "generating" && this.ticker != null) {
+            clearInterval(this.ticker);
+            this.ticker = undefined;
+        }
+        for (const listener of this.listeners)
+            listener(view);
+    }
+
+    public dispose(): void {
+        this.throttle.dispose();
+        if (this.ticker != null)
+            clearInterval(this.ticker);
+        for (const unsubscribe of this.subscriptions)
+            unsubscribe();
+        this.item.dispose();
+    }
+}

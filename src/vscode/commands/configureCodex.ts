@@ -1,0 +1,52 @@
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import * as vscode from "vscode";
+import {codexKeyVariable, codexProviderBlock, codexShellHint, mergeCodexConfig} from "../logic/codexConfig.js";
+import type {LocalResponsesExtension} from "../LocalResponsesExtension.js";
+
+/**
+ * Configure Codex…: writes (or shows) a `config.toml` provider block for this endpoint. The key goes in an
+ * environment variable that Codex reads, never into the file.
+ */
+export async function configureCodex(face: LocalResponsesExtension): Promise<void> {
+    const {endpoint, model} = face.controller.state;
+    if (endpoint == null) {
+        const choice = await vscode.window.showWarningMessage("Local Responses: start the server first, so Codex has an endpoint to point at.", "Start Server");
+        if (choice === "Start Server")
+            await vscode.commands.executeCommand("localResponses.startServer");
+        return;
+    }
+    const provider = {endpoint, model: model?.id ?? "local"};
+    const configFile = path.join(process.env.CODEX_HOME ?? path.join(os.homedir(), ".codex"), "config.toml");
+    const choice = await vscode.window.showQuickPick([
+        {label: "Write to config.toml", description: configFile, action: "write" as const},
+        {label: "Show the provider block", description: "copy it yourself", action: "show" as const}
+    ], {title: "Configure Codex"});
+    if (choice == null)
+        return;
+
+    if (choice.action === "show") {
+        const document = await vscode.workspace.openTextDocument({
+            language: "toml",
+            content: `# ${configFile}\nmodel_provider = "local-responses"\nmodel = ${JSON.stringify(provider.model)}\n\n${codexProviderBlock(provider)}\n# Then, in the shell that runs codex:\n# ${codexShellHint()}\n`
+        });
+        await vscode.window.showTextDocument(document);
+        return;
+    }
+
+    const existing = await fs.readFile(configFile, "utf8").catch((error: NodeJS.ErrnoException) => {
+        if (error.code === "ENOENT")
+            return "";
+        throw error;
+    });
+    await fs.mkdir(path.dirname(configFile), {recursive: true});
+    await fs.writeFile(configFile, mergeCodexConfig(existing, provider));
+    face.log.info(`codex: wrote provider 'local-responses' (${endpoint}) to ${configFile}`);
+    const next = await vscode.window.showInformationMessage(
+        `Codex now uses Local Responses (${configFile}). Set ${codexKeyVariable} in the shell that runs codex.`, "Copy API Key", "Open config.toml");
+    if (next === "Copy API Key")
+        await vscode.commands.executeCommand("localResponses.copyApiKey");
+    else if (next === "Open config.toml")
+        await vscode.window.showTextDocument(vscode.Uri.file(configFile));
+}

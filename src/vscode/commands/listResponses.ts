@@ -1,0 +1,45 @@
+import * as vscode from "vscode";
+import type {LocalResponsesExtension} from "../LocalResponsesExtension.js";
+
+/** List Stored Responses: a quick pick with status, time and tokens; open one in the inspector or delete it. */
+export async function listResponsesCommand(face: LocalResponsesExtension): Promise<void> {
+    const responses = face.responses.list();
+    if (responses.length === 0) {
+        void vscode.window.showInformationMessage("Local Responses: no stored responses yet.");
+        return;
+    }
+    const deleteButton: vscode.QuickInputButton = {iconPath: new vscode.ThemeIcon("trash"), tooltip: "Delete"};
+    const pick = vscode.window.createQuickPick<vscode.QuickPickItem & {id: string}>();
+    pick.title = "Stored Responses";
+    pick.placeholder = "Pick one to open it in the inspector";
+    pick.matchOnDescription = true;
+    pick.matchOnDetail = true;
+    const render = () => {
+        pick.items = face.responses.list().map((response) => ({
+            id: response.id,
+            label: response.id,
+            description: `${response.status} · ${new Date(response.createdAt * 1000).toLocaleTimeString()} · ${response.inputTokens ?? "?"} in / ${response.outputTokens ?? "?"} out${response.background ? " · background" : ""}`,
+            detail: response.preview,
+            buttons: [deleteButton]
+        }));
+    };
+    render();
+    await new Promise<void>((resolve) => {
+        pick.onDidTriggerItemButton(async ({item}) => {
+            if (face.responses.delete(item.id))
+                face.log.info(`store: deleted ${item.id} from the list`);
+            render();
+        });
+        pick.onDidAccept(() => {
+            const chosen = pick.selectedItems[0];
+            pick.hide();
+            if (chosen != null)
+                face.openInspector(chosen.id);
+        });
+        pick.onDidHide(() => {
+            pick.dispose();
+            resolve();
+        });
+        pick.show();
+    });
+}

@@ -1,0 +1,52 @@
+import path from "node:path";
+import * as vscode from "vscode";
+import {rememberRecent} from "../logic/recentModels.js";
+import type {LocalResponsesExtension} from "../LocalResponsesExtension.js";
+import {Settings} from "../Settings.js";
+
+const recentKey = "localResponses.recentModels";
+
+/** Load Model…: recent models first, or a file picker for `.gguf`; the choice becomes the model setting. */
+export async function loadModelCommand(face: LocalResponsesExtension): Promise<void> {
+    const recent = face.context.globalState.get<string[]>(recentKey, []);
+    let modelPath: string | undefined;
+    if (recent.length > 0) {
+        const browse: vscode.QuickPickItem & {path?: string} = {label: "$(folder-opened) Browse…", description: "pick a .gguf file"};
+        const picked = await vscode.window.showQuickPick<vscode.QuickPickItem & {path?: string}>([
+            browse,
+            ...recent.map((entry) => ({label: path.basename(entry), description: path.dirname(entry), path: entry}))
+        ], {title: "Load Model", placeHolder: "A recent model, or browse for a .gguf file"});
+        if (picked == null)
+            return;
+        modelPath = picked.path;
+    }
+    if (modelPath == null) {
+        const files = await vscode.window.showOpenDialog({
+            title: "Load Model",
+            openLabel: "Load Model",
+            canSelectMany: false,
+            filters: {"GGUF models": ["gguf"]}
+        });
+        if (files == null || files.length === 0)
+            return;
+        modelPath = files[0]!.fsPath;
+    }
+    await loadAndRemember(face, modelPath);
+}
+
+/** Loads a model with a progress notification, then remembers it and writes it to the model setting. */
+export async function loadAndRemember(face: LocalResponsesExtension, modelPath: string): Promise<void> {
+    const info = await vscode.window.withProgress({
+        location: vscode.ProgressLocation.Notification,
+        title: `Loading ${path.basename(modelPath)}`
+    }, () => face.controller.loadModel(modelPath));
+    await face.context.globalState.update(recentKey, rememberRecent(face.context.globalState.get<string[]>(recentKey, []), modelPath));
+    // The controller knows this path already: the settings change below is not applied a second time.
+    face.controller.adoptModelPath(modelPath);
+    await Settings.setModelPath(modelPath);
+
+    let where = face.controller.state.endpoint;
+    if (where == null && face.controller.currentSettings.autoStart)
+        where = await face.controller.startServer();
+    void vscode.window.showInformationMessage(`Local Responses: ${info.id} loaded${where != null ? `, serving on ${where}` : " (server stopped)"}.`);
+}

@@ -1,0 +1,284 @@
+import type {LoadProgress} from "../../engine/LlamaEngine.js";
+import type {EngineState, ModelInfo} from "../../engine/types.js";
+import {LocalResponsesHost} from "../../host/LocalResponsesHost.js";
+import type {RequestLogEntry} from "../../server/middleware/requestLog.js";
+import {planSettingsChange, toHostConfig, type ExtensionSettings, type SettingsChangePlan} from "./settings.js";
+
+export type HostControllerDeps = {
+    /** The API key from SecretStorage. */
+    apiKey: () => Promise<string>,
+    /** A model path as written in settings → an absolute path. */
+    resolveModelPath: (raw: string) => string,
+    log: (line: string) => void,
+    onRequest: (entry: RequestLogEntry) => void
+};
+
+export type ControllerState = {
+    server: "stopped" | "starting" | "listening",
+    engine: EngineState,
+    model: ModelInfo | null,
+    /** The model being loaded, or the last one that failed. */
+    pendingModelPath: string | null,
+    loadProgress: number | null,
+    endpoint: string | null,
+    lastError: string | null
+};
+
+/** The outcome of a settings change, in words the extension shows. */
+export type AppliedSettings = {plan: SettingsChangePlan, message: string | null};
+
+/**
+ * Runs the core for the editor, vscode-free so it can be tested with a real model and no editor: creates the
+ * host from settings, loads models, starts and stops the server, and applies settings changes with the least
+ * disruption each needs (see `planSettingsChange`). Serializes its operations so that a settings change in the
+ * middle of a load waits for it instead of racing it.
+ */
+export class HostController {
+    private current: LocalResponsesHost | undefined;
+    private settings: ExtensionSettings;
+    private serverState: ControllerState["server"] = "stopped";
+    private pendingModelPath: string | null = null;
+    private loadProgress: number | null = null;
+    private lastError: string | null = null;
+    private queue: Promise<unknown> = Promise.resolve();
+    private readonly changeListeners = new Set<() => void>();
+    private readonly hostListeners = new Set<(host: LocalResponsesHost) => void>();
+
+    public constructor(settings: ExtensionSettings, private readonly deps: HostControllerDeps) {
+        this.settings = settings;
+    }
+
+    /** The running core; created on first use. */
+    public get host(): LocalResponsesHost {
+        if (this.current == null)
+            throw new Error("The host is created by initialize().");
+        return this.current;
+    }
+
+    public get state(): ControllerState {
+        const host = this.current;
+        return {
+            server: this.serverState,
+            engine: host?.engine.state ?? "unloaded",
+            model: host?.model ?? null,
+            pendingModelPath: this.pendingModelPath,
+            loadProgress: this.loadProgress,
+            endpoint: host?.url ?? null,
+            lastError: this.lastError
+        };
+    }
+
+    public get currentSettings(): ExtensionSettings {
+        return this.settings;
+    }
+
+    /** Fires on any change of state (server, engine, progress). */
+    public onChange(listener: () => void): () => void {
+        this.changeListeners.add(listener);
+        return () => this.changeListeners.delete(listener);
+    }
+
+    /** Fires when a new host replaces the old one (settings that need a rebuild), and once for the first. */
+    public onHost(listener: (host: LocalResponsesHost) => void): () => void {
+        this.hostListeners.add(listener);
+        if (this.current != null)
+            listener(this.current);
+        return () => this.hostListeners.delete(listener);
+    }
+
+    /**
+     * Creates the host. With `autoStart` and a model configured, also loads the model and starts the server;
+     * otherwise nothing heavy happens (activation stays cheap).
+     */
+    public initialize(): Promise<void> {
+        return this.serialized(async () => {
+            await this.createHost();
+            if (this.settings.autoStart && this.settings.modelPath != null) {
+                await this.loadNow(this.deps.resolveModelPath(this.settings.modelPath)).catch(() => undefined);
+                if (this.current?.model != null)
+                    await this.startNow().catch(() => undefined);
+            }
+        });
+    }
+
+    public loadModel(modelPath: string): Promise<ModelInfo> {
+        return this.serialized(() => this.loadNow(modelPath));
+    }
+
+    /** Records a model path chosen by a command, so the settings change it writes next is not applied twice. */
+    public adoptModelPath(rawPath: string): void {
+        this.settings = {...this.settings, modelPath: rawPath};
+    }
+
+    public unloadModel(): Promise<void> {
+        return this.serialized(async () => {
+            await this.host.unloadModel();
+            this.emitChange();
+        });
+    }
+
+    public startServer(): Promise<string> {
+        return this.serialized(() => this.startNow());
+    }
+
+    public stopServer(): Promise<void> {
+        return this.serialized(() => this.stopNow());
+    }
+
+    public restartServer(): Promise<string> {
+        return this.serialized(async () => {
+            await this.stopNow();
+            return this.startNow();
+        });
+    }
+
+    public setApiKey(key: string): void {
+        this.current?.setApiKeys([key]);
+    }
+
+    /** Applies new settings; says what it did (or why nothing was needed). */
+    public applySettings(next: ExtensionSettings): Promise<AppliedSettings> {
+        return this.serialized(async () => {
+            const plan = planSettingsChange(this.settings, next);
+            this.settings = next;
+            switch (plan.action) {
+                case "none":
+                    return {plan, message: null};
+                case "loadModel": {
+                    if (next.modelPath == null) {
+                        await this.host.unloadModel();
+                        this.emitChange();
+                        return {plan, message: "Model setting cleared: the model was unloaded."};
+                    }
+                    const info = await this.loadNow(this.deps.resolveModelPath(next.modelPath));
+                    if (this.serverState === "stopped" && next.autoStart)
+                        await this.startNow();
+                    return {plan, message: `Model setting changed: loaded ${info.id}.`};
+                }
+                case "restartServer": {
+                    const wasListening = this.serverState === "listening";
+                    await this.stopNow();
+                    this.host.setListenAddress(next.host, next.port);
+                    if (!wasListening)
+                        return {plan, message: `Server address set to ${next.host}:${next.port} (the server is stopped).`};
+                    const url = await this.startNow();
+                    return {plan, message: `Server restarted on ${url}.`};
+                }
+                case "rebuild": {
+                    const wasListening = this.serverState === "listening";
+                    const hadModel = this.current?.model?.path ?? null;
+                    await this.disposeHost();
+                    await this.createHost();
+                    const modelPath = next.modelPath != null ? this.deps.resolveModelPath(next.modelPath) : hadModel;
+                    if (modelPath != null && (hadModel != null || next.autoStart))
+                        await this.loadNow(modelPath);
+                    if (wasListening)
+                        await this.startNow();
+                    return {plan, message: `Applied ${plan.changed.join(", ")}: ${describeRestart(hadModel != null, wasListening)}.`};
+                }
+            }
+        });
+    }
+
+    public dispose(): Promise<void> {
+        return this.serialized(() => this.disposeHost());
+    }
+
+    private async createHost(): Promise<void> {
+        const key = await this.deps.apiKey();
+        const host = new LocalResponsesHost(toHostConfig(this.settings, key, null), {
+            log: this.deps.log,
+            onRequest: this.deps.onRequest,
+            onEngineState: () => this.emitChange()
+        });
+        this.current = host;
+        for (const listener of this.hostListeners)
+            listener(host);
+        this.emitChange();
+    }
+
+    private async disposeHost(): Promise<void> {
+        const host = this.current;
+        if (host == null)
+            return;
+        await host.dispose();
+        this.serverState = "stopped";
+        this.emitChange();
+    }
+
+    private async loadNow(modelPath: string): Promise<ModelInfo> {
+        this.pendingModelPath = modelPath;
+        this.loadProgress = 0;
+        this.lastError = null;
+        this.emitChange();
+        try {
+            const info = await this.host.loadModel(modelPath, (progress) => this.onProgress(progress));
+            this.pendingModelPath = null;
+            return info;
+        } catch (error) {
+            this.lastError = error instanceof Error ? error.message : String(error);
+            this.deps.log(`model: ${this.lastError}`);
+            throw error;
+        } finally {
+            this.loadProgress = null;
+            this.emitChange();
+        }
+    }
+
+    private onProgress(progress: LoadProgress): void {
+        // Binding and context take little time; the model file is what a person waits for.
+        const overall = progress.phase === "binding" ? 0 : progress.phase === "model" ? progress.progress * 0.9 : 0.9 + progress.progress * 0.1;
+        this.loadProgress = overall;
+        this.emitChange();
+    }
+
+    private async startNow(): Promise<string> {
+        if (this.serverState === "listening" && this.current?.url != null)
+            return this.current.url;
+        this.serverState = "starting";
+        this.emitChange();
+        try {
+            const url = await this.host.start();
+            this.serverState = "listening";
+            this.deps.log(`server: listening on ${url}`);
+            return url;
+        } catch (error) {
+            this.serverState = "stopped";
+            this.lastError = `Cannot listen on ${this.settings.host}:${this.settings.port}: ${(error as Error).message}`;
+            this.deps.log(`server: ${this.lastError}`);
+            throw new Error(this.lastError);
+        } finally {
+            this.emitChange();
+        }
+    }
+
+    private async stopNow(): Promise<void> {
+        if (this.serverState === "stopped")
+            return;
+        await this.host.stop();
+        this.serverState = "stopped";
+        this.deps.log("server: stopped");
+        this.emitChange();
+    }
+
+    private serialized<T>(operation: () => Promise<T>): Promise<T> {
+        const result = this.queue.then(operation, operation);
+        this.queue = result.catch(() => undefined);
+        return result;
+    }
+
+    private emitChange(): void {
+        for (const listener of this.changeListeners)
+            listener();
+    }
+}
+
+function describeRestart(hadModel: boolean, wasListening: boolean): string {
+    if (hadModel && wasListening)
+        return "model reloaded and server restarted";
+    if (hadModel)
+        return "model reloaded";
+    if (wasListening)
+        return "server restarted";
+    return "takes effect when the model loads";
+}

@@ -1,0 +1,83 @@
+import type {LocalResponsesHost} from "../../host/LocalResponsesHost.js";
+import type {ControllerState} from "./HostController.js";
+import type {StatusModel} from "./statusView.js";
+import {TokenRate} from "./TokenRate.js";
+
+/**
+ * Totals since the extension started (surviving host rebuilds) and the live token rate, gathered from the
+ * engine's activity and per-generation summaries. Listeners hear about every token: they throttle.
+ */
+export class ServerStats {
+    private readonly totals = {inputTokens: 0, outputTokens: 0, cachedTokens: 0, generations: 0};
+    private readonly rate = new TokenRate();
+    private active = 0;
+    private detach: (() => void) | undefined;
+    private readonly listeners = new Set<() => void>();
+
+    public constructor(private readonly now: () => number = () => performance.now()) {}
+
+    /** Follows this host from now on (and stops following the previous one). */
+    public attach(host: LocalResponsesHost): void {
+        this.detach?.();
+        this.active = 0;
+        this.rate.reset();
+        const offActivity = host.engine.activity.onChange((snapshot) => {
+            if (this.active === 0 && snapshot.active > 0)
+                this.rate.reset();
+            this.active = snapshot.active;
+            this.rate.record(this.now(), snapshot.generatedTokens);
+            this.emit();
+        });
+        const offGeneration = host.engine.onGeneration((summary) => {
+            this.totals.inputTokens += summary.usage.inputTokens;
+            this.totals.outputTokens += summary.usage.outputTokens;
+            this.totals.cachedTokens += summary.usage.cachedTokens;
+            this.totals.generations++;
+            this.emit();
+        });
+        this.detach = () => {
+            offActivity();
+            offGeneration();
+        };
+    }
+
+    public onChange(listener: () => void): () => void {
+        this.listeners.add(listener);
+        return () => this.listeners.delete(listener);
+    }
+
+    /** The status bar's model: controller state plus these counters. */
+    public statusModel(state: ControllerState, queueDepth: number, activeJobs: number | null): StatusModel {
+        const modelName = state.engine === "loading" || state.engine === "failed"
+            ? baseName(state.pendingModelPath) ?? state.model?.id ?? null
+            : state.model?.id ?? null;
+        return {
+            server: state.server,
+            engine: state.engine,
+            modelName,
+            loadProgress: state.loadProgress,
+            active: this.active,
+            tokensPerSecond: this.active > 0 ? this.rate.perSecond(this.now()) : 0,
+            endpoint: state.endpoint,
+            totals: {...this.totals},
+            activeJobs,
+            queueDepth
+        };
+    }
+
+    public dispose(): void {
+        this.detach?.();
+        this.listeners.clear();
+    }
+
+    private emit(): void {
+        for (const listener of this.listeners)
+            listener();
+    }
+}
+
+function baseName(modelPath: string | null): string | null {
+    if (modelPath == null)
+        return null;
+    return modelPath.split(/[\\/]/).at(-1)!.replace(/\.gguf$/i, "");
+}

@@ -1,0 +1,89 @@
+/**
+ * The messages between the extension and the inspector webview, in both directions. Shared by both bundles
+ * so that the two sides cannot drift apart; plain JSON only (postMessage structured-clones it).
+ */
+
+/** One row of the responses list. */
+export type ResponseSummary = {
+    id: string,
+    createdAt: number,
+    status: string,
+    model: string,
+    inputTokens: number | null,
+    outputTokens: number | null,
+    background: boolean,
+    /** The first characters of the output text, for search and a glance. */
+    preview: string,
+    metadata: Record<string, string>
+};
+
+/** A stored response in full: the response object and the input history it was generated from. */
+export type ResponseDetail = {
+    response: Record<string, unknown> & {id: string, output: unknown[]},
+    inputItems: unknown[]
+};
+
+export type JobSummary = {
+    id: string,
+    status: string,
+    createdAt: number,
+    model: string,
+    eventCount: number,
+    /** Can the inspector cancel it now (queued or running)? */
+    cancellable: boolean
+};
+
+export type JobEventView = {sequence: number, type: string, summary: string};
+
+export type InspectorState = {
+    /** What the status bar says, repeated at the top of the panel. */
+    status: {text: string, tooltip: string},
+    responses: ResponseSummary[],
+    /** null while the server has no background job support. */
+    jobs: JobSummary[] | null
+};
+
+export type ToWebview =
+    | {type: "state", state: InspectorState}
+    | {type: "responses", responses: ResponseSummary[]}
+    | {type: "jobs", jobs: JobSummary[] | null}
+    | {type: "status", status: InspectorState["status"]}
+    | {type: "detail", id: string, detail: ResponseDetail | null}
+    | {type: "jobEvents", id: string, events: JobEventView[], reset: boolean}
+    /** Asks the panel to show a response (from the command palette's list). */
+    | {type: "reveal", id: string};
+
+export type FromWebview =
+    | {type: "ready"}
+    | {type: "openResponse", id: string}
+    | {type: "deleteResponse", id: string}
+    | {type: "watchJob", id: string | null}
+    | {type: "cancelJob", id: string};
+
+/** What the panel keeps across hide/show through the webview's getState/setState. */
+export type PersistedViewState = {
+    filter: ResponseFilter,
+    selectedResponse: string | null,
+    selectedJob: string | null,
+    tab: "responses" | "jobs"
+};
+
+export type ResponseFilter = {search: string, status: string};
+
+export function isFromWebview(message: unknown): message is FromWebview {
+    if (typeof message !== "object" || message == null)
+        return false;
+    const {type, id} = message as {type?: unknown, id?: unknown};
+    switch (type) {
+        case "ready":
+            return true;
+        case "watchJob":
+            return id === null || typeof id === "string";
+        case "openResponse":
+        case "deleteResponse":
+        case "cancelJob":
+            return typeof id === "string" && id !== "";
+        default:
+            return false;
+    }
+}

@@ -1,0 +1,28 @@
+import type {JobEventView, JobSummary, ResponseDetail, ResponseSummary} from "./inspectorProtocol.js";
+
+/**
+ * Where the inspector reads stored responses from. Kept behind an interface so that the panel does not know
+ * the store, and tests can drive it with a real store and no editor.
+ */
+export interface InspectorResponses {
+    list(): ResponseSummary[];
+    detail(id: string): ResponseDetail | null;
+    delete(id: string): boolean;
+    clear(): number;
+    /** Fires after any change (put, delete, eviction, expiry, clear). */
+    onChange(listener: () => void): () => void;
+}
+
+/**
+ * Where the inspector reads background jobs from: the server's job manager, adapted. A host without
+ * background support has none, and the panel says so.
+ */
+export interface InspectorJobs {
+    list(): JobSummary[];
+    /** The events a job has emitted so far, in order. */
+    events(id: string): JobEventView[];
+    /** Cancels a queued or running job; false when it is unknown or already finished. */
+    cancel(id: string): Promise<boolean>;
+    /** Fires with the job's id when it changes state or emits an event. */
+    onChange(listener: (jobId: string) => void): () => void;
+}

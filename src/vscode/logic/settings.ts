@@ -1,0 +1,171 @@
+import os from "node:os";
+import path from "node:path";
+import type {GpuChoice} from "../../engine/LlamaEngine.js";
+import {defaultConfig, defaultThreads, type HostConfig} from "../../host/config.js";
+
+/** The prefix of every setting this extension contributes (package.json `contributes.configuration`). */
+export const settingsSection = "localResponses";
+
+/** The extension's settings, validated, with the defaults package.json declares. */
+export type ExtensionSettings = {
+    modelPath: string | null,
+    modelAlias: string | null,
+    autoStart: boolean,
+    host: string,
+    port: number,
+    /** 0 = cores − 1. */
+    threads: number,
+    /** 0 = the model's own (at most 8192). */
+    contextSize: number,
+    parallel: number,
+    queueLimit: number,
+    gpu: GpuChoice,
+    allowedOrigins: string[],
+    strictModel: boolean,
+    strictTools: boolean,
+    storeMaxEntries: number,
+    storeMaxBytes: number,
+    storeTtlSeconds: number,
+    downloadDirectory: string | null
+};
+
+/** Reads one setting by its key under the prefix (`vscode.WorkspaceConfiguration.get` in the extension). */
+export type SettingReader = (key: string) => unknown;
+
+/**
+ * Reads and checks every setting. A value of the wrong type or out of range falls back to its default and is
+ * reported in `problems`, so a typo in settings.json is said out loud instead of starting a broken server.
+ */
+export function readSettings(get: SettingReader): {settings: ExtensionSettings, problems: string[]} {
+    const problems: string[] = [];
+    const defaults = defaultConfig();
+    const text = (key: string): string | null => {
+        const value = get(key);
+        if (value == null || value === "")
+            return null;
+        if (typeof value !== "string") {
+            problems.push(`${settingsSection}.${key} must be a string.`);
+            return null;
+        }
+        return value.trim() === "" ? null : value.trim();
+    };
+    const integer = (key: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number => {
+        const value = get(key);
+        if (value == null)
+            return fallback;
+        if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+            problems.push(`${settingsSection}.${key} must be an integer from ${min} to ${max} (got ${JSON.stringify(value)}); using ${fallback}.`);
+            return fallback;
+        }
+        return value;
+    };
+    const flag = (key: string, fallback: boolean): boolean => {
+        const value = get(key);
+        if (value == null)
+            return fallback;
+        if (typeof value !== "boolean") {
+            problems.push(`${settingsSection}.${key} must be true or false; using ${fallback}.`);
+            return fallback;
+        }
+        return value;
+    };
+
+    const host = text("server.host") ?? defaults.host;
+    const gpuRaw = get("gpu") ?? "false";
+    let gpu: GpuChoice = false;
+    if (gpuRaw === "auto" || gpuRaw === "cuda" || gpuRaw === "vulkan" || gpuRaw === "metal")
+        gpu = gpuRaw;
+    else if (gpuRaw !== "false" && gpuRaw !== false)
+        problems.push(`${settingsSection}.gpu must be auto, false, cuda, vulkan or metal (got ${JSON.stringify(gpuRaw)}); using false.`);
+
+    const originsRaw = get("server.allowedOrigins") ?? [];
+    let allowedOrigins: string[] = [];
+    if (Array.isArray(originsRaw) && originsRaw.every((origin) => typeof origin === "string"))
+        allowedOrigins = originsRaw.map((origin) => origin.trim()).filter(Boolean);
+    else
+        problems.push(`${settingsSection}.server.allowedOrigins must be a list of origins.`);
+
+    return {
+        settings: {
+            modelPath: text("model.path"),
+            modelAlias: text("model.alias"),
+            autoStart: flag("autoStart", true),
+            host,
+            port: integer("server.port", defaults.port, 0, 65535),
+            threads: integer("threads", 0, 0, 1024),
+            contextSize: integer("contextSize", 0, 0, 1 << 20),
+            parallel: integer("parallel", defaults.parallel, 1, 64),
+            queueLimit: integer("queueLimit", defaults.queueLimit, 0, 100_000),
+            gpu,
+            allowedOrigins,
+            strictModel: flag("strictModel", false),
+            strictTools: flag("strictTools", false),
+            storeMaxEntries: integer("store.maxEntries", defaults.store.maxEntries, 0),
+            storeMaxBytes: integer("store.maxBytes", defaults.store.maxBytes, 0),
+            storeTtlSeconds: integer("store.ttlSeconds", defaults.store.ttlSeconds, 0),
+            downloadDirectory: text("model.downloadDirectory")
+        },
+        problems
+    };
+}
+
+/**
+ * Resolves a model path as a person writes it in settings: `~` is the home folder, and a relative path is
+ * relative to the first workspace folder (or the home folder without one).
+ */
+export function resolveModelPath(raw: string, workspaceFolder: string | null, home = os.homedir()): string {
+    if (raw === "~")
+        return home;
+    if (raw.startsWith("~/"))
+        return path.join(home, raw.slice(2));
+    return path.resolve(workspaceFolder ?? home, raw);
+}
+
+/** The host configuration these settings describe; the API key comes from SecretStorage, never from settings. */
+export function toHostConfig(settings: ExtensionSettings, apiKey: string, modelPath: string | null): HostConfig {
+    const config = defaultConfig();
+    return {
+        ...config,
+        modelPath,
+        modelAlias: settings.modelAlias,
+        host: settings.host,
+        port: settings.port,
+        apiKeys: [apiKey],
+        threads: settings.threads === 0 ? defaultThreads() : settings.threads,
+        contextSize: settings.contextSize === 0 ? null : settings.contextSize,
+        parallel: settings.parallel,
+        queueLimit: settings.queueLimit,
+        gpu: settings.gpu,
+        strictModel: settings.strictModel,
+        strictTools: settings.strictTools,
+        allowedOrigins: settings.allowedOrigins,
+        store: {maxEntries: settings.storeMaxEntries, maxBytes: settings.storeMaxBytes, ttlSeconds: settings.storeTtlSeconds}
+    };
+}
+
+/**
+ * What a settings change requires, least disruptive first:
+ * - `none`: nothing running depends on it (autoStart, download folder);
+ * - `loadModel`: another model file;
+ * - `restartServer`: a new listen address;
+ * - `rebuild`: engine, store or request-handling options fixed when the core is created: a new core,
+ *   with the model reloaded and the server restarted if they were running.
+ */
+export type SettingsChangePlan = {action: "none" | "loadModel" | "restartServer" | "rebuild", changed: string[]};
+
+const rebuildKeys: (keyof ExtensionSettings)[] = [
+    "modelAlias", "threads", "contextSize", "parallel", "queueLimit", "gpu", "allowedOrigins", "strictModel", "strictTools",
+    "storeMaxEntries", "storeMaxBytes", "storeTtlSeconds"
+];
+
+export function planSettingsChange(before: ExtensionSettings, after: ExtensionSettings): SettingsChangePlan {
+    const changed = (Object.keys(after) as (keyof ExtensionSettings)[])
+        .filter((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]));
+    if (changed.some((key) => rebuildKeys.includes(key)))
+        return {action: "rebuild", changed};
+    if (changed.includes("host") || changed.includes("port"))
+        return {action: changed.includes("modelPath") ? "rebuild" : "restartServer", changed};
+    if (changed.includes("modelPath"))
+        return {action: "loadModel", changed};
+    return {action: "none", changed};
+}

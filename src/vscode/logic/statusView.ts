@@ -1,0 +1,85 @@
+/** Everything the status bar shows, gathered by the extension from the host. */
+export type StatusModel = {
+    server: "stopped" | "starting" | "listening",
+    engine: "unloaded" | "loading" | "ready" | "failed",
+    modelName: string | null,
+    /** 0..1 while loading. */
+    loadProgress: number | null,
+    /** Generations running now. */
+    active: number,
+    tokensPerSecond: number,
+    endpoint: string | null,
+    totals: {inputTokens: number, outputTokens: number, cachedTokens: number, generations: number},
+    activeJobs: number | null,
+    queueDepth: number
+};
+
+export type StatusView = {text: string, tooltip: string, state: "stopped" | "loading" | "ready" | "generating" | "failed"};
+
+/** The status bar's text and tooltip: one place that decides what a person reads there. */
+export function formatStatus(model: StatusModel): StatusView {
+    const name = model.modelName ?? "no model";
+    const state = statusState(model);
+    let text: string;
+    switch (state) {
+        case "loading":
+            text = `$(loading~spin) ${name}: loading${model.loadProgress != null ? ` ${Math.round(model.loadProgress * 100)}%` : ""}`;
+            break;
+        case "generating":
+            text = `$(pulse) ${name}: ${formatRate(model.tokensPerSecond)} tok/s`;
+            break;
+        case "ready":
+            text = model.server === "listening" ? `$(check) ${name}: ready` : `$(debug-pause) ${name}: server stopped`;
+            break;
+        case "failed":
+            text = `$(error) ${name}: failed to load`;
+            break;
+        default:
+            text = model.modelName == null ? "$(circle-slash) Local Responses: no model" : `$(circle-slash) ${name}: stopped`;
+    }
+
+    const lines = [
+        `Local Responses: ${describeState(state, model)}`,
+        `Endpoint: ${model.endpoint ?? "not listening"}`,
+        `Tokens since start: ${formatCount(model.totals.inputTokens)} in / ${formatCount(model.totals.outputTokens)} out (${model.totals.generations} responses)`,
+        `Cached input tokens: ${formatCount(model.totals.cachedTokens)}`,
+        `Active jobs: ${model.activeJobs == null ? "n/a" : model.activeJobs}`,
+        `Queue depth: ${model.queueDepth}`,
+        "",
+        "Click to open the inspector"
+    ];
+    return {text, tooltip: lines.join("\n"), state};
+}
+
+function statusState(model: StatusModel): StatusView["state"] {
+    if (model.engine === "loading")
+        return "loading";
+    if (model.engine === "failed")
+        return "failed";
+    if (model.engine === "ready")
+        return model.active > 0 ? "generating" : "ready";
+    return "stopped";
+}
+
+function describeState(state: StatusView["state"], model: StatusModel): string {
+    switch (state) {
+        case "generating":
+            return `generating (${model.active} running, ${formatRate(model.tokensPerSecond)} tokens/s)`;
+        case "ready":
+            return model.server === "listening" ? "ready" : "model loaded, server stopped";
+        default:
+            return state;
+    }
+}
+
+export function formatRate(perSecond: number): string {
+    return perSecond >= 100 ? String(Math.round(perSecond)) : perSecond.toFixed(1);
+}
+
+export function formatCount(count: number): string {
+    if (count >= 1_000_000)
+        return `${(count / 1_000_000).toFixed(1)}M`;
+    if (count >= 10_000)
+        return `${(count / 1000).toFixed(1)}k`;
+    return String(count);
+}

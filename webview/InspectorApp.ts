@@ -1,0 +1,166 @@
+import type {
+    InspectorState, JobEventView, PersistedViewState, ResponseDetail, ToWebview
+} from "../src/vscode/logic/inspectorProtocol.js";
+import {filterResponses} from "../src/vscode/logic/responseSummary.js";
+import {dropdown, setTabCount, tabs, textField} from "./components/ui.js";
+import {el, replaceChildren} from "./dom.js";
+import {vscodeApi} from "./vscodeApi.js";
+import {detailView} from "./views/detailView.js";
+import {plainStatus} from "./views/format.js";
+import {jobEventsList, jobsTable} from "./views/jobsView.js";
+import {responsesTable} from "./views/responsesView.js";
+
+const statusChoices = ["", "completed", "incomplete", "failed", "cancelled", "in_progress", "queued"]
+    .map((value) => ({value, label: value === "" ? "Any status" : value}));
+
+/**
+ * The inspector page. Everything it shows arrives as messages from the extension; what a person chose
+ * (tab, filter, selection) is kept with setState so the panel comes back as it was when shown again.
+ */
+export class InspectorApp {
+    private state: InspectorState = {status: {text: "", tooltip: ""}, responses: [], jobs: null};
+    private view: PersistedViewState;
+    private detail: {id: string, detail: ResponseDetail | null} | null = null;
+    private jobEvents: {id: string, events: JobEventView[]} | null = null;
+    private readonly statusLine = el("div", {className: "status-line", "data-testid": "status"});
+    private readonly responsesList = el("div", {className: "list"});
+    private readonly detailPane = el("div", {className: "detail-pane"});
+    private readonly jobsList = el("div", {className: "list"});
+    private readonly jobEventsPane = el("div", {className: "events-pane"});
+    private panels: HTMLElement | undefined;
+
+    public constructor(private readonly root: HTMLElement) {
+        this.view = vscodeApi.getState() ?? {filter: {search: "", status: ""}, selectedResponse: null, selectedJob: null, tab: "responses"};
+    }
+
+    public start(): void {
+        const filters = el("div", {className: "filters"},
+            textField({placeholder: "Search id, model, text, metadata", value: this.view.filter.search, testId: "search", onInput: (search) => {
+                this.saveView({filter: {...this.view.filter, search}});
+                this.renderResponses();
+            }}),
+            dropdown({choices: statusChoices, value: this.view.filter.status, testId: "status-filter", onChange: (status) => {
+                this.saveView({filter: {...this.view.filter, status}});
+                this.renderResponses();
+            }}));
+        this.panels = tabs([
+            {id: "responses", label: "Responses", count: 0, content: el("div", {className: "tab-body"}, filters, this.responsesList, this.detailPane)},
+            {id: "jobs", label: "Jobs", count: 0, content: el("div", {className: "tab-body"}, this.jobsList, this.jobEventsPane)}
+        ], this.view.tab, (tab) => this.saveView({tab: tab as PersistedViewState["tab"]}));
+        replaceChildren(this.root, this.statusLine, this.panels);
+        this.root.dataset.state = "ready";
+        window.addEventListener("message", (event: MessageEvent<ToWebview>) => this.onMessage(event.data));
+        vscodeApi.postMessage({type: "ready"});
+        if (this.view.selectedResponse != null)
+            vscodeApi.postMessage({type: "openResponse", id: this.view.selectedResponse});
+        if (this.view.selectedJob != null)
+            vscodeApi.postMessage({type: "watchJob", id: this.view.selectedJob});
+    }
+
+    private onMessage(message: ToWebview): void {
+        switch (message.type) {
+            case "state":
+                this.state = message.state;
+                this.renderStatus();
+                this.renderResponses();
+                this.renderJobs();
+                break;
+            case "status":
+                this.state.status = message.status;
+                this.renderStatus();
+                break;
+            case "responses":
+                this.state.responses = message.responses;
+                this.renderResponses();
+                break;
+            case "jobs":
+                this.state.jobs = message.jobs;
+                this.renderJobs();
+                break;
+            case "detail":
+                if (message.id === this.view.selectedResponse) {
+                    this.detail = {id: message.id, detail: message.detail};
+                    this.renderDetail();
+                }
+                break;
+            case "jobEvents":
+                if (message.id !== this.view.selectedJob)
+                    break;
+                this.jobEvents = message.reset || this.jobEvents?.id !== message.id
+                    ? {id: message.id, events: message.events}
+                    : {id: message.id, events: [...this.jobEvents.events, ...message.events]};
+                replaceChildren(this.jobEventsPane, jobEventsList(message.id, this.jobEvents.events));
+                break;
+            case "reveal":
+                this.saveView({tab: "responses", filter: {search: "", status: ""}});
+                this.panels?.setAttribute("activeid", "tab-responses");
+                this.openResponse(message.id);
+                this.renderResponses();
+                break;
+        }
+    }
+
+    private renderStatus(): void {
+        this.statusLine.textContent = plainStatus(this.state.status.text);
+        this.statusLine.title = this.state.status.tooltip;
+    }
+
+    private renderResponses(): void {
+        const shown = filterResponses(this.state.responses, this.view.filter);
+        replaceChildren(this.responsesList,
+            el("p", {className: "count"}, `${shown.length} of ${this.state.responses.length} stored responses`),
+            responsesTable(shown, this.view.selectedResponse, (id) => this.openResponse(id)));
+        if (this.panels != null)
+            setTabCount(this.panels, "responses", this.state.responses.length);
+        // A response deleted elsewhere (or evicted) closes its detail.
+        if (this.detail != null && this.detail.detail != null && !this.state.responses.some((response) => response.id === this.detail!.id)) {
+            this.detail = {id: this.detail.id, detail: null};
+            this.renderDetail();
+        }
+    }
+
+    private renderJobs(): void {
+        replaceChildren(this.jobsList, jobsTable(this.state.jobs, this.view.selectedJob, {
+            onWatch: (id) => {
+                this.saveView({selectedJob: id});
+                this.jobEvents = null;
+                vscodeApi.postMessage({type: "watchJob", id});
+                this.renderJobs();
+            },
+            onCancel: (id) => vscodeApi.postMessage({type: "cancelJob", id})
+        }));
+        if (this.panels != null)
+            setTabCount(this.panels, "jobs", this.state.jobs?.filter((job) => job.cancellable).length ?? 0);
+    }
+
+    private openResponse(id: string): void {
+        this.saveView({selectedResponse: id});
+        this.detail = null;
+        replaceChildren(this.detailPane, el("p", {className: "empty"}, "Loading…"));
+        vscodeApi.postMessage({type: "openResponse", id});
+        this.responsesList.querySelectorAll("tr[data-response-id]")
+            .forEach((row) => row.classList.toggle("selected", (row as HTMLElement).dataset.responseId === id));
+    }
+
+    private renderDetail(): void {
+        if (this.detail == null) {
+            replaceChildren(this.detailPane);
+            return;
+        }
+        const {id} = this.detail;
+        replaceChildren(this.detailPane, detailView(id, this.detail.detail, {
+            onDelete: () => vscodeApi.postMessage({type: "deleteResponse", id}),
+            onClose: () => {
+                this.detail = null;
+                this.saveView({selectedResponse: null});
+                this.renderDetail();
+                this.renderResponses();
+            }
+        }));
+    }
+
+    private saveView(change: Partial<PersistedViewState>): void {
+        this.view = {...this.view, ...change};
+        vscodeApi.setState(this.view);
+    }
+}

@@ -1,0 +1,105 @@
+import type {ResponseDetail} from "../../src/vscode/logic/inspectorProtocol.js";
+import {button} from "../components/ui.js";
+import {el} from "../dom.js";
+import {time} from "./format.js";
+
+type AnyItem = Record<string, unknown> & {type?: string, role?: string};
+
+/** One stored response: summary, usage, input items, output items, metadata and the raw JSON. */
+export function detailView(id: string, detail: ResponseDetail | null, actions: {onDelete: () => void, onClose: () => void}): HTMLElement {
+    if (detail == null)
+        return el("section", {className: "detail", "data-testid": "detail"},
+            el("h2", {}, id),
+            el("p", {className: "empty"}, "This response is no longer stored (deleted, expired or evicted)."),
+            button("Close", actions.onClose));
+
+    const response = detail.response as AnyItem & {
+        status?: string, model?: string, created_at?: number, background?: boolean, error?: {code?: string, message?: string} | null,
+        usage?: Record<string, unknown> | null, metadata?: Record<string, string> | null, previous_response_id?: string | null
+    };
+    const metadata = Object.entries(response.metadata ?? {});
+    return el("section", {className: "detail", "data-testid": "detail", "data-response-id": id},
+        el("header", {className: "detail-header"},
+            el("h2", {className: "mono"}, id),
+            el("div", {className: "actions"},
+                button("Delete", actions.onDelete, {appearance: "secondary", testId: "delete-response"}),
+                button("Close", actions.onClose, {appearance: "secondary"}))),
+        el("dl", {className: "facts"},
+            ...fact("Status", response.status ?? ""),
+            ...fact("Model", response.model ?? ""),
+            ...fact("Created", response.created_at != null ? time(response.created_at) : ""),
+            ...fact("Mode", response.background === true ? "background" : "foreground"),
+            ...(response.previous_response_id != null ? fact("Previous", response.previous_response_id) : []),
+            ...(response.error != null ? fact("Error", `${response.error.code ?? ""} ${response.error.message ?? ""}`) : [])),
+        section("Usage", response.usage == null ? el("p", {className: "empty"}, "No usage (not finished or failed).") : usageTable(response.usage)),
+        section(`Input items (${detail.inputItems.length})`, itemsList(detail.inputItems as AnyItem[], "input-items")),
+        section(`Output items (${detail.response.output.length})`, itemsList(detail.response.output as AnyItem[], "output-items")),
+        section("Metadata", metadata.length === 0 ? el("p", {className: "empty"}, "None.")
+            : el("dl", {className: "facts"}, ...metadata.flatMap(([key, value]) => fact(key, value)))),
+        el("details", {className: "raw"}, el("summary", {}, "Raw JSON"), el("pre", {className: "mono", "data-testid": "raw-json"}, JSON.stringify(detail.response, null, 2))));
+}
+
+function section(title: string, content: HTMLElement): HTMLElement {
+    return el("section", {className: "block"}, el("h3", {}, title), content);
+}
+
+function fact(name: string, value: string): HTMLElement[] {
+    return [el("dt", {}, name), el("dd", {}, value)];
+}
+
+function usageTable(usage: Record<string, unknown>): HTMLElement {
+    const details = (key: string, inner: string) => (usage[key] as Record<string, number> | undefined)?.[inner];
+    return el("dl", {className: "facts", "data-testid": "usage"},
+        ...fact("Input tokens", String(usage.input_tokens ?? "")),
+        ...fact("Cached tokens", String(details("input_tokens_details", "cached_tokens") ?? 0)),
+        ...fact("Output tokens", String(usage.output_tokens ?? "")),
+        ...fact("Reasoning tokens", String(details("output_tokens_details", "reasoning_tokens") ?? 0)),
+        ...fact("Total", String(usage.total_tokens ?? "")));
+}
+
+function itemsList(items: AnyItem[], testId: string): HTMLElement {
+    if (items.length === 0)
+        return el("p", {className: "empty"}, "None.");
+    return el("ol", {className: "items", "data-testid": testId}, ...items.map((item) => el("li", {className: `item item-${item.type ?? "message"}`},
+        el("div", {className: "item-kind"}, itemKind(item)),
+        el("div", {className: "item-body"}, itemBody(item)))));
+}
+
+function itemKind(item: AnyItem): string {
+    switch (item.type) {
+        case "message":
+        case undefined:
+            return `message · ${item.role ?? ""}`;
+        case "function_call":
+        case "custom_tool_call":
+            return `${item.type} · ${String(item.name ?? "")}`;
+        default:
+            return String(item.type);
+    }
+}
+
+/** The readable part of an item: message text, call arguments, outputs, reasoning text. */
+function itemBody(item: AnyItem): string {
+    switch (item.type) {
+        case "message":
+        case undefined: {
+            const content = item.content;
+            if (typeof content === "string")
+                return content;
+            return (content as {text?: string, refusal?: string}[] ?? []).map((part) => part.text ?? part.refusal ?? "").join("");
+        }
+        case "function_call":
+            return String(item.arguments ?? "");
+        case "custom_tool_call":
+            return String(item.input ?? "");
+        case "function_call_output":
+        case "custom_tool_call_output":
+            return typeof item.output === "string" ? item.output : JSON.stringify(item.output);
+        case "reasoning": {
+            const parts = [...(item.summary as {text?: string}[] ?? []), ...(item.content as {text?: string}[] ?? [])];
+            return parts.map((part) => part.text ?? "").join("\n") || "(no reasoning text)";
+        }
+        default:
+            return JSON.stringify(item);
+    }
+}

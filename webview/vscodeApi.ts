@@ -1,0 +1,12 @@
+import type {FromWebview, PersistedViewState} from "../src/vscode/logic/inspectorProtocol.js";
+
+type VsCodeApi = {
+    postMessage(message: FromWebview): void,
+    getState(): PersistedViewState | undefined,
+    setState(state: PersistedViewState): void
+};
+
+declare function acquireVsCodeApi(): VsCodeApi;
+
+/** The webview's bridge to the extension; acquirable once per page. */
+export const vscodeApi: VsCodeApi = acquireVsCodeApi();
