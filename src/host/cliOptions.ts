@@ -19,6 +19,8 @@ export const cliFlags = {
     "flash-attention": {type: "boolean", env: "LOCAL_RESPONSES_FLASH_ATTENTION", help: "enable flash attention (slower on CPU)"},
     "strict-model": {type: "boolean", env: "LOCAL_RESPONSES_STRICT_MODEL", help: "require 'model' to name the loaded model"},
     "strict-tools": {type: "boolean", env: "LOCAL_RESPONSES_STRICT_TOOLS", help: "refuse hosted tool types with 400 instead of ignoring them"},
+    "reasoning-secret": {type: "string", env: "LOCAL_RESPONSES_REASONING_SECRET", help: "HMAC secret for reasoning encrypted_content tokens (default: random per process; not encryption)"},
+    "reasoning-echo-max-bytes": {type: "string", env: "LOCAL_RESPONSES_REASONING_ECHO_MAX_BYTES", help: "reasoning remembered to re-inject when clients drop it (default 16777216; 0 disables)"},
     "allowed-origins": {type: "string", env: "LOCAL_RESPONSES_ALLOWED_ORIGINS", help: "comma-separated browser origins allowed (CORS); none by default"},
     "body-limit": {type: "string", env: "LOCAL_RESPONSES_BODY_LIMIT", help: "largest request body in bytes (default 16777216)"},
     "responses-store-max-entries": {type: "string", env: "LOCAL_RESPONSES_STORE_MAX_ENTRIES", help: "stored responses (default 1024; 0 disables storage)"},
@@ -77,6 +79,8 @@ export function parseCliOptions(argv: string[], env: NodeJS.ProcessEnv = process
     config.flashAttention = read("flash-attention") === true;
     config.strictModel = read("strict-model") === true;
     config.strictTools = read("strict-tools") === true;
+    config.reasoningSecret = (read("reasoning-secret") as string | undefined) ?? null;
+    config.reasoningEchoMaxBytes = integer("reasoning-echo-max-bytes", 0) ?? config.reasoningEchoMaxBytes;
     config.allowedOrigins = ((read("allowed-origins") as string | undefined) ?? "").split(",").map((origin) => origin.trim()).filter(Boolean);
     config.bodyLimitBytes = integer("body-limit", 1024) ?? config.bodyLimitBytes;
     config.store = {

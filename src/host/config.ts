@@ -18,6 +18,10 @@ export type HostConfig = {
     flashAttention: boolean,
     strictModel: boolean,
     strictTools: boolean,
+    /** HMAC secret for reasoning `encrypted_content` tokens (null: random per process, tokens die with it). */
+    reasoningSecret: string | null,
+    /** Bytes of produced reasoning remembered to re-inject when clients drop it (0 disables). */
+    reasoningEchoMaxBytes: number,
     allowedOrigins: string[],
     bodyLimitBytes: number,
     store: {maxEntries: number, maxBytes: number, ttlSeconds: number}
@@ -42,6 +46,8 @@ export function defaultConfig(): HostConfig {
         flashAttention: false,
         strictModel: false,
         strictTools: false,
+        reasoningSecret: null,
+        reasoningEchoMaxBytes: 16 * 1024 * 1024,
         allowedOrigins: [],
         bodyLimitBytes: 16 * 1024 * 1024,
         store: {maxEntries: 1024, maxBytes: 256 * 1024 * 1024, ttlSeconds: 3600}

@@ -1,4 +1,5 @@
 import type {GenerationEvent, GenerationUsage} from "../engine/types.js";
+import {FreeformInputDecoder} from "./FreeformInputDecoder.js";
 import {newId, nowSeconds} from "./ids.js";
 import type {
     FunctionCallItem, MessageItem, OutputItem, ReasoningItem, ResponseObject, StreamEvent, Usage
@@ -20,7 +21,8 @@ export type AssemblerOptions = {
 
 type OpenMessage = {kind: "message", item: MessageItem, index: number, text: string};
 type OpenReasoning = {kind: "reasoning", item: ReasoningItem, index: number, text: string};
-type OpenCall = {kind: "call", item: FunctionCallItem, index: number, custom: boolean, args: string};
+/** `input` decodes a freeform tool's input as it streams; `streamedInput` is what was published of it. */
+type OpenCall = {kind: "call", item: FunctionCallItem, index: number, custom: boolean, args: string, input?: FreeformInputDecoder, streamedInput: string};
 
 /**
  * Turns engine events into Response output items and the streaming events that describe them,
@@ -194,7 +196,7 @@ export class ResponseAssembler {
         const custom = this.options.customTools?.has(name) ?? false;
         const item: FunctionCallItem = {type: "function_call", id: newId("fc"), call_id: newId("call"), name, arguments: "", status: "in_progress"};
         const index = this.response.output.push(item) - 1;
-        this.calls.set(callIndex, {kind: "call", item, index, custom, args: ""});
+        this.calls.set(callIndex, {kind: "call", item, index, custom, args: "", input: custom ? new FreeformInputDecoder() : undefined, streamedInput: ""});
         this.content({type: "response.output_item.added", output_index: index, item: custom ? toCustomCall(item, "") : structuredClone(item)});
     }
 
@@ -204,9 +206,16 @@ export class ResponseAssembler {
             return;
         call.args += delta;
         call.item.arguments = call.args;
-        // A freeform tool's input is a JSON string inside the arguments: it is published whole at the end.
-        if (!call.custom)
+        if (call.input == null) {
             this.content({type: "response.function_call_arguments.delta", item_id: call.item.id, output_index: call.index, delta});
+            return;
+        }
+        // A freeform tool's input is a JSON string inside the arguments: its decoded text is what streams.
+        const text = call.input.push(delta);
+        if (text !== "") {
+            call.streamedInput += text;
+            this.content({type: "response.custom_tool_call_input.delta", item_id: call.item.id, output_index: call.index, delta: text});
+        }
     }
 
     private endCall(callIndex: number, status: "completed" | "incomplete"): void {
@@ -216,11 +225,14 @@ export class ResponseAssembler {
         this.calls.delete(callIndex);
         call.item.status = status;
         if (call.custom) {
-            const input = customInput(call.args);
+            // A cut call has no parsable arguments: its input is what was decoded so far.
+            const input = status === "completed" ? customInput(call.args) : call.streamedInput;
             const item = toCustomCall(call.item, input);
             this.response.output[call.index] = item;
             if (status === "completed") {
-                this.content({type: "response.custom_tool_call_input.delta", item_id: item.id, output_index: call.index, delta: input});
+                const rest = input.startsWith(call.streamedInput) ? input.slice(call.streamedInput.length) : "";
+                if (rest !== "")
+                    this.content({type: "response.custom_tool_call_input.delta", item_id: item.id, output_index: call.index, delta: rest});
                 this.content({type: "response.custom_tool_call_input.done", item_id: item.id, output_index: call.index, input});
             }
             this.content({type: "response.output_item.done", output_index: call.index, item: structuredClone(item)});

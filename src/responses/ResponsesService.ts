@@ -7,6 +7,9 @@ import {toApiError} from "./engineErrors.js";
 import {ApiError, invalidRequest, responseNotFound} from "./errors.js";
 import {newId, nowSeconds} from "./ids.js";
 import {normalizeInput} from "./inputItems.js";
+import {generationShape} from "./generationShape.js";
+import {OutputValidator} from "./OutputValidator.js";
+import {ReasoningReplay, type ReasoningReplayOptions} from "./ReasoningReplay.js";
 import {ResponseAssembler, type EventSink} from "./ResponseAssembler.js";
 import {itemsToTurns} from "./transcript.js";
 import type {Item, ResponseObject, ResponseStatus} from "./wire.js";
@@ -25,7 +28,7 @@ export type ResponsesServiceOptions = {
     /** Told about every finished generation (metrics): usage, time to first token and generation time. */
     onGeneration?: (stats: GenerationStats) => void,
     log?: (line: string) => void
-};
+} & ReasoningReplayOptions;
 
 export type GenerationStats = {
     inputTokens: number,
@@ -77,7 +80,11 @@ export class ResponsesService {
         private readonly engine: ChatEngine,
         public readonly store: ResponseStore,
         private readonly options: ResponsesServiceOptions = {}
-    ) {}
+    ) {
+        this.reasoning = new ReasoningReplay(options);
+    }
+
+    private readonly reasoning: ReasoningReplay;
 
     /** Every check that can refuse the request, done before any generation. */
     public prepare(owner: string, body: unknown, options: PrepareOptions = {}): PreparedResponse {
@@ -112,7 +119,8 @@ export class ResponsesService {
             }
         }
         try {
-            return await this.engine.acquire(prepared.turns, prepared.params.toolChoice.offered, signal);
+            const shape = generationShape(prepared.params);
+            return await this.engine.acquire(prepared.turns, shape.tools ?? [], signal, shape);
         } catch (error) {
             throw toApiError(error);
         }
@@ -121,8 +129,11 @@ export class ResponsesService {
     /** Generates on an admitted lease and stores the result; the lease is released when done. */
     public async run(prepared: PreparedResponse, lease: EngineLease, options: RunOptions = {}): Promise<ResponseObject> {
         const {params} = prepared;
+        const validator = new OutputValidator(params.textFormat, params.tools.strict);
         const assembler = new ResponseAssembler(prepared.response, options.sink ?? (() => undefined), {
-            customTools: params.tools.custom
+            customTools: params.tools.custom,
+            holdContent: validator.holds,
+            sealReasoning: this.reasoning.sealerFor(params)
         });
         assembler.created();
         assembler.inProgress();
@@ -142,6 +153,7 @@ export class ResponsesService {
                 presencePenalty: params.presencePenalty,
                 frequencyPenalty: params.frequencyPenalty
             },
+            ...generationShape(params),
             signal: options.signal,
             onEvent: (event) => assembler.onEngineEvent(event)
         };
@@ -163,9 +175,17 @@ export class ResponsesService {
             // The client went away: a disconnected foreground generation is not stored.
             throw new ApiError(499, "The client closed the connection.", {code: "request_aborted"});
 
+        // Held content is published only once valid; a cut result is never validated, so it is dropped.
+        const rejection = validator.check(result);
+        if (rejection != null)
+            return assembler.fail(rejection.code, rejection.message, result.usage);
+        if (result.stopReason === "length" && validator.holds)
+            assembler.discardHeld();
+
         const response = result.stopReason === "length"
             ? assembler.complete("incomplete", result.usage, "max_output_tokens")
             : assembler.complete("completed", result.usage);
+        this.reasoning.remember(response.output);
         if (params.store)
             this.store.put(prepared.owner, response, prepared.history);
         if (params.conversationId != null && response.output.length > 0)
@@ -281,7 +301,7 @@ export class ResponsesService {
     /** Chat turns for a history: compaction items replaced by their summaries, `instructions` first. */
     private render(history: readonly Item[], instructions: string | null): ChatTurn[] {
         const items = this.options.compactor?.expand(history) ?? history;
-        const turns = itemsToTurns(items, {instructions});
+        const turns = itemsToTurns(this.reasoning.restore(items), {instructions, readReasoningToken: this.reasoning.readToken});
         if (turns.length === 0)
             turns.push({role: "user", text: ""});
         return turns;

@@ -2,6 +2,7 @@ import {Ajv2020} from "ajv/dist/2020.js";
 import {createRequestSchema} from "./createRequestSchema.js";
 import {ApiError, invalidRequest, unsupported} from "./errors.js";
 import {isObject} from "./inputItems.js";
+import {checkClientSchema} from "./OutputValidator.js";
 import {requestSchemaError} from "./schemaErrors.js";
 import {parseToolChoice, parseTools, type ParsedToolChoice, type ParsedTools, type ToolOptions} from "./tools.js";
 import type {TextFormat} from "./wire.js";
@@ -76,6 +77,12 @@ export function parseCreateRequest(body: unknown, options: ToolOptions = {}): Cr
         if (!knownIncludes.has(value))
             throw invalidRequest(`Unknown include value '${value}'. Supported: ${[...knownIncludes].join(", ")}.`, "include", "invalid_value");
 
+    // node-llama-cpp's chat generation exposes no token probabilities: refuse rather than send empty logprobs.
+    if ((b.top_logprobs ?? 0) > 0)
+        throw unsupported("top_logprobs", "top_logprobs is not supported: the local engine (node-llama-cpp chat generation) does not expose token probabilities.");
+    if (include.has("message.output_text.logprobs"))
+        throw unsupported("include", "include 'message.output_text.logprobs' is not supported: the local engine does not expose token probabilities.");
+
     const conversationId = b.conversation == null ? null : typeof b.conversation === "string" ? b.conversation : b.conversation.id;
     if (conversationId != null && b.previous_response_id != null)
         throw invalidRequest("'conversation' and 'previous_response_id' cannot be used together.", "conversation", "invalid_value");
@@ -133,6 +140,7 @@ function parseTextFormat(raw: Record<string, unknown> | undefined): TextFormat {
             throw invalidRequest("'text.format.schema' must be a JSON schema object.", "text.format.schema", "invalid_type");
         if (raw.strict != null && typeof raw.strict !== "boolean")
             throw invalidRequest("'text.format.strict' must be a boolean.", "text.format.strict", "invalid_type");
+        checkClientSchema(raw.schema, {param: "text.format.schema", strict: raw.strict === true});
         return {
             type: "json_schema",
             name: raw.name,

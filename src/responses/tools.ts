@@ -1,6 +1,7 @@
 import type {ToolMode, ToolSpec} from "../engine/types.js";
 import {ApiError, invalidRequest} from "./errors.js";
 import {isObject} from "./inputItems.js";
+import {checkClientSchema} from "./OutputValidator.js";
 import type {FunctionToolWire, ToolChoiceWire} from "./wire.js";
 
 /** Hosted tools run by OpenAI's platform; this server cannot run them. */
@@ -53,6 +54,9 @@ export function parseTools(raw: unknown, options: ToolOptions = {}): ParsedTools
                     throw invalidRequest(`'${param}.parameters' must be a JSON schema object.`, `${param}.parameters`, "invalid_type");
                 if (tool.strict != null && typeof tool.strict !== "boolean")
                     throw invalidRequest(`'${param}.strict' must be a boolean.`, `${param}.strict`, "invalid_type");
+                // Strict arguments are validated before publication: the schema must be one the grammar enforces.
+                if (tool.strict === true)
+                    checkClientSchema(parameters, {param: `${param}.parameters`, strict: true});
                 parsed.offered.push({name, description, parameters});
                 parsed.echoed.push({type: "function", name, description: description ?? null, parameters, strict: tool.strict === true});
                 if (tool.strict === true)
