@@ -1,11 +1,17 @@
 import {LlamaEngine, type LoadProgress} from "../engine/LlamaEngine.js";
 import type {EngineState, ModelInfo} from "../engine/types.js";
-import {ResponsesService} from "../responses/ResponsesService.js";
+import {CompactionCodec} from "../responses/compaction.js";
+import {Compactor} from "../responses/Compactor.js";
+import {ResponsesService, type PreparedResponse} from "../responses/ResponsesService.js";
 import {createApp} from "../server/app.js";
 import {HttpServer} from "../server/HttpServer.js";
 import {ResponsesWebSocketServer} from "../server/websocket/ResponsesWebSocketServer.js";
 import type {RequestLogEntry} from "../server/middleware/requestLog.js";
+import {ServerMetrics} from "../server/metrics.js";
+import {BackgroundJobs} from "../store/BackgroundJobs.js";
+import {ConversationStore} from "../store/ConversationStore.js";
 import {ResponseStore} from "../store/ResponseStore.js";
+import {StreamReaderSlots} from "../store/StreamReaderSlots.js";
 import type {HostConfig} from "./config.js";
 
 export type HostEvents = {
@@ -22,6 +28,9 @@ export class LocalResponsesHost {
     public readonly engine: LlamaEngine;
     public readonly store: ResponseStore;
     public readonly responses: ResponsesService;
+    public readonly conversations: ConversationStore;
+    public readonly jobs: BackgroundJobs<PreparedResponse>;
+    public readonly metrics: ServerMetrics;
     private readonly http: HttpServer;
     private endpoint: string | null = null;
 
@@ -38,16 +47,29 @@ export class LocalResponsesHost {
         if (events.onEngineState != null)
             this.engine.onStateChange(events.onEngineState);
         this.store = new ResponseStore(config.store);
+        this.conversations = new ConversationStore(config.conversations);
+        const compactor = new Compactor(this.engine, new CompactionCodec(config.compaction.secret), config.compaction);
         this.responses = new ResponsesService(this.engine, this.store, {
+            compactor,
+            conversations: this.conversations,
+            pendingStatus: (owner, id) => this.jobs.activeStatus(owner, id),
+            onGeneration: (stats) => this.metrics.recordGeneration(stats),
             strictModel: config.strictModel,
             strictTools: config.strictTools,
             reasoningSecret: config.reasoningSecret,
             reasoningEchoMaxBytes: config.reasoningEchoMaxBytes,
             log: events.log
         });
+        this.jobs = this.createJobs(config.background);
+        const readers = new StreamReaderSlots({maxReaders: config.background.streamReaders, maxReadersPerOwner: config.background.streamReadersPerKey});
+        this.metrics = new ServerMetrics({engine: this.engine, store: this.store, conversations: this.conversations, jobs: this.jobs, readers});
         this.http = new HttpServer(createApp({
             engine: this.engine,
             responses: this.responses,
+            stateful: {
+                jobs: this.jobs, readers, conversations: this.conversations, compactor, metrics: this.metrics,
+                streamWriteTimeoutMs: config.background.streamWriteTimeoutSeconds * 1000
+            },
             apiKeys: () => this.config.apiKeys,
             allowedOrigins: config.allowedOrigins,
             bodyLimitBytes: config.bodyLimitBytes,
@@ -60,6 +82,35 @@ export class LocalResponsesHost {
             maxPayloadBytes: config.bodyLimitBytes,
             log: events.log
         }));
+    }
+
+    /** Background jobs run admit + run like a foreground request, on the engine's own sequence pool and queue. */
+    private createJobs(settings: HostConfig["background"]): BackgroundJobs<PreparedResponse> {
+        return new BackgroundJobs<PreparedResponse>(async (prepared, sink, signal) => {
+            const lease = await this.responses.admit(prepared, signal);
+            return this.responses.run(prepared, lease, {sink, signal});
+        }, {
+            maxActive: settings.maxJobs,
+            maxActivePerOwner: settings.maxJobsPerKey,
+            workers: settings.workers,
+            deadlineSeconds: settings.deadlineSeconds,
+            retentionSeconds: settings.retentionSeconds,
+            maxRetained: settings.retainedJobs,
+            maxInputBytes: settings.inputMaxBytes,
+            events: {maxEvents: settings.eventMaxCount, maxBytes: settings.eventMaxBytes},
+            activeBytesBudget: () => this.store.maxBytes,
+            // Full as the engine means it: no free sequence and no room left to wait for one.
+            generationQueueFull: () => {
+                const stats = this.engine.stats();
+                return stats.sequencesBusy >= stats.sequencesTotal && stats.queueDepth >= stats.queueLimit;
+            },
+            // Completed and incomplete jobs were stored by `run`; failed and cancelled ones stay retrievable too.
+            onFinished: (job) => {
+                const {response, history, params} = job.payload as PreparedResponse;
+                if ((response.status === "failed" || response.status === "cancelled") && params.store)
+                    this.store.put(job.owner, response, history);
+            }
+        });
     }
 
     public get url(): string | null {
@@ -109,6 +160,7 @@ export class LocalResponsesHost {
 
     /** Stops serving, lets in-flight requests end, then frees the model. */
     public async dispose(): Promise<void> {
+        await this.jobs.shutdown();
         await this.stop();
         await this.engine.dispose();
     }

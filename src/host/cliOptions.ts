@@ -26,6 +26,28 @@ export const cliFlags = {
     "responses-store-max-entries": {type: "string", env: "LOCAL_RESPONSES_STORE_MAX_ENTRIES", help: "stored responses (default 1024; 0 disables storage)"},
     "responses-store-max-bytes": {type: "string", env: "LOCAL_RESPONSES_STORE_MAX_BYTES", help: "store byte budget (default 268435456)"},
     "responses-store-ttl-secs": {type: "string", env: "LOCAL_RESPONSES_STORE_TTL_SECS", help: "seconds a stored response lives (default 3600; 0 = no expiry)"},
+    "responses-store-owner-max-entries": {type: "string", env: "LOCAL_RESPONSES_STORE_OWNER_MAX_ENTRIES", help: "stored responses per API key, its oldest evicted beyond (default 0 = no quota)"},
+    "responses-store-owner-max-bytes": {type: "string", env: "LOCAL_RESPONSES_STORE_OWNER_MAX_BYTES", help: "store bytes per API key, its oldest evicted beyond (default 0 = no quota)"},
+    "responses-background-max-jobs": {type: "string", env: "LOCAL_RESPONSES_BACKGROUND_MAX_JOBS", help: "active background responses, 429 beyond (default 64; 0 disables background mode)"},
+    "responses-background-max-jobs-per-key": {type: "string", env: "LOCAL_RESPONSES_BACKGROUND_MAX_JOBS_PER_KEY", help: "active background responses per API key, 429 beyond (default 4)"},
+    "responses-background-workers": {type: "string", env: "LOCAL_RESPONSES_BACKGROUND_WORKERS", help: "background responses generating at once (default 2)"},
+    "responses-background-deadline-secs": {type: "string", env: "LOCAL_RESPONSES_BACKGROUND_DEADLINE_SECS", help: "seconds from admission to the end of a job, then failed (default 300)"},
+    "responses-background-retention-secs": {type: "string", env: "LOCAL_RESPONSES_BACKGROUND_RETENTION_SECS", help: "seconds a finished job and its events are kept (default 900)"},
+    "responses-background-retained-jobs": {type: "string", env: "LOCAL_RESPONSES_BACKGROUND_RETAINED_JOBS", help: "finished job records kept at most (default 64)"},
+    "responses-background-input-max-bytes": {type: "string", env: "LOCAL_RESPONSES_BACKGROUND_INPUT_MAX_BYTES", help: "input snapshot bytes per job, 413 beyond (default 2097152)"},
+    "responses-background-event-max-count": {type: "string", env: "LOCAL_RESPONSES_BACKGROUND_EVENT_MAX_COUNT", help: "stream events retained per job (default 4096)"},
+    "responses-background-event-max-bytes": {type: "string", env: "LOCAL_RESPONSES_BACKGROUND_EVENT_MAX_BYTES", help: "stream event bytes retained per job (default 2097152)"},
+    "responses-background-stream-readers": {type: "string", env: "LOCAL_RESPONSES_BACKGROUND_STREAM_READERS", help: "background stream readers at once, 429 beyond (default 32)"},
+    "responses-background-stream-readers-per-key": {type: "string", env: "LOCAL_RESPONSES_BACKGROUND_STREAM_READERS_PER_KEY", help: "background stream readers per API key (default 8)"},
+    "responses-background-stream-write-timeout-secs": {type: "string", env: "LOCAL_RESPONSES_BACKGROUND_STREAM_WRITE_TIMEOUT_SECS", help: "seconds a slow background stream socket may stay unwritable (default 5)"},
+    "conversation-store-max-entries": {type: "string", env: "LOCAL_RESPONSES_CONVERSATION_STORE_MAX_ENTRIES", help: "stored conversations (default 256; 0 disables conversations)"},
+    "conversation-store-max-bytes": {type: "string", env: "LOCAL_RESPONSES_CONVERSATION_STORE_MAX_BYTES", help: "conversation byte budget (default 67108864)"},
+    "conversation-store-ttl-secs": {type: "string", env: "LOCAL_RESPONSES_CONVERSATION_STORE_TTL_SECS", help: "seconds an unused conversation lives (default 3600; 0 = no expiry)"},
+    "conversation-store-owner-max-entries": {type: "string", env: "LOCAL_RESPONSES_CONVERSATION_STORE_OWNER_MAX_ENTRIES", help: "conversations per API key (default 0 = no quota)"},
+    "conversation-store-owner-max-bytes": {type: "string", env: "LOCAL_RESPONSES_CONVERSATION_STORE_OWNER_MAX_BYTES", help: "conversation bytes per API key (default 0 = no quota)"},
+    "compaction-keep-tokens": {type: "string", env: "LOCAL_RESPONSES_COMPACTION_KEEP_TOKENS", help: "newest tokens kept verbatim by compaction (default context/16, at most 8192)"},
+    "compaction-summary-max-tokens": {type: "string", env: "LOCAL_RESPONSES_COMPACTION_SUMMARY_MAX_TOKENS", help: "compaction summary length when not given (default 1024)"},
+    "compaction-secret": {type: "string", env: "LOCAL_RESPONSES_COMPACTION_SECRET", help: "HMAC secret for compaction items (default: random per process; integrity only, not encryption)"},
     "help": {type: "boolean", env: "", help: "show this help"}
 } as const;
 
@@ -86,7 +108,36 @@ export function parseCliOptions(argv: string[], env: NodeJS.ProcessEnv = process
     config.store = {
         maxEntries: integer("responses-store-max-entries", 0) ?? config.store.maxEntries,
         maxBytes: integer("responses-store-max-bytes", 0) ?? config.store.maxBytes,
-        ttlSeconds: integer("responses-store-ttl-secs", 0) ?? config.store.ttlSeconds
+        ttlSeconds: integer("responses-store-ttl-secs", 0) ?? config.store.ttlSeconds,
+        ownerMaxEntries: integer("responses-store-owner-max-entries", 0) ?? config.store.ownerMaxEntries,
+        ownerMaxBytes: integer("responses-store-owner-max-bytes", 0) ?? config.store.ownerMaxBytes
+    };
+    const background = config.background;
+    config.background = {
+        maxJobs: integer("responses-background-max-jobs", 0) ?? background.maxJobs,
+        maxJobsPerKey: integer("responses-background-max-jobs-per-key", 1) ?? background.maxJobsPerKey,
+        workers: integer("responses-background-workers", 1) ?? background.workers,
+        deadlineSeconds: integer("responses-background-deadline-secs", 1) ?? background.deadlineSeconds,
+        retentionSeconds: integer("responses-background-retention-secs", 1) ?? background.retentionSeconds,
+        retainedJobs: integer("responses-background-retained-jobs", 0) ?? background.retainedJobs,
+        inputMaxBytes: integer("responses-background-input-max-bytes", 1024) ?? background.inputMaxBytes,
+        eventMaxCount: integer("responses-background-event-max-count", 16) ?? background.eventMaxCount,
+        eventMaxBytes: integer("responses-background-event-max-bytes", 4096) ?? background.eventMaxBytes,
+        streamReaders: integer("responses-background-stream-readers", 1) ?? background.streamReaders,
+        streamReadersPerKey: integer("responses-background-stream-readers-per-key", 1) ?? background.streamReadersPerKey,
+        streamWriteTimeoutSeconds: integer("responses-background-stream-write-timeout-secs", 1) ?? background.streamWriteTimeoutSeconds
+    };
+    config.conversations = {
+        maxEntries: integer("conversation-store-max-entries", 0) ?? config.conversations.maxEntries,
+        maxBytes: integer("conversation-store-max-bytes", 0) ?? config.conversations.maxBytes,
+        ttlSeconds: integer("conversation-store-ttl-secs", 0) ?? config.conversations.ttlSeconds,
+        ownerMaxEntries: integer("conversation-store-owner-max-entries", 0) ?? config.conversations.ownerMaxEntries,
+        ownerMaxBytes: integer("conversation-store-owner-max-bytes", 0) ?? config.conversations.ownerMaxBytes
+    };
+    config.compaction = {
+        keepTokens: integer("compaction-keep-tokens", 1) ?? config.compaction.keepTokens,
+        summaryMaxTokens: integer("compaction-summary-max-tokens", 1) ?? config.compaction.summaryMaxTokens,
+        secret: (read("compaction-secret") as string | undefined) ?? config.compaction.secret
     };
     return {
         config,

@@ -24,7 +24,40 @@ export type HostConfig = {
     reasoningEchoMaxBytes: number,
     allowedOrigins: string[],
     bodyLimitBytes: number,
-    store: {maxEntries: number, maxBytes: number, ttlSeconds: number}
+    store: StoreSettings,
+    background: BackgroundSettings,
+    conversations: ConversationSettings,
+    compaction: CompactionSettings
+};
+
+/** The response store; per-key quotas of 0 are off. */
+export type StoreSettings = {maxEntries: number, maxBytes: number, ttlSeconds: number, ownerMaxEntries?: number, ownerMaxBytes?: number};
+
+/** Background mode limits (defaults from the reference servers; see docs/api.md "Limits and settings"). */
+export type BackgroundSettings = {
+    /** Active (queued + running) jobs; 0 disables background mode. */
+    maxJobs: number,
+    maxJobsPerKey: number,
+    workers: number,
+    deadlineSeconds: number,
+    retentionSeconds: number,
+    retainedJobs: number,
+    inputMaxBytes: number,
+    eventMaxCount: number,
+    eventMaxBytes: number,
+    streamReaders: number,
+    streamReadersPerKey: number,
+    streamWriteTimeoutSeconds: number
+};
+
+export type ConversationSettings = {maxEntries: number, maxBytes: number, ttlSeconds: number, ownerMaxEntries: number, ownerMaxBytes: number};
+
+export type CompactionSettings = {
+    /** Tokens of newest turns kept verbatim; null: 1/16 of the context, at most 8192. */
+    keepTokens: number | null,
+    summaryMaxTokens: number,
+    /** HMAC secret for compaction items (null: random per process, items die with it). Integrity only, not encryption. */
+    secret: string | null
 };
 
 export function defaultThreads(): number {
@@ -50,6 +83,13 @@ export function defaultConfig(): HostConfig {
         reasoningEchoMaxBytes: 16 * 1024 * 1024,
         allowedOrigins: [],
         bodyLimitBytes: 16 * 1024 * 1024,
-        store: {maxEntries: 1024, maxBytes: 256 * 1024 * 1024, ttlSeconds: 3600}
+        store: {maxEntries: 1024, maxBytes: 256 * 1024 * 1024, ttlSeconds: 3600, ownerMaxEntries: 0, ownerMaxBytes: 0},
+        background: {
+            maxJobs: 64, maxJobsPerKey: 4, workers: 2, deadlineSeconds: 300, retentionSeconds: 900, retainedJobs: 64,
+            inputMaxBytes: 2 * 1024 * 1024, eventMaxCount: 4096, eventMaxBytes: 2 * 1024 * 1024,
+            streamReaders: 32, streamReadersPerKey: 8, streamWriteTimeoutSeconds: 5
+        },
+        conversations: {maxEntries: 256, maxBytes: 64 * 1024 * 1024, ttlSeconds: 3600, ownerMaxEntries: 0, ownerMaxBytes: 0},
+        compaction: {keepTokens: null, summaryMaxTokens: 1024, secret: null}
     };
 }

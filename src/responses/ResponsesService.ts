@@ -7,6 +7,7 @@ import {toApiError} from "./engineErrors.js";
 import {ApiError, invalidRequest, responseNotFound} from "./errors.js";
 import {newId, nowSeconds} from "./ids.js";
 import {normalizeInput} from "./inputItems.js";
+import {pageById} from "./pagination.js";
 import {generationShape} from "./generationShape.js";
 import {OutputValidator} from "./OutputValidator.js";
 import {ReasoningReplay, type ReasoningReplayOptions} from "./ReasoningReplay.js";
@@ -225,29 +226,7 @@ export class ResponsesService {
         const stored = this.store.get(owner, id);
         if (stored == null)
             throw responseNotFound(id);
-        const order = query.order ?? "desc";
-        if (order !== "asc" && order !== "desc")
-            throw invalidRequest("'order' must be 'asc' or 'desc'.", "order");
-        const limit = query.limit == null ? 20 : Number(query.limit);
-        if (!Number.isInteger(limit) || limit < 1 || limit > 100)
-            throw invalidRequest("'limit' must be an integer from 1 to 100.", "limit");
-
-        const items = order === "asc" ? [...stored.inputItems] : [...stored.inputItems].reverse();
-        let start = 0;
-        if (query.after != null) {
-            const index = items.findIndex((item) => item.id === query.after);
-            if (index < 0)
-                throw invalidRequest(`No input item with id '${String(query.after)}' in this response.`, "after");
-            start = index + 1;
-        }
-        const page = items.slice(start, start + limit);
-        return {
-            object: "list" as const,
-            data: page,
-            first_id: page[0]?.id ?? null,
-            last_id: page.at(-1)?.id ?? null,
-            has_more: start + limit < items.length
-        };
+        return pageById(stored.inputItems, query, (after) => `No input item with id '${after}' in this response.`);
     }
 
     public async countInputTokens(owner: string, body: unknown): Promise<{object: "response.input_tokens", input_tokens: number}> {

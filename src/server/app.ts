@@ -1,15 +1,24 @@
 import express, {type Express} from "express";
 import type {ChatEngine} from "../engine/types.js";
 import {ApiError} from "../responses/errors.js";
-import type {ResponsesService} from "../responses/ResponsesService.js";
+import type {Compactor} from "../responses/Compactor.js";
+import type {PreparedResponse, ResponsesService} from "../responses/ResponsesService.js";
+import type {BackgroundJobs} from "../store/BackgroundJobs.js";
+import type {ConversationStore} from "../store/ConversationStore.js";
+import type {StreamReaderSlots} from "../store/StreamReaderSlots.js";
+import type {ServerMetrics} from "./metrics.js";
 import {apiKeyAuth} from "./middleware/auth.js";
 import {errorHandler} from "./middleware/errorHandler.js";
 import {hostCheck} from "./middleware/hostCheck.js";
 import {bodyErrors, jsonBody} from "./middleware/jsonBody.js";
 import {originCheck} from "./middleware/originCheck.js";
 import {requestLog, type RequestLogEntry} from "./middleware/requestLog.js";
+import {backgroundRouter} from "./routes/background.js";
+import {compactRouter} from "./routes/compact.js";
+import {conversationsRouter} from "./routes/conversations.js";
 import {modelsRouter} from "./routes/models.js";
 import {responsesRouter} from "./routes/responses.js";
+import {statusRouter} from "./routes/status.js";
 
 export type AppOptions = {
     engine: ChatEngine,
@@ -22,7 +31,18 @@ export type AppOptions = {
     allowedHosts?: readonly string[],
     bodyLimitBytes?: number,
     onRequest?: (entry: RequestLogEntry) => void,
+    /** Background jobs, compaction, conversations, status and metrics (absent: plain stateless Responses only). */
+    stateful?: StatefulOptions,
     log?: (line: string) => void
+};
+
+export type StatefulOptions = {
+    jobs: BackgroundJobs<PreparedResponse>,
+    readers: StreamReaderSlots,
+    conversations: ConversationStore,
+    compactor: Compactor,
+    metrics: ServerMetrics,
+    streamWriteTimeoutMs: number
 };
 
 /**
@@ -35,6 +55,9 @@ export function createApp(options: AppOptions): Express {
     app.set("etag", false);
     if (options.onRequest != null)
         app.use(requestLog(options.onRequest));
+    const stateful = options.stateful;
+    if (stateful != null)
+        app.use(stateful.metrics.middleware());
     app.use(hostCheck(options.allowedHosts));
     app.use(originCheck(options.allowedOrigins));
     app.use(apiKeyAuth(options.apiKeys));
@@ -42,6 +65,13 @@ export function createApp(options: AppOptions): Express {
     app.use(bodyErrors);
 
     const api = express.Router();
+    if (stateful != null) {
+        api.use(statusRouter({engine: options.engine, store: options.responses.store, ...stateful}, stateful.metrics));
+        api.use(compactRouter(stateful.compactor, options.responses));
+        // Before the plain routes: what is not a background job falls through to them.
+        api.use(backgroundRouter({responses: options.responses, ...stateful}));
+        api.use(conversationsRouter(stateful.conversations, options.responses.store));
+    }
     api.use(responsesRouter(options.responses));
     api.use(modelsRouter(options.engine, Math.floor(Date.now() / 1000)));
     app.use("/v1", api);

@@ -167,11 +167,13 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
         job.cancelDeadline = this.schedule(() => this.stop(job, "deadline"), this.deadlineSeconds * 1000);
         this.jobs.set(job.id, job);
         this.counters.submitted++;
-        job.log.append({type: "response.created", response: this.view(job)});
+        const created = this.view(job);
+        job.log.append({type: "response.created", response: created});
         job.log.append({type: "response.queued", response: this.view(job)});
         this.queue.push(job);
         this.pump();
-        return this.view(job);
+        // The object as admitted: a worker may already have started it.
+        return structuredClone(created);
     }
 
     /** A job of this owner (active or retained), or undefined: other keys' jobs do not exist for them. */
@@ -179,6 +181,14 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
         this.sweep();
         const job = this.jobs.get(id);
         return job != null && job.owner === owner ? job : undefined;
+    }
+
+    /** Drops a finished job's record (its response was deleted); false for an active job, which must be cancelled first. */
+    public forget(job: BackgroundJob<P>): boolean {
+        if (job.phase !== "finished")
+            return false;
+        this.jobs.delete(job.id);
+        return true;
     }
 
     /** The object a poll returns: until the job is terminal, no output and zero usage. */

@@ -8,6 +8,9 @@ export type ResponseStoreOptions = {
     maxBytes?: number,
     /** Seconds a response lives after it finished, read or not; 0 disables expiry. Defaults to 3600. */
     ttlSeconds?: number,
+    /** Per-key quotas (0 = none): beyond them the key's own least recently used responses are evicted first. */
+    ownerMaxEntries?: number,
+    ownerMaxBytes?: number,
     /** Milliseconds clock, injectable for tests. */
     now?: () => number
 };
@@ -49,13 +52,19 @@ export class ResponseStore {
     private readonly itemIndex = new Map<string, string>();
     private readonly listeners = new Set<(change: ResponseStoreChange) => void>();
     private bytesUsed = 0;
+    /** Bytes charged to each owner (their records and their own blocks), for per-key quotas. */
+    private readonly ownerBytes = new Map<string, number>();
     private readonly counters = {hits: 0, misses: 0, writes: 0, evictions: 0, expirations: 0, deletions: 0};
     public readonly maxEntries: number;
     public readonly maxBytes: number;
     public readonly ttlSeconds: number;
+    public readonly ownerMaxEntries: number;
+    public readonly ownerMaxBytes: number;
     private readonly now: () => number;
 
     public constructor(options: ResponseStoreOptions = {}) {
+        this.ownerMaxEntries = options.ownerMaxEntries ?? 0;
+        this.ownerMaxBytes = options.ownerMaxBytes ?? 0;
         this.maxEntries = options.maxEntries ?? 1024;
         this.maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
         this.ttlSeconds = options.ttlSeconds ?? 3600;
@@ -83,8 +92,10 @@ export class ResponseStore {
             expiresAt: this.ttlSeconds > 0 ? this.now() + this.ttlSeconds * 1000 : Infinity
         });
         this.bytesUsed += responseBytes + blockKeys.length * 8;
+        this.charge(owner, responseBytes + blockKeys.length * 8);
         this.counters.writes++;
         this.emit({type: "put", id: response.id});
+        this.enforceOwnerQuota(owner);
         this.enforceLimits();
         return true;
     }
@@ -194,6 +205,37 @@ export class ResponseStore {
         }
     }
 
+    /** Evicts this owner's least recently used responses while the owner is over a per-key quota. */
+    private enforceOwnerQuota(owner: string): void {
+        if (this.ownerMaxEntries <= 0 && this.ownerMaxBytes <= 0)
+            return;
+        const over = () => (this.ownerMaxEntries > 0 && this.ownerEntries(owner) > this.ownerMaxEntries)
+            || (this.ownerMaxBytes > 0 && (this.ownerBytes.get(owner) ?? 0) > this.ownerMaxBytes);
+        while (over()) {
+            const oldest = [...this.records.values()].find((record) => record.owner === owner);
+            if (oldest == null)
+                return;
+            this.remove(oldest.id, "evict");
+            this.counters.evictions++;
+        }
+    }
+
+    private ownerEntries(owner: string): number {
+        let count = 0;
+        for (const record of this.records.values())
+            if (record.owner === owner)
+                count++;
+        return count;
+    }
+
+    private charge(owner: string, bytes: number): void {
+        const total = (this.ownerBytes.get(owner) ?? 0) + bytes;
+        if (total <= 0)
+            this.ownerBytes.delete(owner);
+        else
+            this.ownerBytes.set(owner, total);
+    }
+
     private retainBlock(owner: string, item: Item): string {
         const key = blockKey(owner, item);
         const block = this.blocks.get(key);
@@ -203,6 +245,7 @@ export class ResponseStore {
             const bytes = jsonBytes(item);
             this.blocks.set(key, {item, bytes, refs: 1});
             this.bytesUsed += bytes;
+            this.charge(owner, bytes);
         }
         this.itemIndex.set(indexKey(owner, item.id), key);
         return key;
@@ -216,6 +259,7 @@ export class ResponseStore {
             return;
         this.blocks.delete(key);
         this.bytesUsed -= block.bytes;
+        this.charge(owner, -block.bytes);
         const index = indexKey(owner, block.item.id);
         if (this.itemIndex.get(index) === key)
             this.itemIndex.delete(index);
@@ -227,6 +271,7 @@ export class ResponseStore {
             return;
         this.records.delete(id);
         this.bytesUsed -= record.responseBytes + record.blockKeys.length * 8;
+        this.charge(record.owner, -(record.responseBytes + record.blockKeys.length * 8));
         for (const key of record.blockKeys)
             this.releaseBlock(record.owner, key);
         if (notify)

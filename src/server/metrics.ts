@@ -1,0 +1,136 @@
+import type {RequestHandler} from "express";
+import {Counter, Gauge, Histogram, Registry} from "prom-client";
+import type {ChatEngine} from "../engine/types.js";
+import type {GenerationStats} from "../responses/ResponsesService.js";
+import type {BackgroundJobs} from "../store/BackgroundJobs.js";
+import type {ConversationStore} from "../store/ConversationStore.js";
+import type {ResponseStore} from "../store/ResponseStore.js";
+import type {StreamReaderSlots} from "../store/StreamReaderSlots.js";
+
+export type MetricsSources = {
+    engine: ChatEngine,
+    store: ResponseStore,
+    conversations: ConversationStore,
+    jobs: BackgroundJobs<any>,
+    readers: StreamReaderSlots
+};
+
+const prefix = "local_responses_";
+
+/**
+ * The server's Prometheus figures, in a registry of its own (several hosts may live in one process).
+ * Labels are routes, methods, statuses and state names: never keys, owners, ids or prompt text.
+ */
+export class ServerMetrics {
+    public readonly registry = new Registry();
+    private readonly requests: Counter<"method" | "route" | "status">;
+    private readonly latency: Histogram<"method" | "route">;
+    private readonly tokens: Counter<"kind">;
+    private readonly generations: Counter<"status">;
+    private readonly timeToFirstToken: Histogram;
+    private readonly tokensPerSecond: Histogram;
+
+    public constructor(sources: MetricsSources) {
+        const registers = [this.registry];
+        this.requests = new Counter({name: `${prefix}http_requests_total`, help: "HTTP requests by method, route and status.", labelNames: ["method", "route", "status"], registers});
+        this.latency = new Histogram({
+            name: `${prefix}http_request_duration_seconds`, help: "HTTP request time (a stream counts until its last event).",
+            labelNames: ["method", "route"], buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300], registers
+        });
+        this.tokens = new Counter({name: `${prefix}tokens_total`, help: "Tokens by kind: input (prompt), cached (prompt tokens reused), output.", labelNames: ["kind"], registers});
+        this.generations = new Counter({name: `${prefix}generations_total`, help: "Finished generations by response status.", labelNames: ["status"], registers});
+        this.timeToFirstToken = new Histogram({
+            name: `${prefix}time_to_first_token_seconds`, help: "Time from the start of a generation to its first token.",
+            buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers
+        });
+        this.tokensPerSecond = new Histogram({
+            name: `${prefix}generation_tokens_per_second`, help: "Output tokens per second of each generation.",
+            buckets: [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000], registers
+        });
+
+        const gauge = (name: string, help: string, read: () => number) => new Gauge({
+            name: `${prefix}${name}`, help, registers,
+            collect() {
+                this.set(read());
+            }
+        });
+        gauge("engine_ready", "1 when a model is loaded and ready.", () => (sources.engine.state === "ready" ? 1 : 0));
+        gauge("queue_depth", "Requests waiting for a sequence.", () => sources.engine.stats().queueDepth);
+        gauge("queue_limit", "Requests that may wait before new ones get 503.", () => sources.engine.stats().queueLimit);
+        gauge("sequences_busy", "Context sequences generating.", () => sources.engine.stats().sequencesBusy);
+        gauge("sequences_total", "Context sequences of the loaded model.", () => sources.engine.stats().sequencesTotal);
+        gauge("store_entries", "Stored responses.", () => sources.store.stats().entries);
+        gauge("store_bytes", "Approximate bytes of stored responses.", () => sources.store.stats().bytes);
+        gauge("conversation_entries", "Stored conversations.", () => sources.conversations.stats().entries);
+        gauge("conversation_bytes", "Approximate bytes of stored conversations.", () => sources.conversations.stats().bytes);
+        gauge("background_jobs_queued", "Background responses waiting for a worker or a sequence.", () => sources.jobs.stats().queued);
+        gauge("background_jobs_running", "Background responses being generated.", () => sources.jobs.stats().running);
+        gauge("background_jobs_retained", "Finished background records kept for polling and replay.", () => sources.jobs.stats().retained);
+        gauge("background_event_bytes", "Bytes of retained background stream events.", () => sources.jobs.stats().eventBytes);
+        gauge("background_stream_readers", "Background stream readers attached.", () => sources.readers.active);
+
+        // Cumulative counts the stores keep themselves, exported as counters by their growth since the last scrape.
+        cumulativeCounter(this.registry, "store_events_total", "Response store events: hit, miss, write, eviction, expiration, deletion.", () => {
+            const stats = sources.store.stats();
+            return {hit: stats.hits, miss: stats.misses, write: stats.writes, eviction: stats.evictions, expiration: stats.expirations, deletion: stats.deletions};
+        });
+        cumulativeCounter(this.registry, "conversation_events_total", "Conversation store events: hit, miss, write, eviction, expiration, deletion.", () => {
+            const stats = sources.conversations.stats();
+            return {hit: stats.hits, miss: stats.misses, write: stats.writes, eviction: stats.evictions, expiration: stats.expirations, deletion: stats.deletions};
+        });
+        cumulativeCounter(this.registry, "background_jobs_total", "Background responses by outcome: submitted, rejected, completed, failed, cancelled, expired.", () => {
+            const stats = sources.jobs.stats();
+            return {submitted: stats.submitted, rejected: stats.rejected, completed: stats.completed, failed: stats.failed, cancelled: stats.cancelled, expired: stats.expired};
+        });
+    }
+
+    /** Counts and times every request under its route pattern (ids never become labels). */
+    public middleware(): RequestHandler {
+        return (req, res, next) => {
+            const started = performance.now();
+            res.on("close", () => {
+                const pattern = req.route?.path;
+                const route = typeof pattern === "string" ? `${req.baseUrl.replace(/^\/v1/, "")}${pattern}` : "unmatched";
+                this.requests.inc({method: req.method, route, status: String(res.statusCode)});
+                this.latency.observe({method: req.method, route}, (performance.now() - started) / 1000);
+            });
+            next();
+        };
+    }
+
+    public recordGeneration(stats: GenerationStats): void {
+        this.generations.inc({status: stats.status});
+        this.tokens.inc({kind: "input"}, stats.inputTokens);
+        this.tokens.inc({kind: "cached"}, stats.cachedTokens);
+        this.tokens.inc({kind: "output"}, stats.outputTokens);
+        if (stats.timeToFirstTokenMs != null)
+            this.timeToFirstToken.observe(stats.timeToFirstTokenMs / 1000);
+        if (stats.outputTokens > 0 && stats.durationMs > 0)
+            this.tokensPerSecond.observe(stats.outputTokens / (stats.durationMs / 1000));
+    }
+
+    public get contentType(): string {
+        return this.registry.contentType;
+    }
+
+    public text(): Promise<string> {
+        return this.registry.metrics();
+    }
+}
+
+function cumulativeCounter(registry: Registry, name: string, help: string, read: () => Record<string, number>): void {
+    const last = new Map<string, number>();
+    new Counter({
+        name: `${prefix}${name}`, help, labelNames: ["event"], registers: [registry],
+        collect() {
+            for (const [event, value] of Object.entries(read())) {
+                const delta = value - (last.get(event) ?? 0);
+                if (delta > 0)
+                    this.inc({event}, delta);
+                else
+                    this.inc({event}, 0);
+                last.set(event, value);
+            }
+        }
+    });
+}

@@ -1,0 +1,16 @@
+import {Router} from "express";
+import type {Compactor} from "../../responses/Compactor.js";
+import {compactResponse} from "../../responses/compactRequest.js";
+import type {ResponsesService} from "../../responses/ResponsesService.js";
+
+/** `POST /v1/responses/compact`: summarizes a history sent whole; nothing is stored. */
+export function compactRouter(compactor: Compactor, responses: ResponsesService): Router {
+    const router = Router();
+    router.post("/responses/compact", async (req, res) => {
+        const model = responses.modelId ?? "unloaded";
+        const result = await compactResponse(compactor, model, req.body, (id) => responses.store.findItem(req.owner, id));
+        res.locals.usage = {input: result.usage.input_tokens, output: result.usage.output_tokens};
+        res.json(result);
+    });
+    return router;
+}

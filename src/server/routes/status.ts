@@ -1,0 +1,39 @@
+import {Router} from "express";
+import type {ServerMetrics, MetricsSources} from "../metrics.js";
+
+/**
+ * `GET /v1/status` (JSON: model, engine, store and job occupancy, cache counters) and `GET /metrics`
+ * (Prometheus text). Neither carries key material, owner ids or prompt text.
+ */
+export function statusRouter(sources: MetricsSources, metrics: ServerMetrics): Router {
+    const router = Router();
+
+    router.get("/status", (_req, res) => {
+        const model = sources.engine.model;
+        const {store, conversations, jobs, readers} = sources;
+        res.json({
+            object: "status",
+            model: model == null ? null : {id: model.id, context_size: model.contextSize, sequences: model.sequences, chat_wrapper: model.chatWrapper},
+            engine: {state: sources.engine.state, ...snake(sources.engine.stats())},
+            responses: {...snake(store.stats()), max_entries: store.maxEntries, max_bytes: store.maxBytes, ttl_seconds: store.ttlSeconds},
+            conversations: {...snake(conversations.stats()), max_entries: conversations.maxEntries, max_bytes: conversations.maxBytes, ttl_seconds: conversations.ttlSeconds},
+            background: {
+                ...snake(jobs.stats()),
+                max_active: jobs.maxActive, max_active_per_key: jobs.maxActivePerOwner, workers: jobs.workers,
+                deadline_seconds: jobs.deadlineSeconds, retention_seconds: jobs.retentionSeconds
+            },
+            stream_readers: {active: readers.active, max: readers.maxReaders, max_per_key: readers.maxReadersPerOwner}
+        });
+    });
+
+    router.get("/metrics", async (_req, res) => {
+        res.setHeader("Content-Type", metrics.contentType);
+        res.send(await metrics.text());
+    });
+
+    return router;
+}
+
+function snake(stats: object): Record<string, unknown> {
+    return Object.fromEntries(Object.entries(stats).map(([key, value]) => [key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), value]));
+}
