@@ -309,7 +309,8 @@ export class ResponsesService {
             frequency_penalty: params.frequencyPenalty,
             top_logprobs: params.topLogprobs,
             temperature: params.temperature,
-            reasoning: params.reasoning,
+            // The Open Responses schema has no "minimal" effort: it is echoed as "low" (its budget stays minimal's).
+            reasoning: params.reasoning == null ? null : {...params.reasoning, effort: params.reasoning.effort === "minimal" ? "low" : params.reasoning.effort},
             usage: null,
             max_output_tokens: params.maxOutputTokens,
             max_tool_calls: params.maxToolCalls,

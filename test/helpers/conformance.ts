@@ -68,6 +68,9 @@ export function assertValidEvent(event: {type: string}): void {
     }
     const validate = validatorFor(schema);
     const value = event.type === "error" ? toSpecError(event) : withoutExtensionItems(event);
+    // OpenAI's reasoning_text events carry the spec's reasoning event fields under another type name.
+    if (event.type.startsWith("response.reasoning_text."))
+        value.type = event.type.replace("reasoning_text", "reasoning");
     assert.ok(validate(value), `${event.type} does not match ${schema}: ${ajv.errorsText(validate.errors)}`);
 }
 
