@@ -15,7 +15,8 @@ export function requestLog(onEntry: (entry: RequestLogEntry) => void): RequestHa
         const started = performance.now();
         res.on("finish", () => onEntry({
             method: req.method,
-            path: req.path,
+            // The full path: routers mounted under /v1 see their own tail in req.path.
+            path: req.originalUrl.split("?")[0]!,
             status: res.statusCode,
             ms: Math.round(performance.now() - started),
             tokens: res.locals.usage

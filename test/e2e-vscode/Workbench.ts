@@ -1,0 +1,117 @@
+import fs from "node:fs";
+import path from "node:path";
+import {chromium, type Browser, type FrameLocator, type Locator, type Page} from "playwright-core";
+
+/** Drives the VS Code workbench in headless Chromium the way a person uses it: palette, status bar, panels. */
+export class Workbench {
+    private shot = 0;
+
+    private constructor(private readonly browser: Browser, public readonly page: Page, private readonly artifacts: string) {}
+
+    public static async open(url: string, artifacts: string): Promise<Workbench> {
+        fs.mkdirSync(artifacts, {recursive: true});
+        // A fresh temporary profile each launch (playwright's default).
+        const browser = await chromium.launch({
+            executablePath: "/usr/bin/chromium",
+            headless: true,
+            args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+        });
+        const context = await browser.newContext({viewport: {width: 1400, height: 900}});
+        // Copy API Key writes to the browser clipboard: a person pastes it, the test reads it back.
+        await context.grantPermissions(["clipboard-read", "clipboard-write"], {origin: new URL(url).origin});
+        const page = await context.newPage();
+        await page.goto(url);
+        await page.locator(".monaco-workbench").waitFor({timeout: 90_000});
+        await page.locator(".part.statusbar").waitFor({timeout: 60_000});
+        return new Workbench(browser, page, artifacts);
+    }
+
+    public async screenshot(name: string): Promise<string> {
+        const file = path.join(this.artifacts, `${String(++this.shot).padStart(2, "0")}-${name}.png`);
+        await this.page.screenshot({path: file});
+        return file;
+    }
+
+    /** The extension's status bar item (its DOM id is `<publisher>.<name>.<item id>`). */
+    public statusItem(): Locator {
+        return this.page.locator(".part.statusbar [id='local-responses.local-responses.localResponses.status']");
+    }
+
+    public async statusText(): Promise<string> {
+        return (await this.statusItem().innerText()).trim();
+    }
+
+    /** Waits until the status item's text matches. */
+    public async waitForStatus(pattern: RegExp, timeoutMs = 60_000): Promise<string> {
+        const deadline = Date.now() + timeoutMs;
+        let text = "";
+        while (Date.now() < deadline) {
+            text = await this.statusText().catch(() => "");
+            if (pattern.test(text))
+                return text;
+            await this.page.waitForTimeout(100);
+        }
+        throw new Error(`status bar never matched ${pattern}; last: '${text}'`);
+    }
+
+    /** Hovers the status item and reads its tooltip. */
+    public async statusTooltip(): Promise<string> {
+        await this.page.mouse.move(5, 5);
+        await this.page.waitForTimeout(300);
+        await this.statusItem().hover();
+        const hover = this.page.locator(".workbench-hover, .monaco-hover").filter({hasText: "Tokens since start"}).first();
+        await hover.waitFor({timeout: 10_000});
+        const text = await hover.innerText();
+        await this.page.mouse.move(5, 5);
+        return text;
+    }
+
+    /** F1, type the command's title, pick it. */
+    public async runCommand(title: string): Promise<void> {
+        await this.page.keyboard.press("Escape");
+        await this.page.locator(".monaco-workbench").click({position: {x: 700, y: 400}});
+        await this.page.keyboard.press("F1");
+        const input = this.page.locator(".quick-input-widget input.input");
+        await input.waitFor();
+        await input.fill(`>${title}`);
+        const row = this.page.locator(".quick-input-list .monaco-list-row").filter({hasText: title}).first();
+        await row.waitFor({timeout: 15_000});
+        await input.press("Enter");
+    }
+
+    /** Types into the quick input that a command opened (a path, a URI) once it is no longer the palette. */
+    public async answerQuickInput(value: string): Promise<void> {
+        const input = this.page.locator(".quick-input-widget input.input");
+        const deadline = Date.now() + 15_000;
+        while (Date.now() < deadline && (await input.inputValue().catch(() => ">")).startsWith(">"))
+            await this.page.waitForTimeout(100);
+        await input.fill(value);
+        await this.page.waitForTimeout(300);
+        await input.press("Enter");
+    }
+
+    public async clipboard(): Promise<string> {
+        return this.page.evaluate(() => navigator.clipboard.readText());
+    }
+
+    public notification(text: string | RegExp): Locator {
+        return this.page.locator(".notifications-toasts .notification-toast").filter({hasText: text}).first();
+    }
+
+    /** The active webview's page (two nested iframes; chained, so a reload of the inner one is followed). */
+    public webview(): FrameLocator {
+        return this.page.frameLocator("iframe.webview.ready").frameLocator("iframe#active-frame");
+    }
+
+    /** Presses the primary button of a modal dialog (confirmations such as Delete). */
+    public async confirmDialog(label: string): Promise<void> {
+        const button = this.page.locator(".monaco-dialog-box .monaco-button").filter({hasText: label}).first();
+        await button.waitFor({timeout: 10_000});
+        await button.click();
+    }
+
+    public async close(): Promise<void> {
+        await this.browser.close();
+    }
+}

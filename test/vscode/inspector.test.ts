@@ -1,0 +1,89 @@
+import assert from "node:assert/strict";
+import {test} from "node:test";
+import {ResponseStore} from "../../src/store/ResponseStore.js";
+import {inspectorHtml} from "../../src/vscode/logic/inspectorHtml.js";
+import {isFromWebview} from "../../src/vscode/logic/inspectorProtocol.js";
+import {filterResponses, summarizeResponse} from "../../src/vscode/logic/responseSummary.js";
+import {StoreResponses} from "../../src/vscode/logic/StoreResponses.js";
+import type {ResponseObject} from "../../src/responses/wire.js";
+
+function response(id: string, text: string, extra: Partial<ResponseObject> = {}): ResponseObject {
+    return {
+        id, object: "response", created_at: 1_700_000_000, status: "completed", model: "stories260K", background: false,
+        usage: {input_tokens: 5, input_tokens_details: {cached_tokens: 0}, output_tokens: 7, output_tokens_details: {reasoning_tokens: 0}, total_tokens: 12},
+        output: [{type: "message", id: `msg_${id}`, status: "completed", role: "assistant", content: [{type: "output_text", text, annotations: []}]}],
+        metadata: {}, ...extra
+    } as unknown as ResponseObject;
+}
+
+const userItem = (text: string) => ({type: "message", id: `msg_in_${text}`, status: "completed", role: "user", content: [{type: "input_text", text}]}) as never;
+
+test("the inspector sees every key's responses, with detail, and deletes them without knowing the key", () => {
+    const store = new ResponseStore();
+    store.put("owner-a", response("resp_a", "Once upon a time"), [userItem("hi")]);
+    store.put("owner-b", response("resp_b", "The end", {metadata: {task: "e2e"}}), [userItem("bye")]);
+    const source = new StoreResponses(store);
+    let changes = 0;
+    const off = source.onChange(() => changes++);
+
+    assert.deepEqual(source.list().map((summary) => summary.id).sort(), ["resp_a", "resp_b"]);
+    const detail = source.detail("resp_b");
+    assert.ok(detail != null);
+    assert.equal(detail.inputItems.length, 1);
+    assert.equal((detail.response.output[0] as {content: {text: string}[]}).content[0]!.text, "The end");
+    const hitsBefore = store.stats().hits;
+    source.detail("resp_a");
+    assert.equal(store.stats().hits, hitsBefore, "inspecting is not a client read");
+
+    assert.equal(source.delete("resp_b"), true);
+    assert.equal(source.delete("resp_b"), false);
+    assert.equal(source.detail("resp_b"), null);
+    assert.equal(store.get("owner-b", "resp_b"), undefined, "deleted for its owner too");
+    assert.equal(source.clear(), 1);
+    assert.deepEqual(source.list(), []);
+    assert.ok(changes >= 2);
+    off();
+});
+
+test("summaries and the filter: status, and search over id, model, text and metadata", () => {
+    const rows = [
+        summarizeResponse(response("resp_1", "Once upon a time there was a cat")),
+        summarizeResponse(response("resp_2", "A dog", {status: "incomplete", metadata: {ticket: "ABC-1"}})),
+        summarizeResponse(response("resp_3", "Birds", {background: true, usage: null}))
+    ];
+    assert.equal(rows[2]!.background, true);
+    assert.equal(rows[2]!.inputTokens, null);
+    assert.equal(rows[0]!.preview, "Once upon a time there was a cat");
+    const ids = (filter: {search: string, status: string}) => filterResponses(rows, filter).map((row) => row.id);
+    assert.deepEqual(ids({search: "", status: ""}), ["resp_1", "resp_2", "resp_3"]);
+    assert.deepEqual(ids({search: "", status: "incomplete"}), ["resp_2"]);
+    assert.deepEqual(ids({search: "CAT", status: ""}), ["resp_1"]);
+    assert.deepEqual(ids({search: "abc-1", status: ""}), ["resp_2"]);
+    assert.deepEqual(ids({search: "resp_3", status: "completed"}), ["resp_3"]);
+    assert.deepEqual(ids({search: "nothing", status: ""}), []);
+});
+
+test("the page allows only its nonce'd script and the bundle's own styles", () => {
+    const html = inspectorHtml({cspSource: "https://webview.test", scriptUri: "https://webview.test/main.js", styleUri: "https://webview.test/inspector.css", nonce: "abc123"});
+    const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1] ?? "";
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /script-src 'nonce-abc123'(;|$)/);
+    assert.match(csp, /style-src https:\/\/webview\.test(;|$)/);
+    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+    assert.equal(html.match(/<script/g)?.length, 1);
+    assert.match(html, /<script nonce="abc123" src="https:\/\/webview\.test\/main\.js">/);
+    const two = inspectorHtml({cspSource: "x", scriptUri: "y", styleUri: "z"});
+    const three = inspectorHtml({cspSource: "x", scriptUri: "y", styleUri: "z"});
+    assert.notEqual(/nonce-([^']+)/.exec(two)?.[1], /nonce-([^']+)/.exec(three)?.[1], "a fresh nonce per page");
+});
+
+test("messages from the page are checked before anything acts on them", () => {
+    assert.equal(isFromWebview({type: "ready"}), true);
+    assert.equal(isFromWebview({type: "openResponse", id: "resp_1"}), true);
+    assert.equal(isFromWebview({type: "watchJob", id: null}), true);
+    assert.equal(isFromWebview({type: "deleteResponse", id: ""}), false);
+    assert.equal(isFromWebview({type: "cancelJob"}), false);
+    assert.equal(isFromWebview({type: "eval", code: "1"}), false);
+    assert.equal(isFromWebview("ready"), false);
+    assert.equal(isFromWebview(null), false);
+});

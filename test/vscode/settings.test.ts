@@ -1,0 +1,68 @@
+import assert from "node:assert/strict";
+import {test} from "node:test";
+import {planSettingsChange, readSettings, resolveModelPath, toHostConfig} from "../../src/vscode/logic/settings.js";
+
+const reader = (values: Record<string, unknown>) => (key: string) => values[key];
+
+test("defaults match the core's defaults, and 0 means automatic for threads and context", () => {
+    const {settings, problems} = readSettings(reader({}));
+    assert.deepEqual(problems, []);
+    const config = toHostConfig(settings, "sk-local-test", null);
+    assert.equal(config.host, "127.0.0.1");
+    assert.equal(config.port, 8080);
+    assert.equal(config.parallel, 4);
+    assert.equal(config.contextSize, null);
+    assert.ok(config.threads >= 1);
+    assert.equal(config.gpu, false);
+    assert.deepEqual(config.apiKeys, ["sk-local-test"]);
+    assert.deepEqual(config.store, {maxEntries: 1024, maxBytes: 268435456, ttlSeconds: 3600});
+});
+
+test("settings map onto the host configuration", () => {
+    const {settings} = readSettings(reader({
+        "model.path": " /models/a.gguf ", "model.alias": "mine", "server.port": 0, "threads": 3, "contextSize": 4096, "parallel": 2,
+        "gpu": "vulkan", "server.allowedOrigins": ["https://a.example", " "], "strictModel": true, "store.ttlSeconds": 0
+    }));
+    assert.equal(settings.modelPath, "/models/a.gguf");
+    const config = toHostConfig(settings, "key", "/abs/a.gguf");
+    assert.equal(config.modelPath, "/abs/a.gguf");
+    assert.equal(config.modelAlias, "mine");
+    assert.equal(config.port, 0);
+    assert.equal(config.threads, 3);
+    assert.equal(config.contextSize, 4096);
+    assert.equal(config.parallel, 2);
+    assert.equal(config.gpu, "vulkan");
+    assert.deepEqual(config.allowedOrigins, ["https://a.example"]);
+    assert.equal(config.strictModel, true);
+    assert.equal(config.store.ttlSeconds, 0);
+});
+
+test("wrong values fall back to defaults and are reported, not silently used", () => {
+    const {settings, problems} = readSettings(reader({"server.port": 70000, "threads": 1.5, "gpu": "rocm", "autoStart": "yes", "server.allowedOrigins": "x"}));
+    assert.equal(settings.port, 8080);
+    assert.equal(settings.threads, 0);
+    assert.equal(settings.gpu, false);
+    assert.equal(settings.autoStart, true);
+    assert.equal(problems.length, 5);
+    assert.match(problems.join("\n"), /localResponses\.server\.port must be an integer from 0 to 65535 \(got 70000\)/);
+});
+
+test("model paths: ~ is home, relative is relative to the workspace folder", () => {
+    assert.equal(resolveModelPath("~/m.gguf", "/ws", "/home/me"), "/home/me/m.gguf");
+    assert.equal(resolveModelPath("../shared/m.gguf", "/work/main", "/home/me"), "/work/shared/m.gguf");
+    assert.equal(resolveModelPath("m.gguf", null, "/home/me"), "/home/me/m.gguf");
+    assert.equal(resolveModelPath("/abs/m.gguf", "/ws"), "/abs/m.gguf");
+});
+
+test("each change is applied with the least disruption it needs", () => {
+    const base = readSettings(reader({"model.path": "/a.gguf"})).settings;
+    const plan = (change: Record<string, unknown>) => planSettingsChange(base, readSettings(reader({"model.path": "/a.gguf", ...change})).settings);
+    assert.deepEqual(plan({}), {action: "none", changed: []});
+    assert.equal(plan({"autoStart": false}).action, "none");
+    assert.equal(plan({"model.path": "/b.gguf"}).action, "loadModel");
+    assert.equal(plan({"server.port": 9000}).action, "restartServer");
+    assert.equal(plan({"threads": 2}).action, "rebuild");
+    assert.equal(plan({"store.maxEntries": 5}).action, "rebuild");
+    assert.equal(plan({"server.allowedOrigins": ["https://x.example"]}).action, "rebuild");
+    assert.deepEqual(plan({"server.port": 9000, "model.path": "/b.gguf"}).changed.sort(), ["modelPath", "port"]);
+});
