@@ -1,0 +1,113 @@
+import assert from "node:assert/strict";
+import {after, before, describe, it} from "node:test";
+import {assertValidResponse, assertValidStream} from "../helpers/conformance.js";
+import {readSse, startTestServer, type TestServer} from "../helpers/testServer.js";
+
+const story = "The little dog ran to the park and played with a red ball under the big green tree all day long.";
+/** A history of `turns` user/assistant exchanges, each about sixty tokens. */
+function history(turns: number): any[] {
+    return Array.from({length: turns}, (_, index) => [
+        {role: "user", content: `Turn ${index}: ${story}`},
+        {role: "assistant", content: `Answer ${index}: ${story}`}
+    ]).flat().concat([{role: "user", content: "What happened next?"}]);
+}
+
+describe("compaction (real engine, openai SDK)", () => {
+    let server: TestServer;
+    before(async () => {
+        server = await startTestServer();
+    });
+    after(() => server.close());
+
+    const count = async (input: any[]) => (await server.client.responses.inputTokens.count({model: "m", input})).input_tokens;
+
+    it("compacts a history into kept turns and one sealed compaction item that replays as input", async () => {
+        const input = history(6);
+        const compacted = await server.client.responses.compact({model: "m", input, max_output_tokens: 32} as any);
+        assert.equal(compacted.object, "response.compaction");
+        assert.match(compacted.id, /^resp_/);
+        assert.equal((compacted as any).model, "stories260K");
+        const item = compacted.output.at(-1) as any;
+        assert.equal(item.type, "compaction");
+        const [body] = item.encrypted_content.split(".");
+        const payload = JSON.parse(Buffer.from(body, "base64url").toString());
+        assert.equal(typeof payload.summary, "string", "base64url JSON: readable, integrity-checked");
+        assert.ok(payload.replaced.length > 0);
+        const retained = compacted.output.slice(0, -1) as any[];
+        assert.equal(retained.at(-1).content[0].text, "What happened next?", "the latest user turn is kept");
+        assert.ok(retained.length < input.length);
+        assert.ok(compacted.usage.output_tokens > 0 && compacted.usage.output_tokens <= 32);
+
+        const replay = [...compacted.output, {role: "user", content: "Tell me more."}];
+        assert.ok(await count(replay) < await count([...input, {role: "user", content: "Tell me more."}]), "the replayed summary is shorter than the turns it replaced");
+        const next = await server.client.responses.create({model: "m", input: replay as any, max_output_tokens: 8});
+        assertValidResponse(next);
+        assert.ok(next.output.length > 0);
+
+        const tampered = {...item, encrypted_content: `${Buffer.from(JSON.stringify({...payload, summary: "forged"})).toString("base64url")}.${item.encrypted_content.split(".")[1]}`};
+        const refused = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: [tampered, {role: "user", content: "hi"}]}});
+        assert.equal(refused.status, 400);
+        assert.equal((await refused.json()).error.code, "invalid_encrypted_content");
+    });
+
+    it("replays a compaction item through previous_response_id", async () => {
+        const compacted = await server.client.responses.compact({model: "m", input: history(5), max_output_tokens: 24} as any);
+        const first = await server.client.responses.create({model: "m", input: compacted.output as any, max_output_tokens: 4});
+        const inputItems = await server.client.responses.inputItems.list(first.id, {order: "asc"});
+        assert.ok(inputItems.data.some((entry: any) => entry.type === "compaction"), "stored history keeps the compaction item");
+        const second = await server.client.responses.create({model: "m", input: "And then?", previous_response_id: first.id, max_output_tokens: 4});
+        assert.ok(second.usage!.input_tokens < await count(history(5)), "the chain renders the summary, not the replaced turns");
+    });
+
+    it("refuses stream, previous_response_id, conversation, an over-long history and a history with nothing to compact", async () => {
+        const input = history(3);
+        for (const extra of [{stream: true}, {previous_response_id: "resp_x"}, {conversation: "conv_x"}]) {
+            const res = await server.fetch("/v1/responses/compact", {method: "POST", json: {model: "m", input, ...extra}});
+            assert.equal(res.status, 400, JSON.stringify(extra));
+        }
+        const tooLong = await server.fetch("/responses/compact", {method: "POST", json: {model: "m", input: history(40)}});
+        assert.equal(tooLong.status, 400);
+        assert.equal((await tooLong.json()).error.code, "context_length_exceeded");
+        const single = await server.fetch("/v1/responses/compact", {method: "POST", json: {model: "m", input: "just one question"}});
+        assert.equal(single.status, 400);
+        assert.equal((await single.json()).error.code, "context_length_exceeded");
+    });
+
+    it("compacts a growing chain automatically with context_management, announcing it in the stream", async () => {
+        const threshold = 400;
+        const contextManagement = [{type: "compaction", compact_threshold: threshold}];
+        let previous: string | null = null;
+        let compactedAt = -1;
+        const inputTokens: number[] = [];
+        for (let turn = 0; turn < 10 && compactedAt < 0; turn++) {
+            const res = await server.fetch("/v1/responses", {method: "POST", json: {
+                model: "m", input: `Turn ${turn}: ${story}`, previous_response_id: previous, max_output_tokens: 24,
+                stream: true, context_management: contextManagement
+            }});
+            const events = await readSse(res);
+            assertValidStream(events);
+            const final = events.at(-1)!.response;
+            previous = final.id;
+            inputTokens.push(final.usage.input_tokens);
+            if (final.output[0]?.type === "compaction") {
+                compactedAt = turn;
+                const types = events.map((event) => event.type);
+                const started = types.indexOf("response.compaction.started");
+                assert.equal(types[started - 1], "response.in_progress", "the compaction events follow response.in_progress");
+                assert.equal(types[started + 1], "response.compaction.completed");
+                const completed = events[started + 1]!;
+                assert.ok(completed.input_tokens_after < completed.input_tokens_before);
+                assert.ok(completed.input_tokens_before >= threshold);
+                assert.equal(events[started + 2]!.type, "response.output_item.added");
+                assert.equal(events[started + 2]!.item.type, "compaction");
+                assert.equal(final.usage.input_tokens, completed.input_tokens_after, "generation ran on the compacted prompt");
+            }
+        }
+        assert.ok(compactedAt > 0, `the chain compacted once it grew (inputs: ${inputTokens.join(", ")})`);
+        const next = await server.client.responses.create({
+            model: "m", input: "Short follow-up.", previous_response_id: previous, max_output_tokens: 4, context_management: contextManagement
+        } as any);
+        assert.notEqual(next.output[0]?.type, "compaction", "the next hop replays the summary without compacting again");
+        assert.ok(next.usage!.input_tokens < threshold);
+    });
+});
