@@ -87,6 +87,7 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
     private running = 0;
     private closed = false;
     private readonly counters = {submitted: 0, rejected: 0, completed: 0, failed: 0, cancelled: 0, expired: 0};
+    private readonly changeListeners = new Set<(job: BackgroundJob<P>) => void>();
     private readonly now: () => number;
     private readonly schedule: (callback: () => void, ms: number) => () => void;
     public readonly maxActive: number;
@@ -171,9 +172,22 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
         job.log.append({type: "response.created", response: created});
         job.log.append({type: "response.queued", response: this.view(job)});
         this.queue.push(job);
+        this.changed(job);
         this.pump();
         // The object as admitted: a worker may already have started it.
         return structuredClone(created);
+    }
+
+    /** Every job record of every owner, active and retained, for the editor's inspector (the person at the machine). */
+    public all(): BackgroundJob<P>[] {
+        this.sweep();
+        return [...this.jobs.values()];
+    }
+
+    /** Fires when a job is admitted, starts, finishes or is forgotten; its events are followed through `job.log`. */
+    public onChange(listener: (job: BackgroundJob<P>) => void): () => void {
+        this.changeListeners.add(listener);
+        return () => this.changeListeners.delete(listener);
     }
 
     /** A job of this owner (active or retained), or undefined: other keys' jobs do not exist for them. */
@@ -188,6 +202,7 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
         if (job.phase !== "finished")
             return false;
         this.jobs.delete(job.id);
+        this.changed(job);
         return true;
     }
 
@@ -266,6 +281,7 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
     private start(job: BackgroundJob<P>): void {
         job.phase = "running";
         this.running++;
+        this.changed(job);
         // The runner re-emits created/queued when it starts: the log published them at admission already.
         const sink = (event: StreamEvent) => {
             if (event.type !== "response.created" && event.type !== "response.queued" && !job.log.isClosed)
@@ -318,6 +334,12 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
         job.log.close();
         this.options.onFinished?.(job);
         job.settle();
+        this.changed(job);
+    }
+
+    private changed(job: BackgroundJob<P>): void {
+        for (const listener of this.changeListeners)
+            listener(job);
     }
 }
 

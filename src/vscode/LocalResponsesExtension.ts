@@ -6,6 +6,7 @@ import {EventLoopMonitor} from "./EventLoopMonitor.js";
 import {InspectorPanel, inspectorViewType, type InspectorData} from "./InspectorPanel.js";
 import {hostJobs} from "./logic/hostJobs.js";
 import {HostController} from "./logic/HostController.js";
+import type {BackgroundJobsView} from "./logic/BackgroundJobsView.js";
 import type {InspectorJobs, InspectorResponses} from "./logic/inspectorSources.js";
 import {ServerStats} from "./logic/ServerStats.js";
 import {StoreResponses} from "./logic/StoreResponses.js";
@@ -27,7 +28,7 @@ export class LocalResponsesExtension implements vscode.Disposable {
     private readonly disposables: vscode.Disposable[] = [];
     private monitor: EventLoopMonitor | undefined;
     private responsesSource: InspectorResponses | undefined;
-    private jobsSource: InspectorJobs | null = null;
+    private jobsSource: BackgroundJobsView | null = null;
     private readonly hostListeners = new Set<() => void>();
 
     public constructor(public readonly context: vscode.ExtensionContext) {
@@ -85,6 +86,7 @@ export class LocalResponsesExtension implements vscode.Disposable {
         this.monitor?.dispose();
         this.monitor = new EventLoopMonitor(host.engine.activity, (line) => this.log.info(line));
         this.responsesSource = new StoreResponses(host.store);
+        this.jobsSource?.dispose();
         this.jobsSource = hostJobs(host);
         for (const listener of this.hostListeners)
             listener();
@@ -142,6 +144,7 @@ export class LocalResponsesExtension implements vscode.Disposable {
 
     public async dispose(): Promise<void> {
         this.monitor?.dispose();
+        this.jobsSource?.dispose();
         this.stats.dispose();
         for (const disposable of this.disposables)
             disposable.dispose();

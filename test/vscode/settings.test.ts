@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {test} from "node:test";
+import {defaultConfig} from "../../src/host/config.js";
 import {planSettingsChange, readSettings, resolveModelPath, toHostConfig} from "../../src/vscode/logic/settings.js";
 
 const reader = (values: Record<string, unknown>) => (key: string) => values[key];
@@ -15,13 +16,15 @@ test("defaults match the core's defaults, and 0 means automatic for threads and 
     assert.ok(config.threads >= 1);
     assert.equal(config.gpu, false);
     assert.deepEqual(config.apiKeys, ["sk-local-test"]);
-    assert.deepEqual(config.store, {maxEntries: 1024, maxBytes: 268435456, ttlSeconds: 3600});
+    assert.deepEqual(config.store, defaultConfig().store);
+    assert.deepEqual(config.background, defaultConfig().background);
 });
 
 test("settings map onto the host configuration", () => {
     const {settings} = readSettings(reader({
         "model.path": " /models/a.gguf ", "model.alias": "mine", "server.port": 0, "threads": 3, "contextSize": 4096, "parallel": 2,
-        "gpu": "vulkan", "server.allowedOrigins": ["https://a.example", " "], "strictModel": true, "store.ttlSeconds": 0
+        "gpu": "vulkan", "server.allowedOrigins": ["https://a.example", " "], "strictModel": true, "store.ttlSeconds": 0,
+        "jobs.maxActive": 0, "jobs.workers": 3
     }));
     assert.equal(settings.modelPath, "/models/a.gguf");
     const config = toHostConfig(settings, "key", "/abs/a.gguf");
@@ -35,6 +38,8 @@ test("settings map onto the host configuration", () => {
     assert.deepEqual(config.allowedOrigins, ["https://a.example"]);
     assert.equal(config.strictModel, true);
     assert.equal(config.store.ttlSeconds, 0);
+    assert.equal(config.background.maxJobs, 0);
+    assert.equal(config.background.workers, 3);
 });
 
 test("wrong values fall back to defaults and are reported, not silently used", () => {

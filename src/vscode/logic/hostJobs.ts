@@ -1,10 +1,11 @@
 import type {LocalResponsesHost} from "../../host/LocalResponsesHost.js";
-import type {InspectorJobs} from "./inspectorSources.js";
+import type {BackgroundJobs, JobPayload} from "../../store/BackgroundJobs.js";
+import {BackgroundJobsView} from "./BackgroundJobsView.js";
 
 /**
- * The inspector's view of the host's background jobs, or null while the host has no job manager
- * (the panel and the Cancel Background Job command then say that background mode is not available).
+ * The inspector's view of the host's background jobs, or null when background mode is disabled
+ * (its job limit is 0): the panel and Cancel Background Job… then say so.
  */
-export function hostJobs(_host: LocalResponsesHost): InspectorJobs | null {
-    return null;
+export function hostJobs(host: LocalResponsesHost): BackgroundJobsView | null {
+    return host.jobs.enabled ? new BackgroundJobsView(host.jobs as unknown as BackgroundJobs<JobPayload>) : null;
 }

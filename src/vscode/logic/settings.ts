@@ -26,6 +26,10 @@ export type ExtensionSettings = {
     storeMaxEntries: number,
     storeMaxBytes: number,
     storeTtlSeconds: number,
+    /** Queued + running background jobs; 0 disables background mode. */
+    jobsMaxActive: number,
+    jobsWorkers: number,
+    jobsDeadlineSeconds: number,
     downloadDirectory: string | null
 };
 
@@ -103,6 +107,9 @@ export function readSettings(get: SettingReader): {settings: ExtensionSettings, 
             storeMaxEntries: integer("store.maxEntries", defaults.store.maxEntries, 0),
             storeMaxBytes: integer("store.maxBytes", defaults.store.maxBytes, 0),
             storeTtlSeconds: integer("store.ttlSeconds", defaults.store.ttlSeconds, 0),
+            jobsMaxActive: integer("jobs.maxActive", defaults.background.maxJobs, 0),
+            jobsWorkers: integer("jobs.workers", defaults.background.workers, 1, 64),
+            jobsDeadlineSeconds: integer("jobs.deadlineSeconds", defaults.background.deadlineSeconds, 1),
             downloadDirectory: text("model.downloadDirectory")
         },
         problems
@@ -139,7 +146,8 @@ export function toHostConfig(settings: ExtensionSettings, apiKey: string, modelP
         strictModel: settings.strictModel,
         strictTools: settings.strictTools,
         allowedOrigins: settings.allowedOrigins,
-        store: {maxEntries: settings.storeMaxEntries, maxBytes: settings.storeMaxBytes, ttlSeconds: settings.storeTtlSeconds}
+        store: {...config.store, maxEntries: settings.storeMaxEntries, maxBytes: settings.storeMaxBytes, ttlSeconds: settings.storeTtlSeconds},
+        background: {...config.background, maxJobs: settings.jobsMaxActive, workers: settings.jobsWorkers, deadlineSeconds: settings.jobsDeadlineSeconds}
     };
 }
 
@@ -155,7 +163,7 @@ export type SettingsChangePlan = {action: "none" | "loadModel" | "restartServer"
 
 const rebuildKeys: (keyof ExtensionSettings)[] = [
     "modelAlias", "threads", "contextSize", "parallel", "queueLimit", "gpu", "allowedOrigins", "strictModel", "strictTools",
-    "storeMaxEntries", "storeMaxBytes", "storeTtlSeconds"
+    "storeMaxEntries", "storeMaxBytes", "storeTtlSeconds", "jobsMaxActive", "jobsWorkers", "jobsDeadlineSeconds"
 ];
 
 export function planSettingsChange(before: ExtensionSettings, after: ExtensionSettings): SettingsChangePlan {
