@@ -1,4 +1,4 @@
-import {RecordingProxy} from "./recordingProxy.js";
+import {RecordingProxy, type ProxyRewrites} from "./recordingProxy.js";
 import {startTestServer, type TestServer, type TestServerOptions} from "./testServer.js";
 
 export type ClientHarness = {
@@ -11,9 +11,9 @@ export type ClientHarness = {
 };
 
 /** The real server behind a recording proxy: client tests talk through it so every answer is checked for conformance. */
-export async function startClientHarness(options: TestServerOptions = {}): Promise<ClientHarness> {
+export async function startClientHarness(options: TestServerOptions = {}, rewrites: ProxyRewrites = {}): Promise<ClientHarness> {
     const server = await startTestServer(options);
-    const proxy = await RecordingProxy.start(server.origin);
+    const proxy = await RecordingProxy.start(server.origin, rewrites);
     return {
         server,
         proxy,

@@ -11,8 +11,21 @@ export type Exchange = {
     contentType: string,
     body: string,
     /** False when the client (or the server) cut the answer before it ended. */
-    finished: boolean
+    finished: boolean,
+    /** The JSON request body as the server received it (after any rewrite), if there was one. */
+    requestBody: any,
+    /** Milliseconds from the request to the first output item: prompt evaluation plus one token. */
+    firstOutputMs: number | null,
+    totalMs: number
 };
+
+/** Changes a JSON request body before it reaches the server (e.g. to bound a client that sends no output limit). */
+export type RequestRewrite = (body: any, path: string) => any;
+
+/** Changes one SSE event on its way to the client (the recorded copy stays as the server sent it). */
+export type EventRewrite = (event: {type: string, [key: string]: any}) => {type: string, [key: string]: any};
+
+export type ProxyRewrites = {request?: RequestRewrite, event?: EventRewrite};
 
 /**
  * A loopback HTTP proxy in front of the test server that records every answer: client tests point
@@ -24,10 +37,10 @@ export class RecordingProxy {
     private server: http.Server | undefined;
     public origin = "";
 
-    private constructor(private readonly target: URL) {}
+    private constructor(private readonly target: URL, private readonly rewrites: ProxyRewrites) {}
 
-    public static async start(targetOrigin: string): Promise<RecordingProxy> {
-        const proxy = new RecordingProxy(new URL(targetOrigin));
+    public static async start(targetOrigin: string, rewrites: ProxyRewrites = {}): Promise<RecordingProxy> {
+        const proxy = new RecordingProxy(new URL(targetOrigin), rewrites);
         await proxy.listen();
         return proxy;
     }
@@ -45,29 +58,67 @@ export class RecordingProxy {
     }
 
     private forward(req: http.IncomingMessage, res: http.ServerResponse): void {
+        const started = performance.now();
+        const received: Buffer[] = [];
+        req.on("data", (chunk: Buffer) => received.push(chunk));
+        req.on("end", () => this.send(req, res, Buffer.concat(received), started));
+    }
+
+    private send(req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer, started: number): void {
+        let requestBody: any = null;
+        let payload = raw;
+        if (String(req.headers["content-type"] ?? "").startsWith("application/json") && raw.length > 0) {
+            requestBody = JSON.parse(raw.toString("utf8"));
+            if (this.rewrites.request != null) {
+                requestBody = this.rewrites.request(requestBody, req.url ?? "/");
+                payload = Buffer.from(JSON.stringify(requestBody));
+            }
+        }
+        const headers = {...req.headers, "content-length": String(payload.length)};
+        delete headers["transfer-encoding"];
         const upstream = http.request({
             host: this.target.hostname,
             port: this.target.port,
             method: req.method,
             path: req.url,
-            headers: req.headers
+            headers
         }, (answer) => {
             res.writeHead(answer.statusCode ?? 502, answer.headers);
             const chunks: Buffer[] = [];
+            let firstOutputMs: number | null = null;
             const record = (finished: boolean) => this.exchanges.push({
                 method: req.method ?? "GET",
                 path: req.url ?? "/",
                 status: answer.statusCode ?? 0,
                 contentType: String(answer.headers["content-type"] ?? ""),
                 body: Buffer.concat(chunks).toString("utf8"),
-                finished
+                finished,
+                requestBody,
+                firstOutputMs,
+                totalMs: performance.now() - started
             });
             let recorded = false;
+            const rewriteEvents = this.rewrites.event != null && String(answer.headers["content-type"]).startsWith("text/event-stream");
+            let pending = "";
             answer.on("data", (chunk: Buffer) => {
                 chunks.push(chunk);
-                res.write(chunk);
+                if (firstOutputMs == null && chunk.includes("response.output_item.added"))
+                    firstOutputMs = performance.now() - started;
+                if (!rewriteEvents) {
+                    res.write(chunk);
+                    return;
+                }
+                // Events are rewritten whole: hold back a partial block until its blank line arrives.
+                pending += chunk.toString("utf8");
+                const end = pending.lastIndexOf("\n\n");
+                if (end < 0)
+                    return;
+                res.write(rewriteSse(pending.slice(0, end + 2), this.rewrites.event!));
+                pending = pending.slice(end + 2);
             });
             answer.on("end", () => {
+                if (pending !== "")
+                    res.write(pending);
                 res.end();
                 if (!recorded)
                     record(true);
@@ -81,7 +132,7 @@ export class RecordingProxy {
             });
         });
         upstream.on("error", () => res.destroy());
-        req.pipe(upstream);
+        upstream.end(payload);
     }
 
     /** The SSE events of each recorded stream. */
@@ -140,6 +191,13 @@ export class RecordingProxy {
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
     }
+}
+
+function rewriteSse(text: string, rewrite: EventRewrite): string {
+    return parseSse(text).map((event) => {
+        const changed = rewrite(event);
+        return `event: ${changed.type}\ndata: ${JSON.stringify(changed)}\n\n`;
+    }).join("");
 }
 
 export function parseSse(text: string): Array<{type: string, sequence_number: number, [key: string]: any}> {

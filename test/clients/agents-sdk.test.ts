@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import {after, before, describe, it} from "node:test";
+import {Agent, OpenAIResponsesModel, OpenAIResponsesWSModel, run, setTracingDisabled, tool} from "@openai/agents";
+import OpenAI from "openai";
+import {z} from "zod";
+import {startClientHarness, type ClientHarness} from "../helpers/clientHarness.js";
+
+/** `@openai/agents` with a custom OpenAI client pointed at the real server (through the recording proxy), tracing off. */
+describe("OpenAI Agents SDK (real engine)", () => {
+    let harness: ClientHarness;
+    let client: OpenAI;
+    let model: OpenAIResponsesModel;
+    const calls: string[] = [];
+    const getWeather = tool({
+        name: "get_weather",
+        description: "Get the weather for a city",
+        parameters: z.object({city: z.string()}),
+        execute: async ({city}) => {
+            calls.push(city);
+            return `It is sunny in ${city}.`;
+        }
+    });
+
+    before(async () => {
+        setTracingDisabled(true);
+        harness = await startClientHarness();
+        client = new OpenAI({baseURL: harness.url, apiKey: harness.apiKey, maxRetries: 0});
+        model = new OpenAIResponsesModel(client, "local-model");
+    });
+    after(() => harness.close());
+
+    it("a plain run returns the model's text", async () => {
+        const agent = new Agent({name: "Storyteller", instructions: "Tell short stories.", model, modelSettings: {maxTokens: 16}});
+        const result = await run(agent, "Tell me about a cat.");
+        assert.equal(typeof result.finalOutput, "string");
+        assert.ok(result.finalOutput!.length > 0);
+        assert.ok(result.lastResponseId?.startsWith("resp_"));
+    });
+
+    it("a function-tool run with a forced tool choice runs the tool, then answers", async () => {
+        calls.length = 0;
+        const agent = new Agent({
+            name: "Weather", instructions: "Answer with the weather.", model, tools: [getWeather],
+            modelSettings: {toolChoice: "get_weather", maxTokens: 48}
+        });
+        const result = await run(agent, "What is the weather in Paris?", {maxTurns: 3});
+        assert.equal(calls.length, 1, `tool ran ${calls.length} times`);
+        const kinds = result.newItems.map((item) => item.type);
+        assert.ok(kinds.includes("tool_call_item") && kinds.includes("tool_call_output_item"), kinds.join(", "));
+        assert.equal(typeof result.finalOutput, "string");
+    });
+
+    it("a streamed run yields raw model events and a final output", async () => {
+        const agent = new Agent({name: "Streamer", instructions: "Tell short stories.", model, modelSettings: {maxTokens: 16}});
+        const result = await run(agent, "Once upon a time", {stream: true});
+        let deltas = "";
+        for await (const event of result)
+            if (event.type === "raw_model_stream_event" && event.data.type === "output_text_delta")
+                deltas += event.data.delta;
+        await result.completed;
+        assert.equal(result.finalOutput, deltas);
+    });
+
+    it("outputType gives structured output parsed by the SDK", async () => {
+        const Report = z.object({city: z.string(), sunny: z.boolean()});
+        const agent = new Agent({name: "Reporter", instructions: "Report the weather as JSON.", model, outputType: Report, modelSettings: {maxTokens: 96}});
+        const result = await run(agent, "Weather in Oslo?");
+        Report.parse(result.finalOutput);
+    });
+
+    it("continues with previousResponseId", async () => {
+        const agent = new Agent({name: "Chat", instructions: "Chat.", model, modelSettings: {maxTokens: 8}});
+        const first = await run(agent, "My cat is called Tom.");
+        const second = await run(agent, "What is my cat called?", {previousResponseId: first.lastResponseId});
+        const stored = await client.responses.retrieve(second.lastResponseId!);
+        assert.equal(stored.previous_response_id, first.lastResponseId);
+    });
+
+    it("runs over the WebSocket transport (OpenAIResponsesWSModel)", async () => {
+        // The recording proxy speaks HTTP only: the socket goes to the server itself (events are checked in websocket.test.ts).
+        const wsModel = new OpenAIResponsesWSModel(new OpenAI({baseURL: harness.server.url, apiKey: harness.apiKey, maxRetries: 0}), "local-model");
+        try {
+            const agent = new Agent({name: "Socket", instructions: "Tell short stories.", model: wsModel, modelSettings: {maxTokens: 12}});
+            const first = await run(agent, "A dog");
+            assert.ok(first.finalOutput!.length > 0);
+            const second = await run(agent, "And then?", {previousResponseId: first.lastResponseId});
+            assert.ok(second.lastResponseId !== first.lastResponseId);
+        } finally {
+            await wsModel.close();
+        }
+    });
+
+    it("emitted only conformant objects and events", () => {
+        const counts = harness.proxy.assertConformant();
+        assert.ok(counts.responses + counts.events > 5, JSON.stringify(counts));
+    });
+});
