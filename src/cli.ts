@@ -40,7 +40,7 @@ async function main(argv: string[]): Promise<number> {
     if (config.apiKeys.length === 0 && !options.noAuth) {
         const file = options.apiKeyFile ?? defaultApiKeyFile();
         const {created} = await readOrCreateApiKey(file).then((result) => {
-            config.apiKeys = [result.key];
+            config.apiKeys = result.keys;
             return result;
         });
         log(`auth: API key ${created ? "generated in" : "read from"} ${file} (send it as 'Authorization: Bearer <key>')`);

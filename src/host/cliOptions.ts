@@ -9,7 +9,7 @@ export const cliFlags = {
     "host": {type: "string", env: "LOCAL_RESPONSES_HOST", help: "address to bind (default 127.0.0.1)"},
     "port": {type: "string", env: "LOCAL_RESPONSES_PORT", help: "port (default 8080; 0 picks a free one)"},
     "api-key": {type: "string", multiple: true, env: "LOCAL_RESPONSES_API_KEY", help: "accepted API key (repeatable; env: comma-separated)"},
-    "api-key-file": {type: "string", env: "LOCAL_RESPONSES_API_KEY_FILE", help: "0600 file holding the key, created with a new key if missing (default ~/.config/local-responses/api-key)"},
+    "api-key-file": {type: "string", env: "LOCAL_RESPONSES_API_KEY_FILE", help: "0600 file holding the key (or several, one per line), created with a new key if missing (default ~/.config/local-responses/api-key)"},
     "no-auth": {type: "boolean", env: "LOCAL_RESPONSES_NO_AUTH", help: "serve without an API key (loopback only; not recommended)"},
     "threads": {type: "string", env: "LOCAL_RESPONSES_THREADS", help: "CPU threads (default cores - 1)"},
     "context-size": {type: "string", env: "LOCAL_RESPONSES_CONTEXT_SIZE", help: "context tokens per sequence (default: model's, at most 8192)"},
