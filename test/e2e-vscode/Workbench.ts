@@ -43,7 +43,7 @@ export class Workbench {
     }
 
     /** Waits until the status item's text matches. */
-    public async waitForStatus(pattern: RegExp, timeoutMs = 60_000): Promise<string> {
+    public async waitForStatus(pattern: RegExp, timeoutMs = 120_000): Promise<string> {
         const deadline = Date.now() + timeoutMs;
         let text = "";
         while (Date.now() < deadline) {
@@ -52,6 +52,7 @@ export class Workbench {
                 return text;
             await this.page.waitForTimeout(100);
         }
+        await this.screenshot("status-timeout");
         throw new Error(`status bar never matched ${pattern}; last: '${text}'`);
     }
 
@@ -81,11 +82,16 @@ export class Workbench {
     }
 
     /** Types into the quick input that a command opened (a path, a URI) once it is no longer the palette. */
-    public async answerQuickInput(value: string): Promise<void> {
+    public async answerQuickInput(value: string, timeoutMs = 60_000): Promise<void> {
         const input = this.page.locator(".quick-input-widget input.input");
-        const deadline = Date.now() + 15_000;
-        while (Date.now() < deadline && (await input.inputValue().catch(() => ">")).startsWith(">"))
+        const deadline = Date.now() + timeoutMs;
+        while ((await input.inputValue().catch(() => ">")).startsWith(">")) {
+            if (Date.now() > deadline) {
+                await this.screenshot("quick-input-never-opened");
+                throw new Error("the command's own quick input never replaced the palette");
+            }
             await this.page.waitForTimeout(100);
+        }
         await input.fill(value);
         await this.page.waitForTimeout(300);
         await input.press("Enter");
