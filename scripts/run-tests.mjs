@@ -1,20 +1,25 @@
-// Runs node:test over test/**/*.test.ts (Node 20's --test does not expand globs).
-// Usage: node scripts/run-tests.mjs [path-or-substring ...]
+// Runs node:test over test/**/*.test.ts (Node 20's --test does not expand globs), in one run so that one
+// summary counts every test. With --e2e the VS Code end-to-end tests (test/e2e-vscode/*.e2e.ts) join the run:
+// they need `npm run e2e:prepare` (tools and the VSIX) first.
+// Usage: node scripts/run-tests.mjs [--e2e] [path-or-substring ...]
 import {spawnSync} from "node:child_process";
 import {readdirSync} from "node:fs";
 import path from "node:path";
 
-function find(dir) {
+function find(dir, suffix) {
     return readdirSync(dir, {withFileTypes: true}).flatMap((entry) => {
         const full = path.join(dir, entry.name);
         if (entry.isDirectory())
-            return entry.name === "helpers" || entry.name === "fixtures" ? [] : find(full);
-        return entry.name.endsWith(".test.ts") ? [full] : [];
+            return entry.name === "helpers" || entry.name === "fixtures" ? [] : find(full, suffix);
+        return entry.name.endsWith(suffix) ? [full] : [];
     });
 }
 
-const filters = process.argv.slice(2);
-const files = find("test").sort().filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)));
+const args = process.argv.slice(2);
+const withE2e = args.includes("--e2e");
+const filters = args.filter((arg) => arg !== "--e2e");
+const files = [...find("test", ".test.ts").sort(), ...(withE2e ? find("test/e2e-vscode", ".e2e.ts").sort() : [])]
+    .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)));
 if (files.length === 0) {
     console.error(`no test files match ${filters.join(" ")}`);
     process.exit(1);
