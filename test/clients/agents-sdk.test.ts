@@ -14,7 +14,7 @@ describe("OpenAI Agents SDK (real engine)", () => {
     const getWeather = tool({
         name: "get_weather",
         description: "Get the weather for a city",
-        parameters: z.object({city: z.string()}),
+        parameters: z.object({city: z.enum(["Paris", "Oslo"])}),
         execute: async ({city}) => {
             calls.push(city);
             return `It is sunny in ${city}.`;
@@ -62,7 +62,7 @@ describe("OpenAI Agents SDK (real engine)", () => {
     });
 
     it("outputType gives structured output parsed by the SDK", async () => {
-        const Report = z.object({city: z.string(), sunny: z.boolean()});
+        const Report = z.object({city: z.enum(["Oslo", "Bergen"]), sunny: z.boolean()});
         const agent = new Agent({name: "Reporter", instructions: "Report the weather as JSON.", model, outputType: Report, modelSettings: {maxTokens: 96}});
         const result = await run(agent, "Weather in Oslo?");
         Report.parse(result.finalOutput);

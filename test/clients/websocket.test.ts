@@ -8,7 +8,8 @@ const weather = {
     type: "function",
     name: "get_weather",
     description: "Weather for a city",
-    parameters: {type: "object", properties: {city: {type: "string"}}, required: ["city"], additionalProperties: false}
+    // An enum keeps the forced call short: the tiny model may not close a free string within the output limit.
+    parameters: {type: "object", properties: {city: {type: "string", enum: ["Paris", "Rome"]}}, required: ["city"], additionalProperties: false}
 };
 
 function completed(messages: SocketMessage[]): Record<string, any> {
