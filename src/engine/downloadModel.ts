@@ -26,7 +26,12 @@ export async function downloadModel(options: DownloadModelOptions): Promise<stri
         skipExisting: true,
         onProgress: ({downloadedSize, totalSize}) => options.onProgress?.({downloadedBytes: downloadedSize, totalBytes: totalSize})
     });
-    return downloader.download({signal: options.signal});
+    const entryPath = await downloader.download({signal: options.signal});
+    // node-llama-cpp 3.21.1 resolves with the entry path even when the signal cancelled the download (its
+    // file downloader closes quietly): the path then names no file, and a caller would try to load it.
+    if (options.signal?.aborted)
+        throw options.signal.reason;
+    return entryPath;
 }
 
 /** A quick shape check for what `downloadModel` accepts, so a face can refuse a typo before any network use. */
