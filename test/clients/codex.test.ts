@@ -152,13 +152,15 @@ describe("Codex CLI (codex exec --json, real engine, think model)", () => {
         assert.ok(validate(answer), JSON.stringify(validate.errors));
     });
 
-    it("a resumed turn resends the whole history, reasoning and tool items included", async () => {
+    it("a resumed turn resends the whole history, tool items included", async () => {
         const run = await runCodex(["exec", "resume", threadId, "--skip-git-repo-check", "--json", "And then what happened?"]);
         record("resumed turn", run);
         assertTurnOk(run);
         const input = run.exchanges[0]!.requestBody.input as Array<{type?: string, role?: string, content?: unknown}>;
         const types = new Set(input.map((item) => item.type ?? "message"));
-        for (const type of ["reasoning", "function_call", "function_call_output"])
+        // Codex 0.169 resends the tool items; it did not resend the think model's reasoning items for a model
+        // it has no metadata for (measured), so they are not required here.
+        for (const type of ["function_call", "function_call_output"])
             assert.ok(types.has(type), `history without ${type}: ${[...types].join(", ")}`);
         assert.ok(input.some((item) => item.role === "assistant"), "history without the assistant's earlier message");
         assert.ok(JSON.stringify(input).includes("Tell me a story about a cat."), "history without the first prompt");
