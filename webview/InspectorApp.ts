@@ -2,7 +2,7 @@ import type {
     InspectorState, JobEventView, PersistedViewState, ResponseDetail, ToWebview
 } from "../src/vscode/logic/inspectorProtocol.js";
 import {filterResponses} from "../src/vscode/logic/responseSummary.js";
-import {dropdown, setTabCount, tabs, textField} from "./components/ui.js";
+import {dropdown, setTabCount, tabs, textField, type ValueField} from "./components/ui.js";
 import {el, replaceChildren} from "./dom.js";
 import {vscodeApi} from "./vscodeApi.js";
 import {detailView} from "./views/detailView.js";
@@ -28,21 +28,23 @@ export class InspectorApp {
     private readonly jobsList = el("div", {className: "list"});
     private readonly jobEventsPane = el("div", {className: "events-pane"});
     private panels: HTMLElement | undefined;
+    private filterFields: {search: ValueField, status: ValueField} | undefined;
 
     public constructor(private readonly root: HTMLElement) {
         this.view = vscodeApi.getState() ?? {filter: {search: "", status: ""}, selectedResponse: null, selectedJob: null, tab: "responses"};
     }
 
     public start(): void {
-        const filters = el("div", {className: "filters"},
-            textField({placeholder: "Search id, model, text, metadata", value: this.view.filter.search, testId: "search", onInput: (search) => {
-                this.saveView({filter: {...this.view.filter, search}});
-                this.renderResponses();
-            }}),
-            dropdown({choices: statusChoices, value: this.view.filter.status, testId: "status-filter", onChange: (status) => {
-                this.saveView({filter: {...this.view.filter, status}});
-                this.renderResponses();
-            }}));
+        const search = textField({placeholder: "Search id, model, text, metadata", value: this.view.filter.search, testId: "search", onInput: (search) => {
+            this.saveView({filter: {...this.view.filter, search}});
+            this.renderResponses();
+        }});
+        const status = dropdown({choices: statusChoices, value: this.view.filter.status, testId: "status-filter", onChange: (status) => {
+            this.saveView({filter: {...this.view.filter, status}});
+            this.renderResponses();
+        }});
+        this.filterFields = {search, status};
+        const filters = el("div", {className: "filters"}, search, status);
         this.panels = tabs([
             {id: "responses", label: "Responses", count: 0, content: el("div", {className: "tab-body"}, filters, this.responsesList, this.detailPane)},
             {id: "jobs", label: "Jobs", count: 0, content: el("div", {className: "tab-body"}, this.jobsList, this.jobEventsPane)}
@@ -93,6 +95,11 @@ export class InspectorApp {
                 break;
             case "reveal":
                 this.saveView({tab: "responses", filter: {search: "", status: ""}});
+                // The fields show the filter that applies: a revealed response must not hide behind old text.
+                if (this.filterFields != null) {
+                    this.filterFields.search.value = "";
+                    this.filterFields.status.value = "";
+                }
                 this.panels?.setAttribute("activeid", "tab-responses");
                 this.openResponse(message.id);
                 this.renderResponses();

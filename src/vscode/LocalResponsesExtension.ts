@@ -30,9 +30,13 @@ export class LocalResponsesExtension implements vscode.Disposable {
     private responsesSource: InspectorResponses | undefined;
     private jobsSource: BackgroundJobsView | null = null;
     private readonly hostListeners = new Set<() => void>();
+    /** Settles when the first core exists: the inspector reads its store as soon as it is attached. */
+    private readonly hostCreated: Promise<void>;
+    private markHostCreated: () => void = () => undefined;
 
     public constructor(public readonly context: vscode.ExtensionContext) {
         this.secret = new ApiKeySecret(context.secrets);
+        this.hostCreated = new Promise((resolve) => this.markHostCreated = resolve);
         const {settings, problems} = Settings.read();
         for (const problem of problems)
             this.log.warn(`settings: ${problem}`);
@@ -51,7 +55,12 @@ export class LocalResponsesExtension implements vscode.Disposable {
             new Commands(this),
             Settings.onDidChange(() => void this.applySettings()),
             vscode.window.registerWebviewPanelSerializer(inspectorViewType, {
-                deserializeWebviewPanel: async (panel) => InspectorPanel.restore(panel, context.extensionUri, this.inspectorData())
+                // After a window reload VS Code restores the panel right after activation, before the core is
+                // created (the key comes from SecretStorage asynchronously): attaching earlier would throw.
+                deserializeWebviewPanel: async (panel) => {
+                    await this.hostCreated;
+                    InspectorPanel.restore(panel, context.extensionUri, this.inspectorData());
+                }
             })
         );
     }
@@ -90,6 +99,7 @@ export class LocalResponsesExtension implements vscode.Disposable {
         this.jobsSource = hostJobs(host);
         for (const listener of this.hostListeners)
             listener();
+        this.markHostCreated();
     }
 
     private inspectorData(): InspectorData {

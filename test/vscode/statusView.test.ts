@@ -9,6 +9,10 @@ const base: StatusModel = {
 
 test("the text says model and state: no model, loading with progress, ready, generating with tok/s, failed", () => {
     assert.equal(formatStatus({...base, engine: "unloaded", modelName: null, server: "stopped"}).text, "$(circle-slash) Local Responses: no model");
+    const unloadedButListening = formatStatus({...base, engine: "unloaded", modelName: null});
+    assert.equal(unloadedButListening.text, "$(circle-slash) Local Responses: no model (serving 503)");
+    assert.match(unloadedButListening.tooltip, /Local Responses: no model loaded; requests get 503/);
+    assert.match(formatStatus({...base, engine: "unloaded", modelName: null, server: "stopped"}).tooltip, /Local Responses: stopped/);
     assert.equal(formatStatus({...base, engine: "loading", loadProgress: 0.456}).text, "$(loading~spin) stories260K: loading 46%");
     assert.equal(formatStatus(base).text, "$(check) stories260K: ready");
     assert.equal(formatStatus({...base, server: "stopped"}).text, "$(debug-pause) stories260K: server stopped");

@@ -17,16 +17,19 @@ export function button(label: string, onClick: () => void, options: {appearance?
     }, label);
 }
 
-export function textField(options: {placeholder: string, value: string, onInput: (value: string) => void, testId?: string}): HTMLElement {
-    const field = el(tags.textField, {placeholder: options.placeholder, "data-testid": options.testId ?? null}) as HTMLElement & {value: string};
+/** A field whose value the page can read and set (a text field, a dropdown). */
+export type ValueField = HTMLElement & {value: string};
+
+export function textField(options: {placeholder: string, value: string, onInput: (value: string) => void, testId?: string}): ValueField {
+    const field = el(tags.textField, {placeholder: options.placeholder, "data-testid": options.testId ?? null}) as ValueField;
     field.value = options.value;
     field.addEventListener("input", () => options.onInput(field.value));
     return field;
 }
 
-export function dropdown(options: {choices: {value: string, label: string}[], value: string, onChange: (value: string) => void, testId?: string}): HTMLElement {
+export function dropdown(options: {choices: {value: string, label: string}[], value: string, onChange: (value: string) => void, testId?: string}): ValueField {
     const select = el(tags.dropdown, {"data-testid": options.testId ?? null},
-        ...options.choices.map((choice) => el(tags.option, {value: choice.value, selected: choice.value === options.value}, choice.label))) as HTMLElement & {value: string};
+        ...options.choices.map((choice) => el(tags.option, {value: choice.value, selected: choice.value === options.value}, choice.label))) as ValueField;
     select.addEventListener("change", () => options.onChange(select.value));
     return select;
 }

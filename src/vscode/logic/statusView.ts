@@ -35,7 +35,11 @@ export function formatStatus(model: StatusModel): StatusView {
             text = `$(error) ${name}: failed to load`;
             break;
         default:
-            text = model.modelName == null ? "$(circle-slash) Local Responses: no model" : `$(circle-slash) ${name}: stopped`;
+            // Listening without a model (after Unload Model) is not the same as off: every request gets 503.
+            if (model.modelName == null)
+                text = `$(circle-slash) Local Responses: no model${model.server === "listening" ? " (serving 503)" : ""}`;
+            else
+                text = `$(circle-slash) ${name}: stopped`;
     }
 
     const lines = [
@@ -67,6 +71,10 @@ function describeState(state: StatusView["state"], model: StatusModel): string {
             return `generating (${model.active} running, ${formatRate(model.tokensPerSecond)} tokens/s)`;
         case "ready":
             return model.server === "listening" ? "ready" : "model loaded, server stopped";
+        case "stopped":
+            if (model.server === "listening")
+                return "no model loaded; requests get 503 model_not_loaded until one is";
+            return model.server === "starting" ? "starting" : "stopped";
         default:
             return state;
     }
