@@ -28,7 +28,12 @@ export type LlamaEngineOptions = {
     /** Flash attention; off by default, as it is slower on CPU. */
     flashAttention?: boolean,
     /** The model name reported to clients. Defaults to the file name without `.gguf`. */
-    alias?: string
+    alias?: string,
+    /**
+     * Text that ends a plain-text answer like an end-of-turn token (reported as a normal stop, not a length cut).
+     * For models that do not end their turns on their own. Defaults to none.
+     */
+    stopSequences?: readonly string[]
 };
 
 export type GenerationSummary = GenerationResult & {durationMs: number};
@@ -199,7 +204,8 @@ export class LlamaEngine implements ChatEngine {
                     promptTokens,
                     contextSize: loaded.info.contextSize,
                     request: {...request, signal: controller.signal},
-                    onTokens: (count) => this.activity.tokens(count)
+                    onTokens: (count) => this.activity.tokens(count),
+                    stopSequences: this.options.stopSequences
                 }));
                 loaded.active.set(controller, running.catch(() => undefined));
                 const started = performance.now();

@@ -16,11 +16,13 @@ export type RunGenerationOptions = {
     /** The chat wrapper produces thought segments: a thought budget must always be set. */
     thinks?: boolean,
     /** Called with the number of tokens in each generated chunk, as it is produced. */
-    onTokens?: (count: number) => void
+    onTokens?: (count: number) => void,
+    /** Text that ends a plain-text answer as the model's own end of turn would (`--stop`). */
+    stopSequences?: readonly string[]
 };
 
 /** One generation on a leased sequence, streaming each chunk to `request.onEvent` as it is produced. */
-export async function runGeneration({chat, sequence, history, promptTokens, contextSize, request, onTokens, grammar, thinks}: RunGenerationOptions): Promise<GenerationResult> {
+export async function runGeneration({chat, sequence, history, promptTokens, contextSize, request, onTokens, grammar, thinks, stopSequences = []}: RunGenerationOptions): Promise<GenerationResult> {
     const emit = request.onEvent ?? (() => undefined);
     const started = performance.now();
     let firstTokenAt: number | null = null;
@@ -39,6 +41,9 @@ export async function runGeneration({chat, sequence, history, promptTokens, cont
     try {
         response = await chat.generateResponse(history, {
             maxTokens,
+            // Operator-configured stop sequences end text turns naturally. node-llama-cpp matches them on all generated
+            // text, so they are off where a grammar shapes the output (structured output, forced calls).
+            customStopTriggers: grammar == null && request.toolMode?.type !== "required" && stopSequences.length > 0 ? [...stopSequences] : undefined,
             temperature: sampling.temperature ?? 1,
             topP: sampling.topP,
             seed: sampling.seed,

@@ -42,6 +42,7 @@ export class LocalResponsesHost {
             queueLimit: config.queueLimit,
             gpu: config.gpu,
             flashAttention: config.flashAttention,
+            stopSequences: config.stopSequences,
             alias: config.modelAlias ?? undefined
         });
         if (events.onEngineState != null)
@@ -52,7 +53,10 @@ export class LocalResponsesHost {
         this.responses = new ResponsesService(this.engine, this.store, {
             compactor,
             conversations: this.conversations,
-            pendingStatus: (owner, id) => this.jobs.activeStatus(owner, id),
+            backgroundResponse: (owner, id) => {
+                const job = this.jobs.get(owner, id);
+                return job == null ? undefined : {response: job.payload.response, inputItems: job.payload.history};
+            },
             onGeneration: (stats) => this.metrics.recordGeneration(stats),
             strictModel: config.strictModel,
             strictTools: config.strictTools,

@@ -16,6 +16,7 @@ export const cliFlags = {
     "parallel": {type: "string", env: "LOCAL_RESPONSES_PARALLEL", help: "parallel sequences (default 4)"},
     "queue-limit": {type: "string", env: "LOCAL_RESPONSES_QUEUE_LIMIT", help: "requests waiting for a sequence before 503 (default 64)"},
     "gpu": {type: "string", env: "LOCAL_RESPONSES_GPU", help: "auto, false, cuda, vulkan or metal (default false)"},
+    "stop": {type: "string", multiple: true, env: "LOCAL_RESPONSES_STOP", help: "text that ends a plain-text answer like an end-of-turn token (repeatable; env: comma-separated)"},
     "flash-attention": {type: "boolean", env: "LOCAL_RESPONSES_FLASH_ATTENTION", help: "enable flash attention (slower on CPU)"},
     "strict-model": {type: "boolean", env: "LOCAL_RESPONSES_STRICT_MODEL", help: "require 'model' to name the loaded model"},
     "strict-tools": {type: "boolean", env: "LOCAL_RESPONSES_STRICT_TOOLS", help: "refuse hosted tool types with 400 instead of ignoring them"},
@@ -99,6 +100,7 @@ export function parseCliOptions(argv: string[], env: NodeJS.ProcessEnv = process
     config.queueLimit = integer("queue-limit", 0) ?? config.queueLimit;
     config.gpu = parseGpu(read("gpu") as string | undefined);
     config.flashAttention = read("flash-attention") === true;
+    config.stopSequences = ((read("stop") as string[] | undefined) ?? []).map(unescapeStop);
     config.strictModel = read("strict-model") === true;
     config.strictTools = read("strict-tools") === true;
     config.reasoningSecret = (read("reasoning-secret") as string | undefined) ?? null;
@@ -161,4 +163,9 @@ export function cliHelp(): string {
         return `  --${name.padEnd(30)} ${flag.help}${env}`;
     });
     return `Usage: local-responses serve --model FILE [options]\n\nServes the OpenAI Responses API from a local GGUF model on 127.0.0.1.\n\nOptions (environment variable in brackets):\n${lines.join("\n")}\n`;
+}
+
+/** `--stop '\n'` arrives as backslash-n from a shell: read the usual escapes. */
+function unescapeStop(text: string): string {
+    return text.replace(/\\([nrt\\])/g, (_match, code: string) => ({n: "\n", r: "\r", t: "\t", "\\": "\\"})[code]!);
 }

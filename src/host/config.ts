@@ -16,6 +16,8 @@ export type HostConfig = {
     queueLimit: number,
     gpu: GpuChoice,
     flashAttention: boolean,
+    /** Text that ends a plain-text answer like the model's own end of turn (for models that never stop). */
+    stopSequences: string[],
     strictModel: boolean,
     strictTools: boolean,
     /** HMAC secret for reasoning `encrypted_content` tokens (null: random per process, tokens die with it). */
@@ -77,6 +79,7 @@ export function defaultConfig(): HostConfig {
         queueLimit: 64,
         gpu: false,
         flashAttention: false,
+        stopSequences: [],
         strictModel: false,
         strictTools: false,
         reasoningSecret: null,
