@@ -66,6 +66,11 @@ export function contextLengthExceeded(message: string): ApiError {
     return new ApiError(400, message, {param: "input", code: "context_length_exceeded"});
 }
 
+/** Admission pressure (background jobs, stream readers): retry later. */
+export function rateLimited(message: string): ApiError {
+    return new ApiError(429, message, {code: "rate_limit_exceeded"});
+}
+
 export function serverOverloaded(message = "The generation queue is full; retry shortly."): ApiError {
     return new ApiError(503, message, {code: "server_overloaded"});
 }

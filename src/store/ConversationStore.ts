@@ -1,5 +1,6 @@
 import {newId, nowSeconds} from "../responses/ids.js";
 import type {Item} from "../responses/wire.js";
+import {jsonBytes} from "./jsonBytes.js";
 
 export type ConversationStoreOptions = {
     /** Most conversations kept; 0 disables conversations (400). Defaults to 256. */
@@ -216,8 +217,4 @@ export class ConversationStore {
         this.records.delete(id);
         this.bytesUsed -= record.bytes;
     }
-}
-
-function jsonBytes(value: unknown): number {
-    return Buffer.byteLength(JSON.stringify(value));
 }

@@ -1,4 +1,5 @@
 import type {StreamEvent} from "../responses/wire.js";
+import {jsonBytes} from "./jsonBytes.js";
 
 export type JobEventLogLimits = {
     /** Events kept; older ones are dropped first. Defaults to 4096. */
@@ -41,7 +42,7 @@ export class JobEventLog {
         if (this.closed)
             throw new Error("The event log of a finished response takes no more events.");
         const numbered = {...event, sequence_number: this.nextSequence++} as StreamEvent;
-        const bytes = Buffer.byteLength(JSON.stringify(numbered));
+        const bytes = jsonBytes(numbered);
         this.entries.push({event: numbered, bytes});
         this.bytesUsed += bytes;
         while (this.entries.length > 1 && (this.entries.length > this.maxEvents || this.bytesUsed > this.maxBytes))

@@ -1,5 +1,6 @@
 import {createHash} from "node:crypto";
 import type {Item, ResponseObject} from "../responses/wire.js";
+import {jsonBytes} from "./jsonBytes.js";
 
 export type ResponseStoreOptions = {
     /** Most stored responses; 0 disables storage. Defaults to 1024. */
@@ -290,8 +291,4 @@ function blockKey(owner: string, item: Item): string {
 
 function indexKey(owner: string, itemId: string): string {
     return `${owner}\0${itemId}`;
-}
-
-function jsonBytes(value: unknown): number {
-    return Buffer.byteLength(JSON.stringify(value));
 }

@@ -1,4 +1,4 @@
-import {ApiError} from "../responses/errors.js";
+import {rateLimited} from "../responses/errors.js";
 
 export type StreamReaderSlotsOptions = {
     /** Background stream readers at once. Defaults to 32. */
@@ -30,9 +30,9 @@ export class StreamReaderSlots {
     public acquire(owner: string): () => void {
         const mine = this.perOwner.get(owner) ?? 0;
         if (this.total >= this.maxReaders)
-            throw new ApiError(429, `${this.total} background streams are already being read (limit ${this.maxReaders}).`, {code: "rate_limit_exceeded"});
+            throw rateLimited(`${this.total} background streams are already being read (limit ${this.maxReaders}).`);
         if (mine >= this.maxReadersPerOwner)
-            throw new ApiError(429, `This API key already reads ${mine} background streams (limit ${this.maxReadersPerOwner}).`, {code: "rate_limit_exceeded"});
+            throw rateLimited(`This API key already reads ${mine} background streams (limit ${this.maxReadersPerOwner}).`);
         this.total++;
         this.perOwner.set(owner, mine + 1);
         let released = false;
