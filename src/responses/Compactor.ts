@@ -32,8 +32,8 @@ export type CompactResult = {
     tokensAfter: number
 };
 
-/** A compaction done automatically before a generation (`context_management`), announced in its stream. */
-export type AutoCompaction = {item: CompactionItem, tokensBefore: number, tokensAfter: number};
+/** A compaction done automatically before a generation (`context_management`): announced in its stream, its usage counted in the response's. */
+export type AutoCompaction = Omit<CompactResult, "history">;
 
 const summarizerPrompt = "You compress conversations. Write a concise summary of the conversation below that keeps every fact, "
     + "decision, name, number and open task needed to continue it. Write only the summary.";

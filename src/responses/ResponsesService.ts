@@ -1,4 +1,4 @@
-import type {ChatEngine, ChatTurn, EngineLease, GenerationRequest} from "../engine/types.js";
+import type {ChatEngine, ChatTurn, EngineLease, GenerationRequest, GenerationUsage} from "../engine/types.js";
 import type {ConversationStore} from "../store/ConversationStore.js";
 import type {ResponseStore} from "../store/ResponseStore.js";
 import type {AutoCompaction, Compactor} from "./Compactor.js";
@@ -11,7 +11,7 @@ import {pageById} from "./pagination.js";
 import {generationShape} from "./generationShape.js";
 import {OutputValidator} from "./OutputValidator.js";
 import {ReasoningReplay, type ReasoningReplayOptions} from "./ReasoningReplay.js";
-import {ResponseAssembler, type EventSink} from "./ResponseAssembler.js";
+import {ResponseAssembler, toUsage, type EventSink} from "./ResponseAssembler.js";
 import {itemsToTurns} from "./transcript.js";
 import type {Item, ResponseObject, ResponseStatus} from "./wire.js";
 
@@ -24,8 +24,12 @@ export type ResponsesServiceOptions = {
     compactor?: Compactor,
     /** Transcripts for `conversation`; without it, `conversation` is refused. */
     conversations?: ConversationStore,
-    /** The status of an unfinished background response, so chaining to it is refused by name rather than as unknown. */
-    pendingStatus?: (owner: string, id: string) => ResponseStatus | undefined,
+    /**
+     * A background job's record, active or retained: its live response object and input history. Chaining to an
+     * unfinished job is then refused by its status rather than as unknown, and a retained record supplies history
+     * and input items even after the store evicted its copy (and before a running job is stored at all).
+     */
+    backgroundResponse?: (owner: string, id: string) => PreviousResponse | undefined,
     /** Told about every finished generation (metrics): usage, time to first token and generation time. */
     onGeneration?: (stats: GenerationStats) => void,
     log?: (line: string) => void
@@ -114,9 +118,10 @@ export class ResponsesService {
                 signal
             });
             if (result != null) {
-                prepared.history = result.history;
-                prepared.turns = this.render([...result.history, result.item], prepared.params.instructions);
-                prepared.compaction = {item: result.item, tokensBefore: result.tokensBefore, tokensAfter: result.tokensAfter};
+                const {history, ...compaction} = result;
+                prepared.history = history;
+                prepared.turns = this.render([...history, compaction.item], prepared.params.instructions);
+                prepared.compaction = compaction;
             }
         }
         try {
@@ -176,16 +181,18 @@ export class ResponsesService {
             // The client went away: a disconnected foreground generation is not stored.
             throw new ApiError(499, "The client closed the connection.", {code: "request_aborted"});
 
+        // OpenAI bills automatic compaction as part of the response: its summary generation counts in `usage`.
+        const usage = prepared.compaction == null ? result.usage : addUsage(result.usage, prepared.compaction.usage);
         // Held content is published only once valid; a cut result is never validated, so it is dropped.
         const rejection = validator.check(result);
         if (rejection != null)
-            return assembler.fail(rejection.code, rejection.message, result.usage);
+            return assembler.fail(rejection.code, rejection.message, usage);
         if (result.stopReason === "length" && validator.holds)
             assembler.discardHeld();
 
         const response = result.stopReason === "length"
-            ? assembler.complete("incomplete", result.usage, "max_output_tokens")
-            : assembler.complete("completed", result.usage);
+            ? assembler.complete("incomplete", usage, "max_output_tokens")
+            : assembler.complete("completed", usage);
         this.reasoning.remember(response.output);
         if (params.store)
             this.store.put(prepared.owner, response, prepared.history);
@@ -222,11 +229,12 @@ export class ResponsesService {
         return {id, object: "response.deleted", deleted: true};
     }
 
+    /** The input items of a stored response or of a background job (running ones included, as OpenAI serves them). */
     public listInputItems(owner: string, id: string, query: {order?: unknown, limit?: unknown, after?: unknown}) {
-        const stored = this.store.get(owner, id);
-        if (stored == null)
+        const found = this.findResponse(owner, id);
+        if (found == null)
             throw responseNotFound(id);
-        return pageById(stored.inputItems, query, (after) => `No input item with id '${after}' in this response.`);
+        return pageById(found.inputItems, query, (after) => `No input item with id '${after}' in this response.`);
     }
 
     public async countInputTokens(owner: string, body: unknown): Promise<{object: "response.input_tokens", input_tokens: number}> {
@@ -253,10 +261,7 @@ export class ResponsesService {
     }
 
     private inheritedHistory(owner: string, previousId: string, resolvePrevious?: PrepareOptions["resolvePrevious"]): Item[] {
-        const previous = resolvePrevious?.(previousId) ?? this.store.get(owner, previousId);
-        const pending = previous == null ? this.options.pendingStatus?.(owner, previousId) : undefined;
-        if (pending != null)
-            throw invalidRequest(`previous response '${previousId}' has not finished (status: ${pending}).`, "previous_response_id", "previous_response_not_finished");
+        const previous = resolvePrevious?.(previousId) ?? this.findResponse(owner, previousId);
         if (previous == null)
             throw responseNotFound(previousId, "previous_response_id");
         const status = previous.response.status;
@@ -265,6 +270,11 @@ export class ResponsesService {
         if (status === "failed" || status === "cancelled")
             throw invalidRequest(`previous response '${previousId}' cannot be continued (status: ${status}).`, "previous_response_id", "previous_response_unusable");
         return [...previous.inputItems, ...previous.response.output];
+    }
+
+    /** A stored response, else a background job's record (active, or retained after the store let go of it). */
+    private findResponse(owner: string, id: string): PreviousResponse | undefined {
+        return this.store.get(owner, id) ?? this.options.backgroundResponse?.(owner, id);
     }
 
     private conversationHistory(owner: string, conversationId: string): Item[] {
@@ -329,6 +339,19 @@ export class ResponsesService {
 /** The two extension events and the compaction item that open the output of an auto-compacted response. */
 function announceCompaction(assembler: ResponseAssembler, compaction: AutoCompaction): void {
     assembler.custom("response.compaction.started", {input_tokens: compaction.tokensBefore});
-    assembler.custom("response.compaction.completed", {input_tokens_before: compaction.tokensBefore, input_tokens_after: compaction.tokensAfter});
+    // The summary's own usage, so a client can tell it apart from the answer's within the response's `usage`.
+    assembler.custom("response.compaction.completed", {
+        input_tokens_before: compaction.tokensBefore, input_tokens_after: compaction.tokensAfter, usage: toUsage(compaction.usage)
+    });
     assembler.addCompleteItem(compaction.item);
+}
+
+/** Two generations' usage as one: the answer and the summary an automatic compaction generated for it. */
+function addUsage(answer: GenerationUsage, summary: GenerationUsage): GenerationUsage {
+    return {
+        inputTokens: answer.inputTokens + summary.inputTokens,
+        cachedTokens: answer.cachedTokens + summary.cachedTokens,
+        outputTokens: answer.outputTokens + summary.outputTokens,
+        reasoningTokens: answer.reasoningTokens + summary.reasoningTokens
+    };
 }

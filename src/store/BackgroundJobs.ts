@@ -1,8 +1,9 @@
 import {toApiError} from "../responses/engineErrors.js";
-import {ApiError, invalidRequest, serverOverloaded} from "../responses/errors.js";
+import {ApiError, invalidRequest, rateLimited, serverOverloaded} from "../responses/errors.js";
 import {streamErrorEvent} from "../responses/ResponseAssembler.js";
 import type {Item, ResponseObject, ResponseStatus, StreamEvent} from "../responses/wire.js";
 import {JobEventLog, type JobEventLogLimits} from "./JobEventLog.js";
+import {jsonBytes} from "./jsonBytes.js";
 
 export type BackgroundJobsOptions = {
     /** Queued plus running jobs at once; 0 disables background mode (400). Defaults to 64. */
@@ -129,7 +130,7 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
             throw new ApiError(503, "The server is shutting down.", {code: "server_shutting_down"});
         this.sweep();
 
-        const bytes = Buffer.byteLength(JSON.stringify(payload.history)) + Buffer.byteLength(JSON.stringify(payload.response));
+        const bytes = jsonBytes(payload.history) + jsonBytes(payload.response);
         const active = this.active();
         const refusal = bytes > this.maxInputBytes
             ? new ApiError(413, `The input of this background response is ${bytes} bytes; the limit is ${this.maxInputBytes}.`, {param: "input", code: "input_too_large"})
@@ -212,12 +213,6 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
         if (!activeStatuses.has(response.status))
             return structuredClone(response);
         return {...structuredClone({...response, output: []}), usage: zeroUsage()};
-    }
-
-    /** The status of an unfinished job (for chaining refusals), or undefined. */
-    public activeStatus(owner: string, id: string): ResponseStatus | undefined {
-        const job = this.get(owner, id);
-        return job == null || job.phase === "finished" ? undefined : job.payload.response.status;
     }
 
     /**
@@ -354,10 +349,6 @@ function setTerminal(response: ResponseObject, status: "cancelled" | "failed", e
 function describe(error: unknown): {code: string, message: string} {
     const apiError = toApiError(error);
     return {code: apiError.code ?? "server_error", message: apiError.message};
-}
-
-function rateLimited(message: string): ApiError {
-    return new ApiError(429, message, {code: "rate_limit_exceeded"});
 }
 
 function zeroUsage(): NonNullable<ResponseObject["usage"]> {

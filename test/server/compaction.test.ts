@@ -100,7 +100,12 @@ describe("compaction (real engine, openai SDK)", () => {
                 assert.ok(completed.input_tokens_before >= threshold);
                 assert.equal(events[started + 2]!.type, "response.output_item.added");
                 assert.equal(events[started + 2]!.item.type, "compaction");
-                assert.equal(final.usage.input_tokens, completed.input_tokens_after, "generation ran on the compacted prompt");
+                // OpenAI bills compaction as part of the response: usage is the answer's plus the summary's.
+                const summary = completed.usage;
+                assert.ok(summary.input_tokens > 0 && summary.output_tokens > 0, "the summary generation's own usage");
+                assert.equal(final.usage.input_tokens, completed.input_tokens_after + summary.input_tokens, "generation ran on the compacted prompt");
+                assert.ok(final.usage.output_tokens >= summary.output_tokens && final.usage.output_tokens <= summary.output_tokens + 24);
+                assert.equal(final.usage.total_tokens, final.usage.input_tokens + final.usage.output_tokens);
             }
         }
         assert.ok(compactedAt > 0, `the chain compacted once it grew (inputs: ${inputTokens.join(", ")})`);
