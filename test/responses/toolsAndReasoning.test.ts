@@ -85,7 +85,7 @@ describe("OutputValidator", () => {
     });
 
     it("rejects output or strict arguments that do not match, and never judges a cut result", () => {
-        const format = {type: "json_schema" as const, name: "s", schema, strict: true};
+        const format = {type: "json_schema" as const, name: "s", schema, strict: true, description: null};
         const validator = new OutputValidator(format, new Map([["f", schema]]));
         assert.equal(validator.check(result({text: "{\"n\": 1}"})), null);
         assert.equal(validator.check(result({text: "{\"n\": 1.5}"}))?.code, "invalid_output");

@@ -35,7 +35,7 @@ describe("structured output (grammar-constrained, ajv-validated before publishin
         const value = JSON.parse(response.output_text);
         assert.deepEqual(Object.keys(value).sort(), ["city", "conditions", "note", "temperature_c"]);
         assert.ok(["sunny", "cloudy", "rainy"].includes(value.conditions));
-        assert.equal(response.text.format.type, "json_schema");
+        assert.equal(response.text?.format?.type, "json_schema");
     });
 
     it("json_schema streamed: lifecycle first, content only after validation, deltas add up", async () => {

@@ -227,7 +227,7 @@ describe("function call round trips (Qwen model)", () => {
             text: {verbosity: "low"}, service_tier: "default"
         } as any);
         assertValidResponse(response);
-        assert.equal(response.presence_penalty, 0.5);
+        assert.equal((response as any).presence_penalty, 0.5);
         for (const [body, param] of [[{top_logprobs: 2}, "top_logprobs"], [{service_tier: "flex"}, "service_tier"]] as const) {
             const res = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "hi", ...body}});
             assert.equal(res.status, 400);
