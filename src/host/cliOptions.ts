@@ -1,6 +1,6 @@
 import {parseArgs} from "node:util";
 import type {GpuChoice} from "../engine/LlamaEngine.js";
-import {defaultConfig, type HostConfig} from "./config.js";
+import {defaultConfig, type HostConfig, type StoreSettings} from "./config.js";
 
 /** Each flag, its environment variable and its help line: one table so the three never drift apart. */
 export const cliFlags = {
@@ -107,13 +107,15 @@ export function parseCliOptions(argv: string[], env: NodeJS.ProcessEnv = process
     config.reasoningEchoMaxBytes = integer("reasoning-echo-max-bytes", 0) ?? config.reasoningEchoMaxBytes;
     config.allowedOrigins = ((read("allowed-origins") as string | undefined) ?? "").split(",").map((origin) => origin.trim()).filter(Boolean);
     config.bodyLimitBytes = integer("body-limit", 1024) ?? config.bodyLimitBytes;
-    config.store = {
-        maxEntries: integer("responses-store-max-entries", 0) ?? config.store.maxEntries,
-        maxBytes: integer("responses-store-max-bytes", 0) ?? config.store.maxBytes,
-        ttlSeconds: integer("responses-store-ttl-secs", 0) ?? config.store.ttlSeconds,
-        ownerMaxEntries: integer("responses-store-owner-max-entries", 0) ?? config.store.ownerMaxEntries,
-        ownerMaxBytes: integer("responses-store-owner-max-bytes", 0) ?? config.store.ownerMaxBytes
-    };
+    /** The five bounds both LRU stores take, read from the flags of one prefix. */
+    const storeBounds = (prefix: "responses-store" | "conversation-store", defaults: StoreSettings): Required<StoreSettings> => ({
+        maxEntries: integer(`${prefix}-max-entries`, 0) ?? defaults.maxEntries,
+        maxBytes: integer(`${prefix}-max-bytes`, 0) ?? defaults.maxBytes,
+        ttlSeconds: integer(`${prefix}-ttl-secs`, 0) ?? defaults.ttlSeconds,
+        ownerMaxEntries: integer(`${prefix}-owner-max-entries`, 0) ?? defaults.ownerMaxEntries ?? 0,
+        ownerMaxBytes: integer(`${prefix}-owner-max-bytes`, 0) ?? defaults.ownerMaxBytes ?? 0
+    });
+    config.store = storeBounds("responses-store", config.store);
     const background = config.background;
     config.background = {
         maxJobs: integer("responses-background-max-jobs", 0) ?? background.maxJobs,
@@ -129,13 +131,7 @@ export function parseCliOptions(argv: string[], env: NodeJS.ProcessEnv = process
         streamReadersPerKey: integer("responses-background-stream-readers-per-key", 1) ?? background.streamReadersPerKey,
         streamWriteTimeoutSeconds: integer("responses-background-stream-write-timeout-secs", 1) ?? background.streamWriteTimeoutSeconds
     };
-    config.conversations = {
-        maxEntries: integer("conversation-store-max-entries", 0) ?? config.conversations.maxEntries,
-        maxBytes: integer("conversation-store-max-bytes", 0) ?? config.conversations.maxBytes,
-        ttlSeconds: integer("conversation-store-ttl-secs", 0) ?? config.conversations.ttlSeconds,
-        ownerMaxEntries: integer("conversation-store-owner-max-entries", 0) ?? config.conversations.ownerMaxEntries,
-        ownerMaxBytes: integer("conversation-store-owner-max-bytes", 0) ?? config.conversations.ownerMaxBytes
-    };
+    config.conversations = storeBounds("conversation-store", config.conversations);
     config.compaction = {
         keepTokens: integer("compaction-keep-tokens", 1) ?? config.compaction.keepTokens,
         summaryMaxTokens: integer("compaction-summary-max-tokens", 1) ?? config.compaction.summaryMaxTokens,

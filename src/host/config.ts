@@ -52,7 +52,8 @@ export type BackgroundSettings = {
     streamWriteTimeoutSeconds: number
 };
 
-export type ConversationSettings = {maxEntries: number, maxBytes: number, ttlSeconds: number, ownerMaxEntries: number, ownerMaxBytes: number};
+/** The conversation store takes the same bounds as the response store (its TTL counts from last use). */
+export type ConversationSettings = Required<StoreSettings>;
 
 export type CompactionSettings = {
     /** Tokens of newest turns kept verbatim; null: 1/16 of the context, at most 8192. */
