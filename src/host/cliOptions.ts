@@ -154,9 +154,10 @@ function parseGpu(raw: string | undefined): GpuChoice {
 }
 
 export function cliHelp(): string {
+    const width = Math.max(...Object.keys(cliFlags).map((name) => name.length));
     const lines = Object.entries(cliFlags).map(([name, flag]) => {
         const env = flag.env === "" ? "" : ` [${flag.env}]`;
-        return `  --${name.padEnd(30)} ${flag.help}${env}`;
+        return `  --${name.padEnd(width)}  ${flag.help}${env}`;
     });
     return `Usage: local-responses serve --model FILE [options]\n\nServes the OpenAI Responses API from a local GGUF model on 127.0.0.1.\n\nOptions (environment variable in brackets):\n${lines.join("\n")}\n`;
 }
