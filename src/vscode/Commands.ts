@@ -154,6 +154,7 @@ export class Commands implements vscode.Disposable {
         if (choice !== "Delete All")
             return;
         const deleted = this.face.responses.clear();
+        this.face.log.info(`store: cleared ${deleted} stored responses`);
         void vscode.window.showInformationMessage(`Local Responses: deleted ${deleted} stored responses.`);
     }
 

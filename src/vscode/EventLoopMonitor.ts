@@ -27,6 +27,9 @@ export class EventLoopMonitor {
             const histogram = this.histogram;
             this.histogram = undefined;
             histogram.disable();
+            // A generation shorter than the 10 ms resolution leaves no sample: nothing to report (mean is NaN).
+            if (histogram.count === 0)
+                return;
             const ns = 1e6;
             this.log(formatDelayLine({
                 samples: histogram.count,

