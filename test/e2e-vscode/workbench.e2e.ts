@@ -399,7 +399,7 @@ test("Download Model… from a loopback URL: a cancellable progress notification
 test("a setting changed in settings.json is applied and announced: context size reloads the model, a new port moves the server", async () => {
     await workbench.clearNotifications();
     server.updateMachineSettings({"localResponses.contextSize": 512});
-    await workbench.notification("Applied contextSize: model reloaded and server restarted").waitFor({timeout: 60_000});
+    await workbench.notification("Applied localResponses.contextSize: model reloaded and server restarted").waitFor({timeout: 60_000});
     await workbench.waitForStatus(/stories260K: ready/);
     const models = await (await fetch(`${endpoint}/models`, {headers: {authorization: `Bearer ${apiKey}`}})).json() as {data: {id: string, context_window: number}[]};
     assert.equal(models.data[0]?.context_window, 512);

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
 import {test} from "node:test";
 import {defaultConfig} from "../../src/host/config.js";
-import {planSettingsChange, readSettings, resolveModelPath, toHostConfig} from "../../src/vscode/logic/settings.js";
+import {planSettingsChange, readSettings, resolveModelPath, settingId, settingKeys, toHostConfig} from "../../src/vscode/logic/settings.js";
 
 const reader = (values: Record<string, unknown>) => (key: string) => values[key];
 
@@ -70,4 +72,12 @@ test("each change is applied with the least disruption it needs", () => {
     assert.equal(plan({"store.maxEntries": 5}).action, "rebuild");
     assert.equal(plan({"server.allowedOrigins": ["https://x.example"]}).action, "rebuild");
     assert.deepEqual(plan({"server.port": 9000, "model.path": "/b.gguf"}).changed.sort(), ["modelPath", "port"]);
+});
+
+test("every field names a setting that package.json declares (messages say what a person edits)", () => {
+    const manifest = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, "../../package.json"), "utf8")) as {contributes: {configuration: {properties: Record<string, unknown>}}};
+    const declared = Object.keys(manifest.contributes.configuration.properties).sort();
+    const named = (Object.keys(settingKeys) as (keyof typeof settingKeys)[]).map(settingId).sort();
+    assert.deepEqual(named, declared);
+    assert.equal(settingId("contextSize"), "localResponses.contextSize");
 });

@@ -2,7 +2,7 @@ import type {LoadProgress} from "../../engine/LlamaEngine.js";
 import type {EngineState, ModelInfo} from "../../engine/types.js";
 import {LocalResponsesHost} from "../../host/LocalResponsesHost.js";
 import type {RequestLogEntry} from "../../server/middleware/requestLog.js";
-import {planSettingsChange, toHostConfig, type ExtensionSettings, type SettingsChangePlan} from "./settings.js";
+import {planSettingsChange, settingId, toHostConfig, type ExtensionSettings, type SettingsChangePlan} from "./settings.js";
 
 export type HostControllerDeps = {
     /** The API key from SecretStorage. */
@@ -174,7 +174,7 @@ export class HostController {
                         await this.loadNow(modelPath);
                     if (wasListening)
                         await this.startNow();
-                    return {plan, message: `Applied ${plan.changed.join(", ")}: ${describeRestart(hadModel != null, wasListening)}.`};
+                    return {plan, message: `Applied ${plan.changed.map(settingId).join(", ")}: ${describeRestart(hadModel != null, wasListening)}.`};
                 }
             }
         });

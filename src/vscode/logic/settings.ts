@@ -33,6 +33,35 @@ export type ExtensionSettings = {
     downloadDirectory: string | null
 };
 
+/** Each field's setting under the prefix: what readSettings reads, and what messages name. */
+export const settingKeys: Record<keyof ExtensionSettings, string> = {
+    modelPath: "model.path",
+    modelAlias: "model.alias",
+    autoStart: "autoStart",
+    host: "server.host",
+    port: "server.port",
+    threads: "threads",
+    contextSize: "contextSize",
+    parallel: "parallel",
+    queueLimit: "queueLimit",
+    gpu: "gpu",
+    allowedOrigins: "server.allowedOrigins",
+    strictModel: "strictModel",
+    strictTools: "strictTools",
+    storeMaxEntries: "store.maxEntries",
+    storeMaxBytes: "store.maxBytes",
+    storeTtlSeconds: "store.ttlSeconds",
+    jobsMaxActive: "jobs.maxActive",
+    jobsWorkers: "jobs.workers",
+    jobsDeadlineSeconds: "jobs.deadlineSeconds",
+    downloadDirectory: "model.downloadDirectory"
+};
+
+/** The setting a person edits for a field, e.g. `localResponses.contextSize`. */
+export function settingId(field: keyof ExtensionSettings): string {
+    return `${settingsSection}.${settingKeys[field]}`;
+}
+
 /** Reads one setting by its key under the prefix (`vscode.WorkspaceConfiguration.get` in the extension). */
 export type SettingReader = (key: string) => unknown;
 
@@ -74,15 +103,15 @@ export function readSettings(get: SettingReader): {settings: ExtensionSettings, 
         return value;
     };
 
-    const host = text("server.host") ?? defaults.host;
-    const gpuRaw = get("gpu") ?? "false";
+    const host = text(settingKeys.host) ?? defaults.host;
+    const gpuRaw = get(settingKeys.gpu) ?? "false";
     let gpu: GpuChoice = false;
     if (gpuRaw === "auto" || gpuRaw === "cuda" || gpuRaw === "vulkan" || gpuRaw === "metal")
         gpu = gpuRaw;
     else if (gpuRaw !== "false" && gpuRaw !== false)
         problems.push(`${settingsSection}.gpu must be auto, false, cuda, vulkan or metal (got ${JSON.stringify(gpuRaw)}); using false.`);
 
-    const originsRaw = get("server.allowedOrigins") ?? [];
+    const originsRaw = get(settingKeys.allowedOrigins) ?? [];
     let allowedOrigins: string[] = [];
     if (Array.isArray(originsRaw) && originsRaw.every((origin) => typeof origin === "string"))
         allowedOrigins = originsRaw.map((origin) => origin.trim()).filter(Boolean);
@@ -91,26 +120,26 @@ export function readSettings(get: SettingReader): {settings: ExtensionSettings, 
 
     return {
         settings: {
-            modelPath: text("model.path"),
-            modelAlias: text("model.alias"),
-            autoStart: flag("autoStart", true),
+            modelPath: text(settingKeys.modelPath),
+            modelAlias: text(settingKeys.modelAlias),
+            autoStart: flag(settingKeys.autoStart, true),
             host,
-            port: integer("server.port", defaults.port, 0, 65535),
-            threads: integer("threads", 0, 0, 1024),
-            contextSize: integer("contextSize", 0, 0, 1 << 20),
-            parallel: integer("parallel", defaults.parallel, 1, 64),
-            queueLimit: integer("queueLimit", defaults.queueLimit, 0, 100_000),
+            port: integer(settingKeys.port, defaults.port, 0, 65535),
+            threads: integer(settingKeys.threads, 0, 0, 1024),
+            contextSize: integer(settingKeys.contextSize, 0, 0, 1 << 20),
+            parallel: integer(settingKeys.parallel, defaults.parallel, 1, 64),
+            queueLimit: integer(settingKeys.queueLimit, defaults.queueLimit, 0, 100_000),
             gpu,
             allowedOrigins,
-            strictModel: flag("strictModel", false),
-            strictTools: flag("strictTools", false),
-            storeMaxEntries: integer("store.maxEntries", defaults.store.maxEntries, 0),
-            storeMaxBytes: integer("store.maxBytes", defaults.store.maxBytes, 0),
-            storeTtlSeconds: integer("store.ttlSeconds", defaults.store.ttlSeconds, 0),
-            jobsMaxActive: integer("jobs.maxActive", defaults.background.maxJobs, 0),
-            jobsWorkers: integer("jobs.workers", defaults.background.workers, 1, 64),
-            jobsDeadlineSeconds: integer("jobs.deadlineSeconds", defaults.background.deadlineSeconds, 1),
-            downloadDirectory: text("model.downloadDirectory")
+            strictModel: flag(settingKeys.strictModel, false),
+            strictTools: flag(settingKeys.strictTools, false),
+            storeMaxEntries: integer(settingKeys.storeMaxEntries, defaults.store.maxEntries, 0),
+            storeMaxBytes: integer(settingKeys.storeMaxBytes, defaults.store.maxBytes, 0),
+            storeTtlSeconds: integer(settingKeys.storeTtlSeconds, defaults.store.ttlSeconds, 0),
+            jobsMaxActive: integer(settingKeys.jobsMaxActive, defaults.background.maxJobs, 0),
+            jobsWorkers: integer(settingKeys.jobsWorkers, defaults.background.workers, 1, 64),
+            jobsDeadlineSeconds: integer(settingKeys.jobsDeadlineSeconds, defaults.background.deadlineSeconds, 1),
+            downloadDirectory: text(settingKeys.downloadDirectory)
         },
         problems
     };
@@ -159,7 +188,7 @@ export function toHostConfig(settings: ExtensionSettings, apiKey: string, modelP
  * - `rebuild`: engine, store or request-handling options fixed when the core is created: a new core,
  *   with the model reloaded and the server restarted if they were running.
  */
-export type SettingsChangePlan = {action: "none" | "loadModel" | "restartServer" | "rebuild", changed: string[]};
+export type SettingsChangePlan = {action: "none" | "loadModel" | "restartServer" | "rebuild", changed: (keyof ExtensionSettings)[]};
 
 const rebuildKeys: (keyof ExtensionSettings)[] = [
     "modelAlias", "threads", "contextSize", "parallel", "queueLimit", "gpu", "allowedOrigins", "strictModel", "strictTools",
