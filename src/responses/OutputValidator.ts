@@ -1,6 +1,7 @@
 import type {GenerationResult} from "../engine/types.js";
 import {invalidRequest} from "./errors.js";
 import {checkJsonSchema, type SchemaRuleOptions} from "./jsonSchemaRules.js";
+import type {UnvalidatedCut} from "./ResponseAssembler.js";
 import {schemaValidators} from "./SchemaValidators.js";
 import type {TextFormat} from "./wire.js";
 
@@ -34,6 +35,11 @@ export class OutputValidator {
     /** Content must be held back until `check` (lifecycle events still stream at once). */
     public get holds(): boolean {
         return this.format.type !== "text" || this.strictTools.size > 0;
+    }
+
+    /** What `check` would have validated in a result cut by the token limit (which is never checked). */
+    public get unvalidatedCut(): UnvalidatedCut {
+        return {text: this.format.type !== "text", callArguments: (name) => this.strictTools.has(name)};
     }
 
     public check(result: GenerationResult): OutputRejection | null {

@@ -7,6 +7,14 @@ import type {
 
 export type EventSink = (event: StreamEvent) => void;
 
+/** What of a result cut by the token limit was never validated, so may not be published. */
+export type UnvalidatedCut = {
+    /** The cut text (structured output: a JSON prefix). */
+    text: boolean,
+    /** The arguments of a cut call of this tool (strict tools). */
+    callArguments: (name: string) => boolean
+};
+
 export type AssemblerOptions = {
     /**
      * Hold content events (deltas, item payloads) until `release()`: used when output must be validated
@@ -102,6 +110,28 @@ export class ResponseAssembler {
             this.sink({...event, sequence_number: this.sequence++});
     }
 
+    /**
+     * Before held content of a result cut by the token limit is published: withdraws its unvalidated, unfinished
+     * part. Cut text leaves the output; a cut call stays (it ends incomplete) without its arguments. Items that
+     * were finished (calls already validated, reasoning, compaction) are published as they are.
+     */
+    public withdrawCut(cut: UnvalidatedCut): void {
+        const open = this.open;
+        if (open?.kind === "message" && cut.text) {
+            this.open = undefined;
+            this.dropHeldOf(open.index);
+            // The open item is always the last one: anything that starts closes it.
+            this.response.output.splice(open.index, 1);
+        }
+        for (const call of this.calls.values()) {
+            if (call.custom || !cut.callArguments(call.item.name))
+                continue;
+            this.dropHeldOf(call.index, "response.output_item.added");
+            call.args = "";
+            call.item.arguments = "";
+        }
+    }
+
     /** Drops held content, e.g. when validation failed and nothing invalid may be published. */
     public discardHeld(): void {
         this.held.length = 0;
@@ -136,6 +166,11 @@ export class ResponseAssembler {
     /** The standard `error` event that ends a cancelled or broken stream. */
     public errorEvent(code: string, message: string, param: string | null = null): void {
         this.lifecycle(streamErrorEvent(code, message, param));
+    }
+
+    private dropHeldOf(outputIndex: number, except?: string): void {
+        const kept = this.held.filter((event) => event.output_index !== outputIndex || event.type === except);
+        this.held.splice(0, this.held.length, ...kept);
     }
 
     private appendReasoning(text: string): void {

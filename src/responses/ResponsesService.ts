@@ -150,7 +150,7 @@ export class ResponsesService {
             turns: prepared.turns,
             tools: params.toolChoice.offered,
             toolMode: params.toolChoice.mode ?? undefined,
-            maxToolCalls: params.parallelToolCalls ? params.maxToolCalls ?? undefined : 1,
+            maxToolCalls: toolCallLimit(params),
             maxOutputTokens: params.maxOutputTokens ?? undefined,
             sampling: {
                 temperature: params.temperature,
@@ -183,12 +183,13 @@ export class ResponsesService {
 
         // OpenAI bills automatic compaction as part of the response: its summary generation counts in `usage`.
         const usage = prepared.compaction == null ? result.usage : addUsage(result.usage, prepared.compaction.usage);
-        // Held content is published only once valid; a cut result is never validated, so it is dropped.
+        // Held content is published only once valid. A cut result's unfinished part is never validated, so it is
+        // withdrawn; what it finished (each completed call is checked) is published, the cut call marked incomplete.
         const rejection = validator.check(result);
         if (rejection != null)
             return assembler.fail(rejection.code, rejection.message, usage);
         if (result.stopReason === "length" && validator.holds)
-            assembler.discardHeld();
+            assembler.withdrawCut(validator.unvalidatedCut);
 
         const response = result.stopReason === "length"
             ? assembler.complete("incomplete", usage, "max_output_tokens")
@@ -344,6 +345,11 @@ function announceCompaction(assembler: ResponseAssembler, compaction: AutoCompac
         input_tokens_before: compaction.tokensBefore, input_tokens_after: compaction.tokensAfter, usage: toUsage(compaction.usage)
     });
     assembler.addCompleteItem(compaction.item);
+}
+
+/** Calls one generation may make: one for a named tool choice or without parallel calls, else `max_tool_calls`. */
+function toolCallLimit(params: CreateParams): number | undefined {
+    return params.toolChoice.singleCall || !params.parallelToolCalls ? 1 : params.maxToolCalls ?? undefined;
 }
 
 /** Two generations' usage as one: the answer and the summary an automatic compaction generated for it. */

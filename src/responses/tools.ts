@@ -92,7 +92,12 @@ export type ParsedToolChoice = {
     /** Null when no tool may be called (`none`, or no tools). */
     mode: ToolMode | null,
     /** The tools offered after `tool_choice` narrowed them. */
-    offered: ToolSpec[]
+    offered: ToolSpec[],
+    /**
+     * A named tool choice forces exactly one call of that tool, as OpenAI does for a forced function, whatever
+     * `parallel_tool_calls` says; `required` may make several when parallel calls are allowed.
+     */
+    singleCall?: boolean
 };
 
 export function parseToolChoice(raw: unknown, tools: ParsedTools): ParsedToolChoice {
@@ -119,7 +124,7 @@ export function parseToolChoice(raw: unknown, tools: ParsedTools): ParsedToolCho
     const choice = raw as Record<string, unknown>;
     if (choice.type === "function" || choice.type === "custom") {
         const name = requireKnown(choice.name, "tool_choice.name");
-        return {wire: {type: "function", name}, mode: {type: "required", names: [name]}, offered: [byName.get(name)!]};
+        return {wire: {type: "function", name}, mode: {type: "required", names: [name]}, offered: [byName.get(name)!], singleCall: true};
     }
     if (choice.type === "allowed_tools") {
         const mode = choice.mode ?? "auto";

@@ -19,6 +19,15 @@ const add = {
     parameters: {type: "object", properties: {a: {type: "number"}, b: {type: "number"}}, required: ["a", "b"]}
 };
 
+/** Its enum keeps every call short and lets a forced call finish well within the output limit. */
+const setVersion = {
+    type: "function" as const,
+    name: "set_version",
+    description: "Sets a version",
+    strict: true,
+    parameters: {type: "object", properties: {version: {type: "string", enum: ["1.2.3", "4.5.6"]}}, required: ["version"], additionalProperties: false}
+};
+
 type Events = Awaited<ReturnType<typeof readSse>>;
 
 async function stream(server: TestServer, body: Record<string, unknown>): Promise<Events> {
@@ -96,6 +105,54 @@ for (const [label, model] of [["ChatML", models.chatml], ["Qwen/Jinja", models.q
                 assertValidResponse(response);
                 assert.equal(calls(response).length, 0);
                 assert.equal(response.tool_choice, choice);
+            }
+        });
+
+        it("a named tool_choice with the default parallel_tool_calls makes exactly one call of that tool, streamed and not", async () => {
+            const body = {input: "Call the tool.", tools: [setVersion], tool_choice: {type: "function" as const, name: "set_version"}, max_output_tokens: 200, temperature: 0};
+            const response = await server.client.responses.create({model: "m", ...body});
+            assertValidResponse(response);
+            const events = await stream(server, body);
+            assertArgumentsStreamed(events);
+            for (const final of [response, events.at(-1)!.response]) {
+                assert.equal(final.status, "completed");
+                assert.equal(final.output.length, 1);
+                const [call] = calls(final);
+                assert.equal(call.name, "set_version");
+                assert.equal(call.status, "completed");
+                assert.ok(setVersion.parameters.properties.version.enum.includes(JSON.parse(call.arguments).version));
+                assert.ok(final.usage.output_tokens < 200);
+            }
+        });
+
+        it("required with parallel calls publishes every completed (validated) call; a cut strict call is incomplete without arguments", async () => {
+            const body = {input: "Call the tool.", tools: [setVersion], tool_choice: "required" as const, max_output_tokens: 120, temperature: 0};
+            const response = await server.client.responses.create({model: "m", ...body});
+            assertValidResponse(response);
+            const events = await stream(server, body);
+            assertArgumentsStreamed(events);
+            for (const final of [response, events.at(-1)!.response]) {
+                const made = calls(final);
+                assert.ok(made.length > 0 && made.length === final.output.length, "never an empty output after generating tokens");
+                const completed = made.filter((call) => call.status === "completed");
+                for (const call of completed)
+                    assert.ok(setVersion.parameters.properties.version.enum.includes(JSON.parse(call.arguments).version));
+                if (final.status === "incomplete") {
+                    // Only the last call can be the one the limit cut; its unvalidated arguments are withheld.
+                    assert.equal(completed.length, made.length - 1);
+                    assert.deepEqual([made.at(-1).status, made.at(-1).arguments], ["incomplete", ""]);
+                    assert.equal(final.usage.output_tokens, 120);
+                } else {
+                    assert.equal(final.status, "completed");
+                    assert.equal(completed.length, made.length);
+                }
+            }
+            const done = events.filter((event) => event.type === "response.function_call_arguments.done");
+            assert.equal(done.length, calls(events.at(-1)!.response).filter((call) => call.status === "completed").length);
+            if (model === models.qwen) {
+                // The Qwen template allows parallel calls and the tiny model keeps calling until the limit.
+                assert.equal(response.status, "incomplete");
+                assert.ok(calls(response).length > 2);
             }
         });
 
