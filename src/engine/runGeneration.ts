@@ -1,7 +1,8 @@
-import type {ChatHistoryItem, LlamaChat, LlamaContextSequence, LlamaGrammar} from "node-llama-cpp";
+import type {ChatHistoryItem, LlamaChat, LlamaContextSequence, LlamaGrammar, Token} from "node-llama-cpp";
 import {toChatModelFunctions} from "./chatHistory.js";
 import {CallArgumentsStream} from "./CallArgumentsStream.js";
 import {EngineError} from "./errors.js";
+import {scoreAnswerTokens} from "./tokenLogprobs.js";
 import type {GenerationRequest, GenerationResult} from "./types.js";
 
 export type RunGenerationOptions = {
@@ -36,6 +37,8 @@ export async function runGeneration({chat, sequence, history, promptTokens, cont
     const functions = grammar == null ? toChatModelFunctions(callableTools(request)) : undefined;
     const thoughtBudget = thinks ? request.thoughtBudget ?? defaultThoughtBudget(maxTokens) : request.thoughtBudget;
     const callStream = new CallArgumentsStream(emit);
+    /** The tokens behind `text` events, scored after generation when logprobs are asked for. */
+    const answerTokens: Token[] = [];
 
     let response;
     try {
@@ -78,7 +81,10 @@ export async function runGeneration({chat, sequence, history, promptTokens, cont
                         inThought = false;
                         emit({type: "thought.end"});
                     }
-                } else if (chunk.type == null && chunk.text !== "") {
+                } else if (chunk.type == null) {
+                    answerTokens.push(...chunk.tokens);
+                    if (chunk.text === "")
+                        return;
                     if (inThought) {
                         inThought = false;
                         emit({type: "thought.end"});
@@ -109,6 +115,9 @@ export async function runGeneration({chat, sequence, history, promptTokens, cont
         arguments: callStream.argumentsOf(index) ?? JSON.stringify(call.params ?? {})
     }));
     const stop = response.metadata.stopReason;
+    const logprobs = request.logprobs == null || stop === "abort"
+        ? undefined
+        : await scoreAnswerTokens(sequence, answerTokens, request.logprobs.top, stop !== "maxTokens");
     return {
         stopReason: stop === "maxTokens" ? "length"
             : stop === "abort" ? "abort"
@@ -117,6 +126,7 @@ export async function runGeneration({chat, sequence, history, promptTokens, cont
         text: response.response,
         calls,
         usage: {inputTokens: promptTokens, cachedTokens, outputTokens, reasoningTokens},
+        logprobs,
         timeToFirstTokenMs: firstTokenAt == null ? null : firstTokenAt - started
     };
 }

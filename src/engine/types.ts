@@ -51,6 +51,14 @@ export type GenerationEvent =
     | {type: "call.delta", index: number, delta: string}
     | {type: "call.end", index: number};
 
+/** One token of a generated answer: its log probability and the most likely tokens at its position. */
+export type TokenLogprob = {
+    token: string,
+    logprob: number,
+    bytes: number[],
+    topLogprobs: {token: string, logprob: number, bytes: number[]}[]
+};
+
 export type GenerationRequest = {
     turns: ChatTurn[],
     tools?: ToolSpec[],
@@ -64,6 +72,8 @@ export type GenerationRequest = {
     json?: {type: "object"} | {type: "schema", schema: Record<string, unknown>},
     /** Thought token budget for reasoning models; 0 turns thinking off. */
     thoughtBudget?: number,
+    /** Score the answer text's tokens, with this many alternatives each (0–20); computed after generation. */
+    logprobs?: {top: number},
     signal?: AbortSignal,
     onEvent?: (event: GenerationEvent) => void
 };
@@ -82,6 +92,8 @@ export type GenerationResult = {
     text: string,
     calls: {name: string, arguments: string}[],
     usage: GenerationUsage,
+    /** With `request.logprobs`: one entry per token of the answer text (`text` events, in order). */
+    logprobs?: TokenLogprob[],
     /** Milliseconds from the start of the call to the first generated token (null when none came). */
     timeToFirstTokenMs: number | null
 };

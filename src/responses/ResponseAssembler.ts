@@ -1,8 +1,8 @@
-import type {GenerationEvent, GenerationUsage} from "../engine/types.js";
+import type {GenerationEvent, GenerationUsage, TokenLogprob} from "../engine/types.js";
 import {FreeformInputDecoder} from "./FreeformInputDecoder.js";
 import {newId, nowSeconds} from "./ids.js";
 import type {
-    FunctionCallItem, MessageItem, OutputItem, ReasoningItem, ResponseObject, StreamEvent, Usage
+    FunctionCallItem, Logprob, MessageItem, OutputItem, ReasoningItem, ResponseObject, StreamEvent, Usage
 } from "./wire.js";
 
 export type EventSink = (event: StreamEvent) => void;
@@ -27,7 +27,8 @@ export type AssemblerOptions = {
     sealReasoning?: (text: string) => string
 };
 
-type OpenMessage = {kind: "message", item: MessageItem, index: number, text: string};
+/** `logprobs` are attached after generation, before the message closes (deltas carry none). */
+type OpenMessage = {kind: "message", item: MessageItem, index: number, text: string, logprobs?: Logprob[]};
 type OpenReasoning = {kind: "reasoning", item: ReasoningItem, index: number, text: string};
 /** `input` decodes a freeform tool's input as it streams; `streamedInput` is what was published of it. */
 type OpenCall = {kind: "call", item: FunctionCallItem, index: number, custom: boolean, args: string, input?: FreeformInputDecoder, streamedInput: string};
@@ -132,6 +133,32 @@ export class ResponseAssembler {
         }
     }
 
+    /**
+     * Attaches the answer's token logprobs (computed after generation) to its message, or messages in order by text
+     * length. The open message closes with them, so its `output_text.done` and `output_item.done` events carry them;
+     * a message that closed earlier (text before a tool call) has them only in the final object.
+     */
+    public attachLogprobs(tokens: readonly TokenLogprob[]): void {
+        const logprobs = tokens.map(toWireLogprob);
+        const messages = this.response.output.filter((item): item is MessageItem => item.type === "message");
+        let next = 0;
+        messages.forEach((item, position) => {
+            const open = this.open?.kind === "message" && this.open.item === item ? this.open : undefined;
+            const part = item.content[0];
+            const length = open?.text.length ?? (part?.type === "output_text" ? part.text.length : 0);
+            const taken: Logprob[] = [];
+            let covered = 0;
+            while (next < logprobs.length && (covered < length || position === messages.length - 1)) {
+                covered += logprobs[next]!.token.length;
+                taken.push(logprobs[next++]!);
+            }
+            if (open != null)
+                open.logprobs = taken;
+            else if (part?.type === "output_text")
+                part.logprobs = taken;
+        });
+    }
+
     /** Drops held content, e.g. when validation failed and nothing invalid may be published. */
     public discardHeld(): void {
         this.held.length = 0;
@@ -207,10 +234,11 @@ export class ResponseAssembler {
             return;
         this.open = undefined;
         if (open.kind === "message") {
-            const part = {type: "output_text" as const, text: open.text, annotations: [], logprobs: []};
+            const logprobs = open.logprobs ?? [];
+            const part = {type: "output_text" as const, text: open.text, annotations: [], logprobs};
             open.item.content = [part];
             open.item.status = status;
-            this.content({type: "response.output_text.done", item_id: open.item.id, output_index: open.index, content_index: 0, text: open.text, logprobs: []});
+            this.content({type: "response.output_text.done", item_id: open.item.id, output_index: open.index, content_index: 0, text: open.text, logprobs: structuredClone(logprobs)});
             this.content({type: "response.content_part.done", item_id: open.item.id, output_index: open.index, content_index: 0, part: structuredClone(part)});
         } else {
             const part = {type: "reasoning_text" as const, text: open.text};
@@ -299,6 +327,10 @@ export class ResponseAssembler {
             this.release();
         this.sink({...event, sequence_number: this.sequence++} as StreamEvent);
     }
+}
+
+function toWireLogprob({token, logprob, bytes, topLogprobs}: TokenLogprob): Logprob {
+    return {token, logprob, bytes, top_logprobs: topLogprobs};
 }
 
 function toCustomCall(item: FunctionCallItem, input: string): OutputItem {

@@ -160,6 +160,7 @@ export class ResponsesService {
                 frequencyPenalty: params.frequencyPenalty
             },
             ...generationShape(params),
+            logprobs: params.logprobs ?? undefined,
             signal: options.signal,
             onEvent: (event) => assembler.onEngineEvent(event)
         };
@@ -190,6 +191,8 @@ export class ResponsesService {
             return assembler.fail(rejection.code, rejection.message, usage);
         if (result.stopReason === "length" && validator.holds)
             assembler.withdrawCut(validator.unvalidatedCut);
+        if (result.logprobs != null)
+            assembler.attachLogprobs(result.logprobs);
 
         const response = result.stopReason === "length"
             ? assembler.complete("incomplete", usage, "max_output_tokens")

@@ -46,6 +46,8 @@ export type CreateParams = {
     safetyIdentifier: string | null,
     serviceTier: "auto" | "default",
     topLogprobs: number,
+    /** Token logprobs on output_text, with `top` alternatives: asked by `include` or by `top_logprobs` > 0. */
+    logprobs: {top: number} | null,
     presencePenalty: number,
     frequencyPenalty: number,
     seed: number | null
@@ -76,12 +78,6 @@ export function parseCreateRequest(body: unknown, options: ToolOptions = {}): Cr
     for (const value of include)
         if (!knownIncludes.has(value))
             throw invalidRequest(`Unknown include value '${value}'. Supported: ${[...knownIncludes].join(", ")}.`, "include", "invalid_value");
-
-    // node-llama-cpp's chat generation exposes no token probabilities: refuse rather than send empty logprobs.
-    if ((b.top_logprobs ?? 0) > 0)
-        throw unsupported("top_logprobs", "top_logprobs is not supported: the local engine (node-llama-cpp chat generation) does not expose token probabilities.");
-    if (include.has("message.output_text.logprobs"))
-        throw unsupported("include", "include 'message.output_text.logprobs' is not supported: the local engine does not expose token probabilities.");
 
     const conversationId = b.conversation == null ? null : typeof b.conversation === "string" ? b.conversation : b.conversation.id;
     if (conversationId != null && b.previous_response_id != null)
@@ -122,6 +118,7 @@ export function parseCreateRequest(body: unknown, options: ToolOptions = {}): Cr
         safetyIdentifier: b.safety_identifier ?? null,
         serviceTier: b.service_tier ?? "auto",
         topLogprobs: b.top_logprobs ?? 0,
+        logprobs: include.has("message.output_text.logprobs") || (b.top_logprobs ?? 0) > 0 ? {top: b.top_logprobs ?? 0} : null,
         presencePenalty: b.presence_penalty ?? 0,
         frequencyPenalty: b.frequency_penalty ?? 0,
         seed: b.seed ?? null

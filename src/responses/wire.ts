@@ -3,7 +3,9 @@
  * Kept apart from the engine's and the store's own types: these are the contract with clients.
  */
 
-export type OutputTextPart = {type: "output_text", text: string, annotations: unknown[], logprobs?: unknown[]};
+export type TopLogprob = {token: string, logprob: number, bytes: number[]};
+export type Logprob = TopLogprob & {top_logprobs: TopLogprob[]};
+export type OutputTextPart = {type: "output_text", text: string, annotations: unknown[], logprobs?: Logprob[]};
 export type InputTextPart = {type: "input_text", text: string};
 export type RefusalPart = {type: "refusal", refusal: string};
 export type ReasoningTextPart = {type: "reasoning_text", text: string};
