@@ -19,13 +19,13 @@ export type Exchange = {
     totalMs: number
 };
 
-/** Changes a JSON request body before it reaches the server (e.g. to bound a client that sends no output limit). */
+/**
+ * Changes a JSON request body before it reaches the server (the recorded `requestBody` is the changed one).
+ * There is deliberately no hook for answers: what a client receives is exactly what the server sent.
+ */
 export type RequestRewrite = (body: any, path: string) => any;
 
-/** Changes one SSE event on its way to the client (the recorded copy stays as the server sent it). */
-export type EventRewrite = (event: {type: string, [key: string]: any}) => {type: string, [key: string]: any};
-
-export type ProxyRewrites = {request?: RequestRewrite, event?: EventRewrite};
+export type ProxyRewrites = {request?: RequestRewrite};
 
 /**
  * A loopback HTTP proxy in front of the test server that records every answer: client tests point
@@ -98,27 +98,13 @@ export class RecordingProxy {
                 totalMs: performance.now() - started
             });
             let recorded = false;
-            const rewriteEvents = this.rewrites.event != null && String(answer.headers["content-type"]).startsWith("text/event-stream");
-            let pending = "";
             answer.on("data", (chunk: Buffer) => {
                 chunks.push(chunk);
                 if (firstOutputMs == null && chunk.includes("response.output_item.added"))
                     firstOutputMs = performance.now() - started;
-                if (!rewriteEvents) {
-                    res.write(chunk);
-                    return;
-                }
-                // Events are rewritten whole: hold back a partial block until its blank line arrives.
-                pending += chunk.toString("utf8");
-                const end = pending.lastIndexOf("\n\n");
-                if (end < 0)
-                    return;
-                res.write(rewriteSse(pending.slice(0, end + 2), this.rewrites.event!));
-                pending = pending.slice(end + 2);
+                res.write(chunk);
             });
             answer.on("end", () => {
-                if (pending !== "")
-                    res.write(pending);
                 res.end();
                 if (!recorded)
                     record(true);
@@ -191,13 +177,6 @@ export class RecordingProxy {
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
     }
-}
-
-function rewriteSse(text: string, rewrite: EventRewrite): string {
-    return parseSse(text).map((event) => {
-        const changed = rewrite(event);
-        return `event: ${changed.type}\ndata: ${JSON.stringify(changed)}\n\n`;
-    }).join("");
 }
 
 export function parseSse(text: string): Array<{type: string, sequence_number: number, [key: string]: any}> {
