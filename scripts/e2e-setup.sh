@@ -15,6 +15,11 @@ node_version=24.22.3
 code_server_version=4.139.1
 vsce_version=4.1.0
 
+# Under `npm test` this script inherits the outer npm's npm_config_* (its Node 20 user agent, which code-server's
+# postinstall reads, and this project's omit=optional): the installs below must see only their own settings.
+for var in $(env | sed -n 's/^\(npm_config_[^=]*\)=.*/\1/p'); do unset "$var"; done
+unset npm_node_execpath npm_execpath NODE
+
 mkdir -p "$tools/scratch"
 export npm_config_cache="$tools/scratch/npm-cache"
 export XDG_CONFIG_HOME="$tools/scratch/config" XDG_DATA_HOME="$tools/scratch/data" XDG_CACHE_HOME="$tools/scratch/cache"
