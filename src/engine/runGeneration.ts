@@ -2,6 +2,7 @@ import type {ChatHistoryItem, LlamaChat, LlamaContextSequence, LlamaGrammar, Tok
 import {toChatModelFunctions} from "./chatHistory.js";
 import {CallArgumentsStream} from "./CallArgumentsStream.js";
 import {EngineError} from "./errors.js";
+import {StopSequenceDetector} from "./StopSequenceDetector.js";
 import {scoreAnswerTokens} from "./tokenLogprobs.js";
 import type {GenerationRequest, GenerationResult} from "./types.js";
 
@@ -39,18 +40,30 @@ export async function runGeneration({chat, sequence, history, promptTokens, cont
     const callStream = new CallArgumentsStream(emit);
     /** The tokens behind `text` events, scored after generation when logprobs are asked for. */
     const answerTokens: Token[] = [];
+    // Operator stop sequences end the answer as an end-of-turn would; the generation is aborted once one is seen.
+    const stops = new StopSequenceDetector(grammar == null ? stopSequences : []);
+    const stopSignal = new AbortController();
+    const signal = stops.active ? anySignal(request.signal, stopSignal.signal) : request.signal;
+    let answer = "";
+    const emitText = (text: string) => {
+        if (text === "")
+            return;
+        if (inThought) {
+            inThought = false;
+            emit({type: "thought.end"});
+        }
+        answer += text;
+        emit({type: "text", text});
+    };
 
     let response;
     try {
         response = await chat.generateResponse(history, {
             maxTokens,
-            // Operator-configured stop sequences end text turns naturally. node-llama-cpp matches them on all generated
-            // text, so they are off where a grammar shapes the output (structured output, forced calls).
-            customStopTriggers: grammar == null && request.toolMode?.type !== "required" && stopSequences.length > 0 ? [...stopSequences] : undefined,
             temperature: sampling.temperature ?? 1,
             topP: sampling.topP,
             seed: sampling.seed,
-            signal: request.signal,
+            signal,
             stopOnAbortSignal: true,
             // Without a budget a thought may never close (the tiny reasoning model cannot write `</think>`).
             budgets: thoughtBudget == null ? undefined : {thoughtTokens: thoughtBudget},
@@ -81,15 +94,11 @@ export async function runGeneration({chat, sequence, history, promptTokens, cont
                         inThought = false;
                         emit({type: "thought.end"});
                     }
-                } else if (chunk.type == null) {
+                } else if (chunk.type == null && !stops.stopped) {
                     answerTokens.push(...chunk.tokens);
-                    if (chunk.text === "")
-                        return;
-                    if (inThought) {
-                        inThought = false;
-                        emit({type: "thought.end"});
-                    }
-                    emit({type: "text", text: chunk.text});
+                    emitText(stops.push(chunk.text));
+                    if (stops.stopped)
+                        stopSignal.abort();
                 }
             }
         });
@@ -100,6 +109,8 @@ export async function runGeneration({chat, sequence, history, promptTokens, cont
             throw new EngineError("context_overflow", `The input does not fit the context of ${contextSize} tokens: ${error.message}`);
         throw error;
     }
+    if (!stops.stopped)
+        emitText(stops.flush());
     if (inThought)
         emit({type: "thought.end"});
 
@@ -114,7 +125,7 @@ export async function runGeneration({chat, sequence, history, promptTokens, cont
         name: call.functionName,
         arguments: callStream.argumentsOf(index) ?? JSON.stringify(call.params ?? {})
     }));
-    const stop = response.metadata.stopReason;
+    const stop = stops.stopped ? "stopSequence" : response.metadata.stopReason;
     const logprobs = request.logprobs == null || stop === "abort"
         ? undefined
         : await scoreAnswerTokens(sequence, answerTokens, request.logprobs.top, stop !== "maxTokens");
@@ -123,7 +134,7 @@ export async function runGeneration({chat, sequence, history, promptTokens, cont
             : stop === "abort" ? "abort"
                 : stop === "functionCalls" || calls.length > 0 ? "tool_calls"
                     : "stop",
-        text: response.response,
+        text: stops.active ? answer : response.response,
         calls,
         usage: {inputTokens: promptTokens, cachedTokens, outputTokens, reasoningTokens},
         logprobs,
@@ -141,4 +152,17 @@ function callableTools(request: GenerationRequest) {
 /** Used only when the caller set none: half the output room, so an answer can follow the thought. */
 function defaultThoughtBudget(maxTokens: number): number {
     return Math.max(1, Math.floor(maxTokens / 2));
+}
+
+/** Aborts when either signal does (AbortSignal.any is not in every Node 20 release). */
+function anySignal(first: AbortSignal | undefined, second: AbortSignal): AbortSignal {
+    if (first == null)
+        return second;
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    if (first.aborted || second.aborted)
+        abort();
+    first.addEventListener("abort", abort, {once: true});
+    second.addEventListener("abort", abort, {once: true});
+    return controller.signal;
 }

@@ -21,6 +21,13 @@ describe("operator stop sequences", () => {
         assert.ok(response.usage!.output_tokens < 300);
     });
 
+    it("stream the text before the stop sequence and nothing of it", async () => {
+        const events = await (await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "Tell me a story.", max_output_tokens: 300, temperature: 0, stream: true}})).text();
+        const deltas = [...events.matchAll(/"delta":"((?:[^"\\]|\\.)*)"/g)].map((match) => JSON.parse(`"${match[1]}"`)).join("");
+        assert.ok(!deltas.includes("."), deltas);
+        assert.match(events, /event: response\.completed/);
+    });
+
     it("do not cut a forced tool call whose arguments contain the stop text", async () => {
         const response = await server.client.responses.create({
             model: "m", input: "Call the tool.", max_output_tokens: 200, temperature: 0,
@@ -32,5 +39,22 @@ describe("operator stop sequences", () => {
         const call = response.output.find((item) => item.type === "function_call");
         assert.ok(call != null && call.type === "function_call", JSON.stringify(response.output));
         assert.match(JSON.parse(call.arguments).version, /^\d\.\d\.\d$/);
+    });
+});
+
+describe("operator stop sequences on a thinking model", () => {
+    it("are not matched inside the thought: the answer after it still ends at the stop", async () => {
+        const server = await startTestServer({model: models.think, stopSequences: ["."]});
+        try {
+            const response = await server.client.responses.create({model: "m", input: "Tell me a story.", max_output_tokens: 300, temperature: 0, reasoning: {effort: "low"}});
+            assertValidResponse(response);
+            assert.equal(response.status, "completed");
+            const reasoning = response.output.find((item) => item.type === "reasoning");
+            assert.ok(reasoning != null, "the thought is kept");
+            assert.ok(response.output_text.length > 0, "an answer follows the thought");
+            assert.ok(!response.output_text.includes("."));
+        } finally {
+            await server.close();
+        }
     });
 });
