@@ -1,11 +1,11 @@
 /**
- * A streaming Responses client that runs in a worker thread, so its parsing does not share the
- * server's JavaScript thread: the benchmark then measures the server's overhead, not its own.
+ * A streaming Responses client in a separate, low-priority process: its parsing neither shares the server's
+ * JavaScript thread nor takes the core the server needs on a 2-core machine, so the benchmark measures the
+ * server's overhead rather than its own.
  */
-// Plain JavaScript: worker threads do not inherit tsx's loader.
-import {parentPort, workerData} from "node:worker_threads";
+// Plain JavaScript, run as its own process (see serving.bench.ts for why).
 
-/** @returns {Promise<{tokens: number, ms: number, ttftMs: number, id: string}>} */
+/** @returns {Promise<{tokens: number, input: number, cached: number, ms: number, ttftMs: number, id: string}>} */
 async function streamOnce(url, apiKey, body) {
     const started = performance.now();
     const res = await fetch(`${url}/responses`, {
@@ -36,14 +36,15 @@ async function streamOnce(url, apiKey, body) {
     }
     if (final == null)
         throw new Error(`stream ended without a terminal event (HTTP ${res.status})`);
-    return {tokens: final.usage.output_tokens, ms: performance.now() - started, ttftMs, id: final.id};
+    const usage = final.usage;
+    return {tokens: usage.output_tokens, input: usage.input_tokens, cached: usage.input_tokens_details.cached_tokens, ms: performance.now() - started, ttftMs, id: final.id};
 }
 
-// One persistent worker answers {bodies} messages, so connection set-up is paid once, before measuring.
-const {url, apiKey} = workerData;
-parentPort.on("message", ({bodies}) => {
+// One persistent process answers {bodies} messages, so connection set-up is paid once, before measuring.
+const [url, apiKey] = process.argv.slice(2);
+process.on("message", ({bodies}) => {
     Promise.all(bodies.map((body) => streamOnce(url, apiKey, body))).then(
-        (results) => parentPort.postMessage({results}),
-        (error) => parentPort.postMessage({error: String(error)})
+        (results) => process.send({results}),
+        (error) => process.send({error: String(error)})
     );
 });
