@@ -38,7 +38,7 @@ export type ResponseStoreStats = {
 export type ResponseStoreChange = {type: "put" | "delete" | "evict" | "expire" | "clear", id?: string};
 
 type Block = {item: Item, bytes: number, refs: number};
-type Record_ = {id: string, owner: string, response: ResponseObject, responseBytes: number, blockKeys: string[], expiresAt: number};
+type StoreRecord = {id: string, owner: string, response: ResponseObject, responseBytes: number, blockKeys: string[], expiresAt: number};
 
 /**
  * In-memory response store bounded by entries, bytes and TTL, evicting least recently used first.
@@ -47,7 +47,7 @@ type Record_ = {id: string, owner: string, response: ResponseObject, responseByt
  * ancestor leaves every descendant whole. Records are isolated per owner (API key).
  */
 export class ResponseStore {
-    private readonly records = new Map<string, Record_>();
+    private readonly records = new Map<string, StoreRecord>();
     private readonly blocks = new Map<string, Block>();
     /** owner + item id → block key, for `item_reference` inputs. */
     private readonly itemIndex = new Map<string, string>();
@@ -185,7 +185,7 @@ export class ResponseStore {
             }
     }
 
-    private lookup(owner: string, id: string): Record_ | undefined {
+    private lookup(owner: string, id: string): StoreRecord | undefined {
         const record = this.records.get(id);
         if (record == null || record.owner !== owner)
             return undefined;
