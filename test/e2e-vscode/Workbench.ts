@@ -92,8 +92,24 @@ export class Workbench {
             }
             await this.page.waitForTimeout(100);
         }
-        await input.fill(value);
-        await this.page.waitForTimeout(300);
+        // The input settles first: a file dialog fills in its folder a moment after it opens, which would
+        // overwrite a value typed too early (seen in CI: the dialog kept its folder and the model never loaded).
+        let last = await input.inputValue();
+        let stableSince = Date.now();
+        while (Date.now() - stableSince < 600 && Date.now() < deadline) {
+            await this.page.waitForTimeout(100);
+            const current = await input.inputValue();
+            if (current !== last) {
+                last = current;
+                stableSince = Date.now();
+            }
+        }
+        for (let attempt = 0; attempt < 5; attempt++) {
+            await input.fill(value);
+            await this.page.waitForTimeout(300);
+            if (await input.inputValue() === value)
+                break;
+        }
         await input.press("Enter");
     }
 
