@@ -1,35 +1,15 @@
 import {newId, nowSeconds} from "../responses/ids.js";
 import type {Item} from "../responses/wire.js";
 import {jsonBytes} from "./jsonBytes.js";
+import type {StoreBounds, StoreCounters} from "./storeBounds.js";
 
-export type ConversationStoreOptions = {
-    /** Most conversations kept; 0 disables conversations (400). Defaults to 256. */
-    maxEntries?: number,
-    /** Approximate retained bytes of all transcripts. Defaults to 64 MiB. */
-    maxBytes?: number,
-    /** Seconds a conversation lives after its last use; 0 disables expiry. Defaults to 3600. */
-    ttlSeconds?: number,
-    /** Per-key quotas (0 = none): beyond them the key's least recently used conversations go first. */
-    ownerMaxEntries?: number,
-    ownerMaxBytes?: number,
-    /** Milliseconds clock, injectable for tests. */
-    now?: () => number
-};
+/** Defaults: 256 conversations (0 disables conversations: 400), 64 MiB of transcripts, 3600 s after a conversation's last use. */
+export type ConversationStoreOptions = StoreBounds;
 
 /** The Conversations API object. */
 export type ConversationObject = {id: string, object: "conversation", created_at: number, metadata: Record<string, string>};
 
-export type ConversationStoreStats = {
-    entries: number,
-    bytes: number,
-    items: number,
-    hits: number,
-    misses: number,
-    writes: number,
-    evictions: number,
-    expirations: number,
-    deletions: number
-};
+export type ConversationStoreStats = StoreCounters & {items: number};
 
 type Conversation = {
     conversation: ConversationObject,

@@ -1,20 +1,10 @@
 import {createHash} from "node:crypto";
 import type {Item, ResponseObject} from "../responses/wire.js";
 import {jsonBytes} from "./jsonBytes.js";
+import type {StoreBounds, StoreCounters} from "./storeBounds.js";
 
-export type ResponseStoreOptions = {
-    /** Most stored responses; 0 disables storage. Defaults to 1024. */
-    maxEntries?: number,
-    /** Approximate retained bytes (unique item blocks plus response objects). Defaults to 256 MiB. */
-    maxBytes?: number,
-    /** Seconds a response lives after it finished, read or not; 0 disables expiry. Defaults to 3600. */
-    ttlSeconds?: number,
-    /** Per-key quotas (0 = none): beyond them the key's own least recently used responses are evicted first. */
-    ownerMaxEntries?: number,
-    ownerMaxBytes?: number,
-    /** Milliseconds clock, injectable for tests. */
-    now?: () => number
-};
+/** Defaults: 1024 entries, 256 MiB (unique item blocks plus response objects), 3600 s after a response finished, read or not. */
+export type ResponseStoreOptions = StoreBounds;
 
 export type StoredResponse = {
     readonly response: ResponseObject,
@@ -23,17 +13,7 @@ export type StoredResponse = {
     readonly owner: string
 };
 
-export type ResponseStoreStats = {
-    entries: number,
-    bytes: number,
-    blocks: number,
-    hits: number,
-    misses: number,
-    writes: number,
-    evictions: number,
-    expirations: number,
-    deletions: number
-};
+export type ResponseStoreStats = StoreCounters & {blocks: number};
 
 export type ResponseStoreChange = {type: "put" | "delete" | "evict" | "expire" | "clear", id?: string};
 
@@ -111,9 +91,7 @@ export class ResponseStore {
         // Refresh LRU position (Map keeps insertion order).
         this.records.delete(id);
         this.records.set(id, record);
-        const outputCount = record.response.output.length;
-        const inputKeys = record.blockKeys.slice(0, record.blockKeys.length - outputCount);
-        return {response: record.response, owner: record.owner, inputItems: inputKeys.map((key) => this.blocks.get(key)!.item)};
+        return this.snapshot(record);
     }
 
     /**
@@ -124,8 +102,7 @@ export class ResponseStore {
         const record = this.records.get(id);
         if (record == null || record.expiresAt <= this.now())
             return undefined;
-        const inputKeys = record.blockKeys.slice(0, record.blockKeys.length - record.response.output.length);
-        return {response: record.response, owner: record.owner, inputItems: inputKeys.map((key) => this.blocks.get(key)!.item)};
+        return this.snapshot(record);
     }
 
     public has(owner: string, id: string): boolean {
@@ -183,6 +160,12 @@ export class ResponseStore {
                 this.remove(record.id, "expire");
                 this.counters.expirations++;
             }
+    }
+
+    /** A record's response and its input history (its block keys hold the input, then the output). */
+    private snapshot(record: StoreRecord): StoredResponse {
+        const inputKeys = record.blockKeys.slice(0, record.blockKeys.length - record.response.output.length);
+        return {response: record.response, owner: record.owner, inputItems: inputKeys.map((key) => this.blocks.get(key)!.item)};
     }
 
     private lookup(owner: string, id: string): StoreRecord | undefined {
