@@ -1,5 +1,6 @@
 import path from "node:path";
 import type {ChatWrapper, Llama, LlamaChat, LlamaContext, LlamaContextSequence, LlamaModel} from "node-llama-cpp";
+import {AfterDispatch} from "./AfterDispatch.js";
 import {toChatHistory, toChatModelFunctions} from "./chatHistory.js";
 import {ChatWrapperVariants, type PromptShape} from "./ChatWrapperVariants.js";
 import {JsonGrammars} from "./grammars.js";
@@ -62,7 +63,9 @@ type Loaded = {
     chats: Map<LlamaContextSequence, LlamaChat>,
     info: ModelInfo,
     /** Running generations, so unloading can abort them and wait until they let go of the context. */
-    active: Map<AbortController, Promise<unknown>>
+    active: Map<AbortController, Promise<unknown>>,
+    /** The context's batch dispatch hook: generation events are delivered right after each dispatch. */
+    afterDispatch: AfterDispatch
 };
 
 /**
@@ -214,7 +217,8 @@ export class LlamaEngine implements ChatEngine {
                     contextSize: loaded.info.contextSize,
                     request: {...request, signal: controller.signal},
                     onTokens: (count) => this.activity.tokens(count),
-                    stopSequences: this.options.stopSequences
+                    stopSequences: this.options.stopSequences,
+                    afterDispatch: loaded.afterDispatch
                 }));
                 loaded.active.set(controller, running.catch(() => undefined));
                 const started = performance.now();
@@ -283,12 +287,14 @@ export class LlamaEngine implements ChatEngine {
                 const trainContextSize = model.trainContextSize;
                 const contextSize = this.options.contextSize ?? Math.min(trainContextSize, 8192);
                 const parallel = this.options.parallel ?? 4;
+                const afterDispatch = new AfterDispatch();
                 const context = await model.createContext({
                     contextSize,
                     sequences: parallel,
                     threads: this.threads,
                     batchSize: this.options.batchSize ?? Math.min(defaultBatchSize, contextSize * parallel),
-                    flashAttention: this.options.flashAttention ?? false
+                    flashAttention: this.options.flashAttention ?? false,
+                    batching: {dispatchSchedule: afterDispatch.dispatchSchedule}
                 });
                 const chatWrapper = binding.resolveChatWrapper(model);
                 const sequences = Array.from({length: parallel}, () => context.getSequence());
@@ -302,6 +308,7 @@ export class LlamaEngine implements ChatEngine {
                     pool: new SequencePool(sequences, (sequence) => sequence.contextTokens as number[], {queueLimit: this.options.queueLimit}),
                     chats: new Map(),
                     active: new Map(),
+                    afterDispatch,
                     info: {
                         id: this.options.alias ?? path.basename(modelPath).replace(/\.gguf$/i, ""),
                         path: path.resolve(modelPath),

@@ -1,10 +1,11 @@
 import type {ChatHistoryItem, LlamaChat, LlamaContextSequence, LlamaGrammar, Token} from "node-llama-cpp";
 import {toChatModelFunctions} from "./chatHistory.js";
+import type {AfterDispatch} from "./AfterDispatch.js";
 import {CallArgumentsStream} from "./CallArgumentsStream.js";
 import {EngineError} from "./errors.js";
 import {StopSequenceDetector} from "./StopSequenceDetector.js";
 import {scoreAnswerTokens} from "./tokenLogprobs.js";
-import type {GenerationRequest, GenerationResult} from "./types.js";
+import type {GenerationEvent, GenerationRequest, GenerationResult} from "./types.js";
 
 export type RunGenerationOptions = {
     chat: LlamaChat,
@@ -20,12 +21,17 @@ export type RunGenerationOptions = {
     /** Called with the number of tokens in each generated chunk, as it is produced. */
     onTokens?: (count: number) => void,
     /** Text that ends a plain-text answer as the model's own end of turn would (`--stop`). */
-    stopSequences?: readonly string[]
+    stopSequences?: readonly string[],
+    /** Where `request.onEvent` calls are deferred to, off the token loop's critical path; called inline without it. */
+    afterDispatch?: AfterDispatch
 };
 
 /** One generation on a leased sequence, streaming each chunk to `request.onEvent` as it is produced. */
-export async function runGeneration({chat, sequence, history, promptTokens, contextSize, request, onTokens, grammar, thinks, stopSequences = []}: RunGenerationOptions): Promise<GenerationResult> {
-    const emit = request.onEvent ?? (() => undefined);
+export async function runGeneration({chat, sequence, history, promptTokens, contextSize, request, onTokens, grammar, thinks, stopSequences = [], afterDispatch}: RunGenerationOptions): Promise<GenerationResult> {
+    // Ends the generation early: a stop sequence was seen, or the event consumer failed.
+    const stopSignal = new AbortController();
+    const events = new DeferredEvents(request.onEvent, afterDispatch, () => stopSignal.abort());
+    const emit = (event: GenerationEvent) => events.emit(event);
     const started = performance.now();
     let firstTokenAt: number | null = null;
     let reasoningTokens = 0;
@@ -42,8 +48,7 @@ export async function runGeneration({chat, sequence, history, promptTokens, cont
     const answerTokens: Token[] = [];
     // Operator stop sequences end the answer as an end-of-turn would; the generation is aborted once one is seen.
     const stops = new StopSequenceDetector(grammar == null ? stopSequences : []);
-    const stopSignal = new AbortController();
-    const signal = stops.active ? anySignal(request.signal, stopSignal.signal) : request.signal;
+    const signal = anySignal(request.signal, stopSignal.signal);
     let answer = "";
     const emitText = (text: string) => {
         if (text === "")
@@ -103,6 +108,7 @@ export async function runGeneration({chat, sequence, history, promptTokens, cont
             }
         });
     } catch (error) {
+        events.finish();
         if (request.signal?.aborted)
             throw new EngineError("aborted", "The generation was aborted.");
         if (error instanceof Error && /context shift|does not fit|too long/i.test(error.message))
@@ -113,6 +119,8 @@ export async function runGeneration({chat, sequence, history, promptTokens, cont
         emitText(stops.flush());
     if (inThought)
         emit({type: "thought.end"});
+    // Every event reaches the consumer before the result does.
+    events.finish();
 
     const meterAfter = sequence.tokenMeter.getState();
     const outputTokens = meterAfter.usedOutputTokens - meterBefore.usedOutputTokens;
@@ -140,6 +148,47 @@ export async function runGeneration({chat, sequence, history, promptTokens, cont
         logprobs,
         timeToFirstTokenMs: firstTokenAt == null ? null : firstTokenAt - started
     };
+}
+
+/**
+ * A generation's events on their way to `request.onEvent`: deferred until the next evaluation is dispatched (see
+ * AfterDispatch), in order. A consumer that throws stops the generation; its error is the generation's.
+ */
+class DeferredEvents {
+    private failure: {error: unknown} | undefined;
+
+    public constructor(
+        private readonly consumer: ((event: GenerationEvent) => void) | undefined,
+        private readonly afterDispatch: AfterDispatch | undefined,
+        private readonly onFailure: () => void
+    ) {}
+
+    public emit(event: GenerationEvent): void {
+        if (this.consumer == null)
+            return;
+        if (this.afterDispatch == null)
+            this.deliver(event);
+        else
+            this.afterDispatch.defer(() => this.deliver(event));
+    }
+
+    /** Delivers what is still queued; throws the consumer's error, if it failed. */
+    public finish(): void {
+        this.afterDispatch?.drain();
+        if (this.failure != null)
+            throw this.failure.error;
+    }
+
+    private deliver(event: GenerationEvent): void {
+        if (this.failure != null)
+            return;
+        try {
+            this.consumer!(event);
+        } catch (error) {
+            this.failure = {error};
+            this.onFailure();
+        }
+    }
 }
 
 /** The tools the model may call: a `required` mode naming some tools narrows the grammar to them. */

@@ -42,6 +42,37 @@ describe("LlamaEngine lifecycle (real node-llama-cpp, stories260K)", () => {
         await assert.rejects(engine.generate({turns}), (error: unknown) => error instanceof EngineError && error.kind === "not_ready");
     });
 
+    it("delivers every event before the result, in order, and fails the generation when the consumer throws", async () => {
+        const engine = new LlamaEngine({threads: 1, contextSize: 1024, parallel: 1});
+        await engine.load(models.chatml);
+        try {
+            let streamed = "";
+            let resolved = false;
+            const result = await engine.generate({turns, maxOutputTokens: 24, sampling: {temperature: 0}, onEvent: (event) => {
+                assert.equal(resolved, false, "no event after the result");
+                if (event.type === "text")
+                    streamed += event.text;
+            }});
+            resolved = true;
+            assert.ok(result.text.length > 0);
+            assert.equal(streamed, result.text, "the streamed text is the result's, in order");
+
+            let events = 0;
+            const failure = new Error("the consumer failed");
+            await assert.rejects(engine.generate({turns, maxOutputTokens: 1000, sampling: {temperature: 0}, onEvent: () => {
+                events++;
+                if (events === 3)
+                    throw failure;
+            }}), (error: unknown) => error === failure);
+            assert.equal(events, 3, "no event reaches a consumer after it threw");
+            assert.equal(engine.stats().sequencesBusy, 0, "the sequence is free again");
+            const after = await engine.generate({turns, maxOutputTokens: 24, sampling: {temperature: 0}});
+            assert.equal(after.text, result.text, "the sequence still generates");
+        } finally {
+            await engine.dispose();
+        }
+    });
+
     it("unloading aborts a running generation and waits for it before freeing the context", async () => {
         const engine = new LlamaEngine({threads: 1, contextSize: 2048, parallel: 1});
         await engine.load(models.chatml);

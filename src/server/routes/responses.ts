@@ -35,7 +35,7 @@ export function responsesRouter(service: ResponsesService): Router {
 
         const stream = new SseStream(res);
         try {
-            const response = await service.run(prepared, lease, {signal, sink: (event) => stream.sendSoon(event)});
+            const response = await service.run(prepared, lease, {signal, sink: (event) => stream.send(event)});
             recordUsage(res, response);
         } catch (error) {
             if (!signal.aborted)
