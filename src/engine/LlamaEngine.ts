@@ -1,5 +1,5 @@
 import path from "node:path";
-import type {ChatWrapper, Llama, LlamaChat, LlamaContext, LlamaContextSequence, LlamaModel} from "node-llama-cpp";
+import type {ChatWrapper, Llama, LlamaChat, LlamaContext, LlamaContextSequence, LlamaModel, Tokenizer} from "node-llama-cpp";
 import {AfterDispatch} from "./AfterDispatch.js";
 import {toChatHistory, toChatModelFunctions} from "./chatHistory.js";
 import {ChatWrapperVariants, type PromptShape} from "./ChatWrapperVariants.js";
@@ -8,6 +8,7 @@ import {EngineError} from "./errors.js";
 import {GenerationActivity} from "./GenerationActivity.js";
 import {runGeneration} from "./runGeneration.js";
 import {loadNodeLlamaCpp} from "./loadBinding.js";
+import {createSegmentTokenizer} from "./SegmentTokenizer.js";
 import {SequencePool} from "./SequencePool.js";
 import type {
     ChatEngine, ChatTurn, EngineLease, EngineState, EngineStats, GenerationRequest, GenerationResult, ModelInfo, ToolSpec
@@ -65,7 +66,9 @@ type Loaded = {
     /** Running generations, so unloading can abort them and wait until they let go of the context. */
     active: Map<AbortController, Promise<unknown>>,
     /** The context's batch dispatch hook: generation events are delivered right after each dispatch. */
-    afterDispatch: AfterDispatch
+    afterDispatch: AfterDispatch,
+    /** The model's tokenizer, remembering the segments of earlier prompts (see SegmentTokenizer). */
+    promptTokenizer: Tokenizer
 };
 
 /**
@@ -241,7 +244,7 @@ export class LlamaEngine implements ChatEngine {
             availableFunctions: toChatModelFunctions(tools),
             documentFunctionParams: true
         });
-        return contextText.tokenize(loaded.model.tokenizer) as number[];
+        return contextText.tokenize(loaded.promptTokenizer) as number[];
     }
 
     private async chatFor(loaded: Loaded, sequence: LlamaContextSequence, wrapper: ChatWrapper = loaded.chatWrapper): Promise<LlamaChat> {
@@ -309,6 +312,7 @@ export class LlamaEngine implements ChatEngine {
                     chats: new Map(),
                     active: new Map(),
                     afterDispatch,
+                    promptTokenizer: createSegmentTokenizer(model.tokenizer),
                     info: {
                         id: this.options.alias ?? path.basename(modelPath).replace(/\.gguf$/i, ""),
                         path: path.resolve(modelPath),

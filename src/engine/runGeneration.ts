@@ -151,11 +151,13 @@ export async function runGeneration({chat, sequence, history, promptTokens, cont
 }
 
 /**
- * A generation's events on their way to `request.onEvent`: deferred until the next evaluation is dispatched (see
- * AfterDispatch), in order. A consumer that throws stops the generation; its error is the generation's.
+ * A generation's events on their way to `request.onEvent`, in order: deferred until the next evaluation is
+ * dispatched (see AfterDispatch), except the first, which goes out at once (it is the time to first token).
+ * A consumer that throws stops the generation; its error is the generation's.
  */
 class DeferredEvents {
     private failure: {error: unknown} | undefined;
+    private first = true;
 
     public constructor(
         private readonly consumer: ((event: GenerationEvent) => void) | undefined,
@@ -166,10 +168,12 @@ class DeferredEvents {
     public emit(event: GenerationEvent): void {
         if (this.consumer == null)
             return;
-        if (this.afterDispatch == null)
-            this.deliver(event);
-        else
+        if (this.afterDispatch != null && !this.first) {
             this.afterDispatch.defer(() => this.deliver(event));
+            return;
+        }
+        this.first = false;
+        this.deliver(event);
     }
 
     /** Delivers what is still queued; throws the consumer's error, if it failed. */

@@ -30,7 +30,7 @@ export function checkCursor(log: JobEventLog, after: number): void {
  * that stays unwritable for `writeTimeoutMs` is cut. Disconnecting stops reading only, never the job.
  */
 export async function streamJobEvents(res: Response, log: JobEventLog, after: number, writeTimeoutMs: number): Promise<void> {
-    const stream = new SseStream(res);
+    const stream = new SseStream(res, {flushHeaders: true});
     const closed = new AbortController();
     res.on("close", () => closed.abort());
     let cursor = after;

@@ -3,18 +3,24 @@ import type {Response} from "express";
 /**
  * Server-sent events, each written whole (event line, data line and blank line in one `write`):
  * some clients' parsers reset on every network read. Events written in the same tick leave in one
- * socket write (Node corks a chunked response until the next tick).
+ * socket write (Node corks a chunked response until the next tick), the headers with the first ones
+ * unless `flushHeaders` sends them at once.
  */
 export class SseStream {
     private closed = false;
 
-    public constructor(private readonly res: Response) {
+    /**
+     * @param options.flushHeaders send the headers now, for a stream whose first event may be long in coming
+     * (a reader resuming a job); defaults to false (a new response's events start at once).
+     */
+    public constructor(private readonly res: Response, options: {flushHeaders?: boolean} = {}) {
         res.status(200);
         res.setHeader("Content-Type", "text/event-stream; charset=utf-8");
         res.setHeader("Cache-Control", "no-cache, no-transform");
         res.setHeader("Connection", "keep-alive");
         res.setHeader("X-Accel-Buffering", "no");
-        res.flushHeaders();
+        if (options.flushHeaders)
+            res.flushHeaders();
         res.socket?.setNoDelay(true);
         res.on("close", () => {
             this.closed = true;
