@@ -2,12 +2,15 @@ import type {Response} from "express";
 
 /**
  * Server-sent events, each written whole (event line, data line and blank line in one `write`):
- * some clients' parsers reset on every network read. Events written in the same tick leave in one
- * socket write (Node corks a chunked response until the next tick), the headers with the first ones
- * unless `flushHeaders` sends them at once.
+ * some clients' parsers reset on every network read. The events written in one turn of the event loop
+ * leave together at the start of the next (the response is corked until then), the headers with the
+ * first ones unless `flushHeaders` sends them at once: a response's opening events, and its closing
+ * ones with the end of the body, wake the client once instead of once per event (each wake-up of
+ * another process costs 0.1–0.3 ms on a small VM). A token's delta still leaves as it is generated.
  */
 export class SseStream {
     private closed = false;
+    private corked = false;
 
     /**
      * @param options.flushHeaders send the headers now, for a stream whose first event may be long in coming
@@ -35,6 +38,7 @@ export class SseStream {
     public send(event: {type: string}): boolean {
         if (this.isClosed)
             return false;
+        this.holdUntilNextTurn();
         return this.res.write(frame(event));
     }
 
@@ -42,6 +46,17 @@ export class SseStream {
         if (!this.res.writableEnded)
             this.res.end();
         this.closed = true;
+    }
+
+    private holdUntilNextTurn(): void {
+        if (this.corked)
+            return;
+        this.corked = true;
+        this.res.cork();
+        setImmediate(() => {
+            this.corked = false;
+            this.res.uncork();
+        });
     }
 }
 
