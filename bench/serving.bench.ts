@@ -4,7 +4,8 @@
  *     with its parts: the steady streaming rate and the fixed cost of a request;
  *  2. aggregate tokens/s with 1, 4 and 8 concurrent streaming clients;
  *  3. time to first token of turn 1 vs turn 10 of a previous_response_id chain (prefix reuse), at the client and
- *     inside the engine, with the prompt tokens each turn really evaluated.
+ *     inside the engine, with the prompt tokens each turn really evaluated, and the floor: llama.cpp evaluating
+ *     the same numbers of tokens after the same cached prefixes, with nothing of ours around it.
  *
  * This VM's speed drifts by ±15 % from one generation to the next, so figure 1 is the median of paired ratios
  * (a direct and a served generation back to back, their order alternating) after a warm-up, with its quartiles.
@@ -15,6 +16,7 @@ import {itemsToTurns} from "../src/responses/transcript.js";
 import {normalizeInput} from "../src/responses/inputItems.js";
 import {spawn, type ChildProcess} from "node:child_process";
 import {fileURLToPath} from "node:url";
+import {loadNodeLlamaCpp} from "../src/engine/loadBinding.js";
 import {models} from "../test/helpers/paths.js";
 
 /** What the client process reports for one streamed response (see sseClient.mjs). */
@@ -25,7 +27,7 @@ const prompt = "Tell me a long story about a little dog who found a ball.";
 const maxTokens = 400;
 const warmUpPairs = 8;
 const measuredPairs = 30;
-const chainCount = 5;
+const chainCount = 7;
 
 function quantile(values: readonly number[], q: number): number {
     const sorted = [...values].sort((a, b) => a - b);
@@ -113,7 +115,7 @@ async function main() {
 
     // 3. Time to first token along previous_response_id chains, each opened with a prompt no sequence holds yet:
     //    turn 1 evaluates its whole prompt, turn 10 only its new tokens after 9 cached turns.
-    type Turn = {client: number, engine: number, evaluated: number, input: number};
+    type Turn = {client: number, engine: number, serving: number, evaluated: number, input: number};
     const chains: Turn[][] = [];
     for (let chain = 0; chain < chainCount; chain++) {
         const chainTurns: Turn[] = [];
@@ -124,7 +126,8 @@ async function main() {
                 ...(previous != null ? {previous_response_id: previous} : {})
             });
             previous = result.id;
-            chainTurns.push({client: result.ttftMs, engine: lastGeneration.timeToFirstTokenMs, evaluated: result.input - result.cached, input: result.input});
+            const engine = lastGeneration.timeToFirstTokenMs;
+            chainTurns.push({client: result.ttftMs, engine, serving: result.ttftMs - engine, evaluated: result.input - result.cached, input: result.input});
         }
         chains.push(chainTurns);
     }
@@ -132,8 +135,14 @@ async function main() {
     const ttft = Array.from({length: 10}, (_value, index) => at(index + 1, "client"));
     rows.push(["time to first token, chain turn 1 vs turn 10", `${at(1, "client").toFixed(1)} ms vs ${at(10, "client").toFixed(1)} ms`, `ratio ${(at(10, "client") / at(1, "client")).toFixed(2)} (target ≤ 1.5)`]);
     rows.push(["  of which in the engine (prompt evaluation)", `${at(1, "engine").toFixed(1)} ms vs ${at(10, "engine").toFixed(1)} ms`, `ratio ${(at(10, "engine") / at(1, "engine")).toFixed(2)}`]);
-    rows.push(["  of which serving (HTTP, history, events)", `${(at(1, "client") - at(1, "engine")).toFixed(1)} ms vs ${(at(10, "client") - at(10, "engine")).toFixed(1)} ms`, ""]);
+    rows.push(["  of which serving (HTTP, history, events)", `${at(1, "serving").toFixed(1)} ms vs ${at(10, "serving").toFixed(1)} ms`, ""]);
     rows.push(["  prompt tokens evaluated / prompt tokens", `${at(1, "evaluated")} / ${at(1, "input")} vs ${at(10, "evaluated")} / ${at(10, "input")}`, `median of ${chainCount} chains`]);
+
+    const floor = await promptEvaluationFloor([
+        {cached: at(1, "input") - at(1, "evaluated"), evaluated: at(1, "evaluated")},
+        {cached: at(10, "input") - at(10, "evaluated"), evaluated: at(10, "evaluated")}
+    ]);
+    rows.push(["  floor: llama.cpp alone, same tokens after same prefix", `${floor[0]!.toFixed(1)} ms vs ${floor[1]!.toFixed(1)} ms`, `ratio ${(floor[1]! / floor[0]!).toFixed(2)}`]);
 
     client.kill();
     await host.dispose();
@@ -142,6 +151,33 @@ async function main() {
     for (const row of rows)
         console.log(row.map((cell, column) => cell.padEnd(widths[column]!)).join("  |  "));
     console.log(`\nTTFT per turn at the client (ms): ${ttft.map((value) => value.toFixed(1)).join(", ")}`);
+}
+
+/**
+ * Median time node-llama-cpp takes to evaluate `evaluated` tokens on a sequence already holding `cached` ones, with
+ * the server's context settings: what any server on this model must spend before its first token.
+ */
+async function promptEvaluationFloor(cases: {cached: number, evaluated: number}[]): Promise<number[]> {
+    const {getLlama} = await loadNodeLlamaCpp();
+    const llama = await getLlama({gpu: false, build: "never", maxThreads: 1});
+    const model = await llama.loadModel({modelPath: models.chatml});
+    const context = await model.createContext({contextSize: 2048, sequences: 4, threads: 1, batchSize: 2048, flashAttention: false});
+    const sequence = context.getSequence();
+    const text = model.tokenize("Once upon a time, there was a little girl named Lily. She loved to play outside in the park. ".repeat(40));
+    const times = cases.map(() => [] as number[]);
+    for (let round = 0; round < 11; round++) {
+        for (const [index, {cached, evaluated}] of cases.entries()) {
+            await sequence.clearHistory();
+            if (cached > 0)
+                await sequence.evaluateWithoutGeneratingNewTokens(text.slice(0, cached));
+            const started = performance.now();
+            await sequence.evaluateWithoutGeneratingNewTokens(text.slice(cached, cached + evaluated));
+            times[index]!.push(performance.now() - started);
+        }
+    }
+    await context.dispose();
+    await model.dispose();
+    return times.map((values) => median(values));
 }
 
 main().catch((error) => {

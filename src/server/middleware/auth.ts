@@ -36,13 +36,32 @@ export function authenticate(headers: IncomingHttpHeaders, keys: readonly string
         return publicOwner;
     const presented = presentedKey(headers);
     const digest = sha256(presented ?? "");
-    let matched: Buffer | undefined;
-    for (const key of keys) {
-        const candidate = sha256(key);
-        if (timingSafeEqual(candidate, digest) && presented != null)
+    let matched: ConfiguredKey | undefined;
+    for (const candidate of configuredKeys(keys)) {
+        if (timingSafeEqual(candidate.digest, digest) && presented != null)
             matched = candidate;
     }
-    return matched == null ? undefined : ownerId(matched);
+    return matched?.owner;
+}
+
+type ConfiguredKey = {key: string, digest: Buffer, owner: string};
+
+/**
+ * The digests and owner ids of a list of keys, computed once per list (rotation replaces the list, and a replaced
+ * list's entry goes with it) and again if the list was changed in place.
+ */
+const digestsOfKeyLists = new WeakMap<readonly string[], readonly ConfiguredKey[]>();
+
+function configuredKeys(keys: readonly string[]): readonly ConfiguredKey[] {
+    const known = digestsOfKeyLists.get(keys);
+    if (known != null && known.length === keys.length && known.every((entry, index) => entry.key === keys[index]))
+        return known;
+    const computed = keys.map((key) => {
+        const digest = sha256(key);
+        return {key, digest, owner: ownerId(digest)};
+    });
+    digestsOfKeyLists.set(keys, computed);
+    return computed;
 }
 
 export function invalidApiKey(): ApiError {
