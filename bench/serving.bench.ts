@@ -1,7 +1,8 @@
 /**
  * npm run bench — serving figures from one run, on the shared stories260K model (threads 1, 4 sequences):
  *  1. tokens/s of a streamed response through the HTTP server vs the same generation called directly on the engine,
- *     with its parts: the steady streaming rate and the fixed cost of a request;
+ *     with its parts: the steady streaming rate, the fixed cost of a request, and the server's own generation rate
+ *     while the client reads nothing (what is left when the client's CPU does not compete on 2 cores);
  *  2. aggregate tokens/s with 1, 4 and 8 concurrent streaming clients;
  *  3. time to first token of turn 1 vs turn 10 of a previous_response_id chain (prefix reuse), at the client and
  *     inside the engine, with the prompt tokens each turn really evaluated, and the floor: llama.cpp evaluating
@@ -38,7 +39,7 @@ const spread = (values: readonly number[], digits: number) => `quartiles ${quant
 
 /** Runs streaming requests concurrently from the client process. */
 let client: ChildProcess;
-function stream(bodies: Record<string, unknown>[]): Promise<StreamResult[]> {
+function stream(bodies: Record<string, unknown>[], pauseMs = 0): Promise<StreamResult[]> {
     return new Promise((resolve, reject) => {
         client.once("message", (message: {results?: StreamResult[], error?: string}) => {
             if (message.error != null)
@@ -46,10 +47,10 @@ function stream(bodies: Record<string, unknown>[]): Promise<StreamResult[]> {
             else
                 resolve(message.results!);
         });
-        client.send({bodies});
+        client.send({bodies, pauseMs});
     });
 }
-const streamOnce = async (body: Record<string, unknown>) => (await stream([body]))[0]!;
+const streamOnce = async (body: Record<string, unknown>, pauseMs = 0) => (await stream([body], pauseMs))[0]!;
 
 async function main() {
     const config = {...defaultConfig(), port: 0, threads: 1, contextSize: 2048, parallel: 4, apiKeys: [apiKey]};
@@ -71,29 +72,53 @@ async function main() {
         const started = performance.now();
         const result = await host.engine.generate({turns, maxOutputTokens: maxTokens, sampling: {temperature: 0}, onEvent: () => undefined});
         const ms = performance.now() - started;
-        return {tokens: result.usage.outputTokens, ms, decodeMs: lastGeneration.durationMs - lastGeneration.timeToFirstTokenMs};
+        return {tokens: result.usage.outputTokens, ms, generationMs: lastGeneration.durationMs, decodeMs: lastGeneration.durationMs - lastGeneration.timeToFirstTokenMs};
     };
-    const served = () => streamOnce({model: "m", input: prompt, max_output_tokens: maxTokens, temperature: 0, store: false});
+    const body = {model: "m", input: prompt, max_output_tokens: maxTokens, temperature: 0, store: false};
+    const served = () => streamOnce(body);
+    /** Served with the client reading nothing for a second (long after the generation ended), timed in the engine. */
+    const servedUnread = async () => {
+        const result = await streamOnce(body, 1000);
+        return {tokens: result.tokens, generationMs: lastGeneration.durationMs};
+    };
     const whole: number[] = [];
     const steady: number[] = [];
     const fixedMs: number[] = [];
+    const serverSide: number[] = [];
     let tokens = 0;
     for (let pair = 0; pair < warmUpPairs + measuredPairs; pair++) {
-        const directFirst = pair % 2 === 0;
-        const first = directFirst ? await direct() : await served();
-        const second = directFirst ? await served() : await direct();
+        let d, s;
+        if (pair % 2 === 0) {
+            d = await direct();
+            s = await served();
+        } else {
+            s = await served();
+            d = await direct();
+        }
         if (pair < warmUpPairs)
             continue;
-        const [d, s] = (directFirst ? [first, second] : [second, first]) as [Awaited<ReturnType<typeof direct>>, StreamResult];
         tokens = s.tokens;
         whole.push((s.tokens / s.ms) / (d.tokens / d.ms));
         // Both from the first token to the last: the client's first-to-last delta vs the engine's decode span.
         steady.push(((s.tokens - 1) / s.streamMs) / ((d.tokens - 1) / d.decodeMs));
         fixedMs.push((s.ms - s.streamMs) - (d.ms - d.decodeMs));
     }
+    // Apart from the pairs above, as its idle second changes this VM's pace for the next generation.
+    for (let pair = 0; pair < measuredPairs / 2; pair++) {
+        let d, unread;
+        if (pair % 2 === 0) {
+            d = await direct();
+            unread = await servedUnread();
+        } else {
+            unread = await servedUnread();
+            d = await direct();
+        }
+        serverSide.push((unread.tokens / unread.generationMs) / (d.tokens / d.generationMs));
+    }
     rows.push(["streamed via HTTP vs direct engine, whole request", `ratio ${median(whole).toFixed(3)}`, `${spread(whole, 3)}; target ≥ 0.95`]);
     rows.push(["  steady streaming rate (first to last token)", `ratio ${median(steady).toFixed(3)}`, spread(steady, 3)]);
     rows.push(["  fixed cost of an HTTP request over a direct call", `${median(fixedMs).toFixed(1)} ms`, `${spread(fixedMs, 1)}; ${tokens}-token answers`]);
+    rows.push(["  server-side generation rate, client not reading", `ratio ${median(serverSide).toFixed(3)}`, spread(serverSide, 3)]);
 
     // 2. Aggregate throughput with concurrent streaming clients (4 sequences; 8 clients queue 4). Median of 3.
     const aggregate: Record<number, number> = {};

@@ -14,7 +14,7 @@ const agent = new http.Agent({keepAlive: true});
  * @returns {Promise<{tokens: number, input: number, cached: number, ms: number, ttftMs: number, streamMs: number, id: string}>}
  * `ms` is the whole request; `ttftMs` the time to the first text delta; `streamMs` from the first to the last delta.
  */
-function streamOnce(body) {
+function streamOnce(body, pauseMs) {
     return new Promise((resolve, reject) => {
         const started = performance.now();
         const request = http.request(`${url}/responses`, {
@@ -23,6 +23,10 @@ function streamOnce(body) {
             headers: {"content-type": "application/json", authorization: `Bearer ${apiKey}`}
         }, (res) => {
             res.setEncoding("utf8");
+            if (pauseMs > 0) {
+                res.pause();
+                setTimeout(() => res.resume(), pauseMs);
+            }
             let buffer = "";
             let firstDelta = -1;
             let lastDelta = -1;
@@ -64,8 +68,9 @@ function streamOnce(body) {
 }
 
 // One persistent process answers {bodies} messages, so connection set-up is paid once, before measuring.
-process.on("message", ({bodies}) => {
-    Promise.all(bodies.map((body) => streamOnce(body))).then(
+// With pauseMs it reads nothing for that long (the server's writes wait in the socket buffers meanwhile).
+process.on("message", ({bodies, pauseMs = 0}) => {
+    Promise.all(bodies.map((body) => streamOnce(body, pauseMs))).then(
         (results) => process.send({results}),
         (error) => process.send({error: String(error)})
     );
