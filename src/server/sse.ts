@@ -34,7 +34,7 @@ export class SseStream {
         return this.closed || this.res.writableEnded;
     }
 
-    /** Writes the event now; false when the socket buffer is full (the caller may wait for `drain`). */
+    /** Writes the event (it leaves with this turn's others); false when the buffer is full (the caller may wait for `drain`). */
     public send(event: {type: string}): boolean {
         if (this.isClosed)
             return false;
