@@ -35,6 +35,16 @@ function quantile(values: readonly number[], q: number): number {
     return sorted[Math.round((sorted.length - 1) * q)]!;
 }
 const median = (values: readonly number[]) => quantile(values, 0.5);
+
+/** Runs `a` then `b` on even pairs and `b` then `a` on odd ones, so that the order's own effect cancels out. */
+async function alternating<A, B>(pair: number, a: () => Promise<A>, b: () => Promise<B>): Promise<[A, B]> {
+    if (pair % 2 === 0) {
+        const first = await a();
+        return [first, await b()];
+    }
+    const second = await b();
+    return [await a(), second];
+}
 const spread = (values: readonly number[], digits: number) => `quartiles ${quantile(values, 0.25).toFixed(digits)}–${quantile(values, 0.75).toFixed(digits)}`;
 
 /** Runs streaming requests concurrently from the client process. */
@@ -87,14 +97,7 @@ async function main() {
     const serverSide: number[] = [];
     let tokens = 0;
     for (let pair = 0; pair < warmUpPairs + measuredPairs; pair++) {
-        let d, s;
-        if (pair % 2 === 0) {
-            d = await direct();
-            s = await served();
-        } else {
-            s = await served();
-            d = await direct();
-        }
+        const [d, s] = await alternating(pair, direct, served);
         if (pair < warmUpPairs)
             continue;
         tokens = s.tokens;
@@ -105,14 +108,7 @@ async function main() {
     }
     // Apart from the pairs above, as its idle second changes this VM's pace for the next generation.
     for (let pair = 0; pair < measuredPairs / 2; pair++) {
-        let d, unread;
-        if (pair % 2 === 0) {
-            d = await direct();
-            unread = await servedUnread();
-        } else {
-            unread = await servedUnread();
-            d = await direct();
-        }
+        const [d, unread] = await alternating(pair, direct, servedUnread);
         serverSide.push((unread.tokens / unread.generationMs) / (d.tokens / d.generationMs));
     }
     rows.push(["streamed via HTTP vs direct engine, whole request", `ratio ${median(whole).toFixed(3)}`, `${spread(whole, 3)}; target ≥ 0.95`]);
