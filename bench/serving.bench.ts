@@ -49,7 +49,7 @@ const spread = (values: readonly number[], digits: number) => `quartiles ${quant
 
 /** Runs streaming requests concurrently from the client process. */
 let client: ChildProcess;
-function stream(bodies: Record<string, unknown>[], pauseMs = 0): Promise<StreamResult[]> {
+function stream(bodies: Record<string, unknown>[], hold = false): Promise<StreamResult[]> {
     return new Promise((resolve, reject) => {
         client.once("message", (message: {results?: StreamResult[], error?: string}) => {
             if (message.error != null)
@@ -57,10 +57,10 @@ function stream(bodies: Record<string, unknown>[], pauseMs = 0): Promise<StreamR
             else
                 resolve(message.results!);
         });
-        client.send({bodies, pauseMs});
+        client.send({bodies, hold});
     });
 }
-const streamOnce = async (body: Record<string, unknown>, pauseMs = 0) => (await stream([body], pauseMs))[0]!;
+const streamOnce = async (body: Record<string, unknown>, hold = false) => (await stream([body], hold))[0]!;
 
 async function main() {
     const config = {...defaultConfig(), port: 0, threads: 1, contextSize: 2048, parallel: 4, apiKeys: [apiKey]};
@@ -69,8 +69,14 @@ async function main() {
     const url = await host.start();
     /** The engine's own figures for the last generation (server side). */
     let lastGeneration = {durationMs: 0, timeToFirstTokenMs: 0};
+    /** A held response is in flight: the client may read it once its generation has ended. */
+    let releaseHeld = false;
     host.engine.onGeneration((summary) => {
         lastGeneration = {durationMs: summary.durationMs, timeToFirstTokenMs: summary.timeToFirstTokenMs ?? 0};
+        if (releaseHeld) {
+            releaseHeld = false;
+            client.send({resume: true});
+        }
     });
     // `nice`: on 2 cores the client's own parsing would otherwise compete with the server for the CPU it measures.
     client = spawn("nice", ["-n", "19", process.execPath, fileURLToPath(new URL("./sseClient.mjs", import.meta.url)), url, apiKey], {stdio: ["ignore", "inherit", "inherit", "ipc"]});
@@ -86,9 +92,10 @@ async function main() {
     };
     const body = {model: "m", input: prompt, max_output_tokens: maxTokens, temperature: 0, store: false};
     const served = () => streamOnce(body);
-    /** Served with the client reading nothing for a second (long after the generation ended), timed in the engine. */
+    /** Served with the client reading nothing until the generation has ended, timed in the engine. */
     const servedUnread = async () => {
-        const result = await streamOnce(body, 1000);
+        releaseHeld = true;
+        const result = await streamOnce(body, true);
         return {tokens: result.tokens, generationMs: lastGeneration.durationMs};
     };
     const whole: number[] = [];
@@ -106,7 +113,7 @@ async function main() {
         steady.push(((s.tokens - 1) / s.streamMs) / ((d.tokens - 1) / d.decodeMs));
         fixedMs.push((s.ms - s.streamMs) - (d.ms - d.decodeMs));
     }
-    // Apart from the pairs above, as its idle second changes this VM's pace for the next generation.
+    // The server's own pace with no client competing for the CPU.
     for (let pair = 0; pair < measuredPairs / 2; pair++) {
         const [d, unread] = await alternating(pair, direct, servedUnread);
         serverSide.push((unread.tokens / unread.generationMs) / (d.tokens / d.generationMs));

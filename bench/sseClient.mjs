@@ -14,7 +14,10 @@ const agent = new http.Agent({keepAlive: true});
  * @returns {Promise<{tokens: number, input: number, cached: number, ms: number, ttftMs: number, streamMs: number, id: string}>}
  * `ms` is the whole request; `ttftMs` the time to the first text delta; `streamMs` from the first to the last delta.
  */
-function streamOnce(body, pauseMs) {
+/** Responses held unread until the benchmark says their generation ended (`{resume: true}`). */
+const held = new Set();
+
+function streamOnce(body, hold) {
     return new Promise((resolve, reject) => {
         const started = performance.now();
         const request = http.request(`${url}/responses`, {
@@ -23,9 +26,9 @@ function streamOnce(body, pauseMs) {
             headers: {"content-type": "application/json", authorization: `Bearer ${apiKey}`}
         }, (res) => {
             res.setEncoding("utf8");
-            if (pauseMs > 0) {
+            if (hold) {
                 res.pause();
-                setTimeout(() => res.resume(), pauseMs);
+                held.add(res);
             }
             let buffer = "";
             let firstDelta = -1;
@@ -68,9 +71,15 @@ function streamOnce(body, pauseMs) {
 }
 
 // One persistent process answers {bodies} messages, so connection set-up is paid once, before measuring.
-// With pauseMs it reads nothing for that long (the server's writes wait in the socket buffers meanwhile).
-process.on("message", ({bodies, pauseMs = 0}) => {
-    Promise.all(bodies.map((body) => streamOnce(body, pauseMs))).then(
+// With `hold` it reads nothing until told (the server's writes wait in the socket buffers meanwhile).
+process.on("message", ({bodies, hold = false, resume = false}) => {
+    if (resume) {
+        for (const res of held)
+            res.resume();
+        held.clear();
+        return;
+    }
+    Promise.all(bodies.map((body) => streamOnce(body, hold))).then(
         (results) => process.send({results}),
         (error) => process.send({error: String(error)})
     );
