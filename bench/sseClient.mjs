@@ -10,12 +10,13 @@ import http from "node:http";
 const [url, apiKey] = process.argv.slice(2);
 const agent = new http.Agent({keepAlive: true});
 
+/** Responses held unread until the benchmark says their generation ended (`{resume: true}`). */
+const held = new Set();
+
 /**
  * @returns {Promise<{tokens: number, input: number, cached: number, ms: number, ttftMs: number, streamMs: number, id: string}>}
  * `ms` is the whole request; `ttftMs` the time to the first text delta; `streamMs` from the first to the last delta.
  */
-/** Responses held unread until the benchmark says their generation ended (`{resume: true}`). */
-const held = new Set();
 
 function streamOnce(body, hold) {
     return new Promise((resolve, reject) => {

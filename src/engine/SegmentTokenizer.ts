@@ -19,13 +19,15 @@ export type SegmentTokenizerOptions = {
 export function createSegmentTokenizer(tokenizer: Tokenizer, options: SegmentTokenizerOptions = {}): Tokenizer {
     const maxSegments = options.maxSegments ?? 4096;
     const maxCharacters = options.maxCharacters ?? 8 * 1024 * 1024;
+    // The Tokenizer type is an overload pair; the cache passes its arguments through unchanged.
+    const uncached = tokenizer as (text: string, specialTokens?: boolean | "builtin", options?: "trimLeadingSpace") => Token[];
     /** Insertion order is recency order: a hit is moved to the end. */
     const cache = new Map<string, readonly Token[]>();
     let characters = 0;
 
     const tokenize = (text: string, specialTokens?: boolean | "builtin", tokenizeOptions?: "trimLeadingSpace"): Token[] => {
         if (text === "" || text.length > maxCharacters / 4)
-            return (tokenizer as (...args: unknown[]) => Token[])(text, specialTokens, tokenizeOptions);
+            return uncached(text, specialTokens, tokenizeOptions);
         const key = `${specialTokens === "builtin" ? "b" : specialTokens ? "s" : "t"}${tokenizeOptions === "trimLeadingSpace" ? "1" : "0"}${text}`;
         const cached = cache.get(key);
         if (cached != null) {
@@ -33,7 +35,7 @@ export function createSegmentTokenizer(tokenizer: Tokenizer, options: SegmentTok
             cache.set(key, cached);
             return [...cached];
         }
-        const tokens = (tokenizer as (...args: unknown[]) => Token[])(text, specialTokens, tokenizeOptions);
+        const tokens = uncached(text, specialTokens, tokenizeOptions);
         cache.set(key, tokens.slice());
         characters += key.length;
         for (const [oldest] of cache) {

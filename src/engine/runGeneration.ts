@@ -22,8 +22,8 @@ export type RunGenerationOptions = {
     onTokens?: (count: number) => void,
     /** Text that ends a plain-text answer as the model's own end of turn would (`--stop`). */
     stopSequences?: readonly string[],
-    /** Where `request.onEvent` calls are deferred to, off the token loop's critical path; called inline without it. */
-    afterDispatch?: AfterDispatch
+    /** Where `request.onEvent` calls are deferred to, off the token loop's critical path (the context's hook). */
+    afterDispatch: AfterDispatch
 };
 
 /** One generation on a leased sequence, streaming each chunk to `request.onEvent` as it is produced. */
@@ -161,14 +161,14 @@ class DeferredEvents {
 
     public constructor(
         private readonly consumer: ((event: GenerationEvent) => void) | undefined,
-        private readonly afterDispatch: AfterDispatch | undefined,
+        private readonly afterDispatch: AfterDispatch,
         private readonly onFailure: () => void
     ) {}
 
     public emit(event: GenerationEvent): void {
         if (this.consumer == null)
             return;
-        if (this.afterDispatch != null && !this.first) {
+        if (!this.first) {
             this.afterDispatch.defer(() => this.deliver(event));
             return;
         }
@@ -178,7 +178,7 @@ class DeferredEvents {
 
     /** Delivers what is still queued; throws the consumer's error, if it failed. */
     public finish(): void {
-        this.afterDispatch?.drain();
+        this.afterDispatch.drain();
         if (this.failure != null)
             throw this.failure.error;
     }
