@@ -12,6 +12,7 @@ import {generationShape} from "./generationShape.js";
 import {OutputValidator} from "./OutputValidator.js";
 import {ReasoningReplay, type ReasoningReplayOptions} from "./ReasoningReplay.js";
 import {ResponseAssembler, toUsage, type EventSink} from "./ResponseAssembler.js";
+import {responseTimings, type ResponseTimings} from "./timings.js";
 import {itemsToTurns} from "./transcript.js";
 import type {Item, ResponseObject, ResponseStatus} from "./wire.js";
 
@@ -56,7 +57,11 @@ export type PreparedResponse = {
     /** Set by `admit` when `context_management` compacted the history. */
     compaction?: AutoCompaction,
     /** The response object as created, before generation. */
-    readonly response: ResponseObject
+    readonly response: ResponseObject,
+    /** `performance.now()` when the request was accepted: queue wait is measured from here. */
+    readonly acceptedAt: number,
+    /** Set by `run` when generation finished (a background job's record shows them in the editor's inspector). */
+    timings?: ResponseTimings
 };
 
 /** A finished response and its input history, as `previous_response_id` continues it. */
@@ -93,6 +98,7 @@ export class ResponsesService {
 
     /** Every check that can refuse the request, done before any generation. */
     public prepare(owner: string, body: unknown, options: PrepareOptions = {}): PreparedResponse {
+        const acceptedAt = performance.now();
         const params = parseCreateRequest(body, {strictTools: this.options.strictTools});
         const model = this.checkModel(params.model);
         if (params.tools.ignored.length > 0)
@@ -105,7 +111,7 @@ export class ResponsesService {
         const history = [...inherited, ...input];
         const turns = this.render(history, params.instructions);
 
-        return {params, owner, history, input, turns, response: this.initialResponse(params, model)};
+        return {params, owner, history, input, turns, response: this.initialResponse(params, model), acceptedAt};
     }
 
     /** Takes a sequence for the prepared request: a full queue or an oversized prompt fails here, before any event. */
@@ -181,6 +187,9 @@ export class ResponsesService {
         if (result.stopReason === "abort")
             // The client went away: a disconnected foreground generation is not stored.
             throw new ApiError(499, "The client closed the connection.", {code: "request_aborted"});
+        prepared.timings = responseTimings({
+            acceptedAt: prepared.acceptedAt, startedAt: started, endedAt: performance.now(), timeToFirstTokenMs: result.timeToFirstTokenMs, usage: result.usage
+        });
 
         // OpenAI bills automatic compaction as part of the response: its summary generation counts in `usage`.
         const usage = prepared.compaction == null ? result.usage : addUsage(result.usage, prepared.compaction.usage);
@@ -199,7 +208,7 @@ export class ResponsesService {
             : assembler.complete("completed", usage);
         this.reasoning.remember(response.output);
         if (params.store)
-            this.store.put(prepared.owner, response, prepared.history);
+            this.store.put(prepared.owner, response, prepared.history, prepared.timings);
         if (params.conversationId != null && response.output.length > 0)
             this.options.conversations?.append(prepared.owner, params.conversationId, [...prepared.input, ...response.output]);
         this.options.onGeneration?.({

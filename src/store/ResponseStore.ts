@@ -1,4 +1,5 @@
 import {createHash} from "node:crypto";
+import type {ResponseTimings} from "../responses/timings.js";
 import type {Item, ResponseObject} from "../responses/wire.js";
 import {jsonBytes} from "./jsonBytes.js";
 import type {StoreBounds, StoreCounters} from "./storeBounds.js";
@@ -10,7 +11,9 @@ export type StoredResponse = {
     readonly response: ResponseObject,
     /** The full input history of the response (inherited turns included), excluding its own output. */
     readonly inputItems: readonly Item[],
-    readonly owner: string
+    readonly owner: string,
+    /** Where its time went (queue, first token, generation), when it was generated here and finished. */
+    readonly timings?: ResponseTimings
 };
 
 export type ResponseStoreStats = StoreCounters & {blocks: number};
@@ -18,7 +21,7 @@ export type ResponseStoreStats = StoreCounters & {blocks: number};
 export type ResponseStoreChange = {type: "put" | "delete" | "evict" | "expire" | "clear", id?: string};
 
 type Block = {item: Item, bytes: number, refs: number};
-type StoreRecord = {id: string, owner: string, response: ResponseObject, responseBytes: number, blockKeys: string[], expiresAt: number};
+type StoreRecord = {id: string, owner: string, response: ResponseObject, responseBytes: number, blockKeys: string[], expiresAt: number, timings?: ResponseTimings};
 
 /**
  * In-memory response store bounded by entries, bytes and TTL, evicting least recently used first.
@@ -61,15 +64,15 @@ export class ResponseStore {
         return () => this.listeners.delete(listener);
     }
 
-    /** Stores a finished response with its full input history; returns false if storage is disabled. */
-    public put(owner: string, response: ResponseObject, inputItems: readonly Item[]): boolean {
+    /** Stores a finished response with its full input history (and its timings); returns false if storage is disabled. */
+    public put(owner: string, response: ResponseObject, inputItems: readonly Item[], timings?: ResponseTimings): boolean {
         if (!this.enabled)
             return false;
         this.remove(response.id, "delete", false);
         const responseBytes = jsonBytes(response);
         const blockKeys = [...inputItems, ...response.output].map((item) => this.retainBlock(owner, item));
         this.records.set(response.id, {
-            id: response.id, owner, response, responseBytes, blockKeys,
+            id: response.id, owner, response, responseBytes, blockKeys, timings,
             expiresAt: this.ttlSeconds > 0 ? this.now() + this.ttlSeconds * 1000 : Infinity
         });
         this.bytesUsed += responseBytes + blockKeys.length * 8;
@@ -165,7 +168,8 @@ export class ResponseStore {
     /** A record's response and its input history (its block keys hold the input, then the output). */
     private snapshot(record: StoreRecord): StoredResponse {
         const inputKeys = record.blockKeys.slice(0, record.blockKeys.length - record.response.output.length);
-        return {response: record.response, owner: record.owner, inputItems: inputKeys.map((key) => this.blocks.get(key)!.item)};
+        return {response: record.response, owner: record.owner, inputItems: inputKeys.map((key) => this.blocks.get(key)!.item),
+            ...(record.timings != null ? {timings: record.timings} : {})};
     }
 
     private lookup(owner: string, id: string): StoreRecord | undefined {
