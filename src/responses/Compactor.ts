@@ -32,6 +32,14 @@ export type CompactResult = {
     tokensAfter: number
 };
 
+/** The endpoint's answer: a compacted history and its item, or the history unchanged (`item` null) when compacting would not help. */
+export type CompactWindow = Omit<CompactResult, "item"> & {item: CompactionItem | null};
+
+type CompactAttempt =
+    | {kind: "compacted", result: CompactResult}
+    | {kind: "nothing_to_summarize", tokensBefore: number}
+    | {kind: "not_shorter", tokensBefore: number, tokensAfter: number, usage: GenerationUsage};
+
 /** A compaction done automatically before a generation (`context_management`): announced in its stream, its usage counted in the response's. */
 export type AutoCompaction = Omit<CompactResult, "history">;
 
@@ -40,8 +48,8 @@ const summarizerPrompt = "You compress conversations. Write a concise summary of
 
 /**
  * Summarizes the older part of a history into one sealed `compaction` item, keeping the newest whole turns.
- * Refuses (400 `context_length_exceeded`, nothing changed) a history longer than the context, one with nothing
- * older than its latest turn, or a summary that does not make the rendered prompt shorter.
+ * A history longer than the context is always refused (400 `context_length_exceeded`, nothing changed); what
+ * happens when compacting cannot help depends on the caller (`compact` refuses, `compactWindow` passes through).
  */
 export class Compactor {
     public constructor(
@@ -79,7 +87,38 @@ export class Compactor {
         }
     }
 
+    /**
+     * Compacts or refuses: auto-compaction (`compactIfNeeded`) must not go on with a history it could not shorten,
+     * so nothing to summarize and a summary that saves nothing are both `400 context_length_exceeded` here.
+     */
     public async compact(history: readonly Item[], options: CompactOptions = {}): Promise<CompactResult> {
+        const attempt = await this.attempt(history, options);
+        if (attempt.kind === "nothing_to_summarize")
+            throw contextLengthExceeded("Nothing older than the latest turn is left to compact.");
+        if (attempt.kind === "not_shorter")
+            throw contextLengthExceeded(`Compaction would not shorten the history (${attempt.tokensBefore} tokens before, ${attempt.tokensAfter} after); nothing was changed.`);
+        return attempt.result;
+    }
+
+    /**
+     * `POST /v1/responses/compact`: a usable window for any history that fits the context, as OpenAI's endpoint
+     * answers whenever a client chooses to call it. When nothing can be summarized, or the summary would not make
+     * the prompt shorter, the window is the history unchanged (`item` null); `usage` still counts a summary generated.
+     */
+    public async compactWindow(history: readonly Item[], options: CompactOptions = {}): Promise<CompactWindow> {
+        const attempt = await this.attempt(history, options);
+        if (attempt.kind === "compacted")
+            return attempt.result;
+        return {
+            history: [...history],
+            item: null,
+            usage: attempt.kind === "not_shorter" ? attempt.usage : {inputTokens: 0, cachedTokens: 0, outputTokens: 0, reasoningTokens: 0},
+            tokensBefore: attempt.tokensBefore,
+            tokensAfter: attempt.tokensBefore
+        };
+    }
+
+    private async attempt(history: readonly Item[], options: CompactOptions): Promise<CompactAttempt> {
         const contextSize = this.contextSize;
         const tokensBefore = await this.count(history, options);
         if (tokensBefore > contextSize)
@@ -88,7 +127,7 @@ export class Compactor {
         const expanded = this.expand(history);
         const plan = await planCompaction(expanded, options.keepTokens ?? this.defaultKeepTokens, (items) => this.count(items));
         if (plan == null || plan.summarized.length === 0)
-            throw contextLengthExceeded("Nothing older than the latest turn is left to compact.");
+            return {kind: "nothing_to_summarize", tokensBefore};
 
         const summary = await this.summarize(plan.summarized, options.maxOutputTokens ?? this.summaryMaxTokens, options.signal);
         const item = newCompactionItem(this.codec, {
@@ -101,8 +140,8 @@ export class Compactor {
         const compacted = [...plan.kept, ...plan.retained];
         const tokensAfter = await this.count([...compacted, item], options);
         if (tokensAfter >= tokensBefore)
-            throw contextLengthExceeded(`Compaction would not shorten the history (${tokensBefore} tokens before, ${tokensAfter} after); nothing was changed.`);
-        return {history: compacted, item, usage: summary.usage, tokensBefore, tokensAfter};
+            return {kind: "not_shorter", tokensBefore, tokensAfter, usage: summary.usage};
+        return {kind: "compacted", result: {history: compacted, item, usage: summary.usage, tokensBefore, tokensAfter}};
     }
 
     /**

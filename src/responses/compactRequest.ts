@@ -21,7 +21,7 @@ const knownFields = new Set(["model", "input", "instructions", "max_output_token
 
 /**
  * Compacts a full history sent in `input`: the kept system/developer messages, the retained newest turns,
- * then one compaction item. Nothing is stored; `stream`, `previous_response_id` and `conversation` are refused
+ * then one compaction item; or, when compacting cannot shorten it, the history unchanged. Nothing is stored; `stream`, `previous_response_id` and `conversation` are refused
  * (send the history itself).
  */
 export async function compactResponse(compactor: Compactor, model: string, body: unknown, resolveItem: ItemResolver): Promise<CompactionResponse> {
@@ -42,13 +42,13 @@ export async function compactResponse(compactor: Compactor, model: string, body:
     if (input.length === 0)
         throw invalidRequest("'input' must hold the history to compact.", "input", "missing_required_parameter");
 
-    const result = await compactor.compact(input, {maxOutputTokens, keepTokens, instructions: body.instructions as string | undefined});
+    const result = await compactor.compactWindow(input, {maxOutputTokens, keepTokens, instructions: body.instructions as string | undefined});
     return {
         id: newId("resp"),
         object: "response.compaction",
         created_at: nowSeconds(),
         model,
-        output: [...result.history, result.item],
+        output: result.item == null ? result.history : [...result.history, result.item],
         usage: toUsage(result.usage)
     };
 }

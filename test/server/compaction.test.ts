@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {after, before, describe, it} from "node:test";
-import {assertValidResponse, assertValidStream} from "../helpers/conformance.js";
+import {assertValidResponse, assertValidSocketTurn, assertValidStream} from "../helpers/conformance.js";
+import {SocketClient} from "../helpers/socketClient.js";
 import {readSse, startTestServer, type TestServer} from "../helpers/testServer.js";
 
 const story = "The little dog ran to the park and played with a red ball under the big green tree all day long.";
@@ -59,7 +60,7 @@ describe("compaction (real engine, openai SDK)", () => {
         assert.ok(second.usage!.input_tokens < await count(history(5)), "the chain renders the summary, not the replaced turns");
     });
 
-    it("refuses stream, previous_response_id, conversation, an over-long history and a history with nothing to compact", async () => {
+    it("refuses stream, previous_response_id, conversation and a history longer than the context", async () => {
         const input = history(3);
         for (const extra of [{stream: true}, {previous_response_id: "resp_x"}, {conversation: "conv_x"}]) {
             const res = await server.fetch("/v1/responses/compact", {method: "POST", json: {model: "m", input, ...extra}});
@@ -68,9 +69,64 @@ describe("compaction (real engine, openai SDK)", () => {
         const tooLong = await server.fetch("/responses/compact", {method: "POST", json: {model: "m", input: history(40)}});
         assert.equal(tooLong.status, 400);
         assert.equal((await tooLong.json()).error.code, "context_length_exceeded");
+    });
+
+    it("answers any valid history with a usable window: unchanged when there is nothing to summarize", async () => {
+        // OpenAI's SDK on a two-message history: nothing is older than the latest turn, so the window is the history.
+        const twoMessages = [{role: "user" as const, content: "Tell me a story."}, {role: "assistant" as const, content: "Once upon a time."}];
+        const compacted = await server.client.responses.compact({model: "m", input: twoMessages});
+        assert.equal(compacted.object, "response.compaction");
+        assert.deepEqual(compacted.output.map((item: any) => [item.type, item.role, item.content[0].text]),
+            [["message", "user", "Tell me a story."], ["message", "assistant", "Once upon a time."]]);
+        assert.deepEqual([compacted.usage.input_tokens, compacted.usage.output_tokens], [0, 0], "no summary was generated");
+        const next = await server.client.responses.create({model: "m", max_output_tokens: 8, input: [...compacted.output as any[], {role: "user", content: "Go on."}]});
+        assertValidResponse(next);
+        assert.ok(["completed", "incomplete"].includes(next.status!));
+
         const single = await server.fetch("/v1/responses/compact", {method: "POST", json: {model: "m", input: "just one question"}});
-        assert.equal(single.status, 400);
-        assert.equal((await single.json()).error.code, "context_length_exceeded");
+        assert.equal(single.status, 200);
+        assert.deepEqual((await single.json()).output.map((item: any) => [item.role, item.content[0].text]), [["user", "just one question"]]);
+    });
+
+    it("answers with the history unchanged when the summary would not shorten it, counting the summary's usage", async () => {
+        // One tiny exchange before the latest turn: its summary message alone is longer than what it replaces.
+        const input = [{role: "user", content: "Hi."}, {role: "assistant", content: "Yes."}, {role: "user", content: "Go on."}];
+        const res = await server.fetch("/v1/responses/compact", {method: "POST", json: {model: "m", input, max_output_tokens: 64}});
+        assert.equal(res.status, 200);
+        const body = await res.json();
+        assert.deepEqual(body.output.map((item: any) => item.content[0].text), ["Hi.", "Yes.", "Go on."], "nothing was replaced");
+        assert.ok(body.usage.input_tokens > 0, "the summary that was tried and dropped is counted");
+        assert.equal(body.usage.total_tokens, body.usage.input_tokens + body.usage.output_tokens);
+    });
+
+    it("starts a new WebSocket chain from a compacted output, with and without a compaction item", async () => {
+        const socket = await SocketClient.open(`${server.origin.replace(/^http/, "ws")}/v1/responses`, {authorization: `Bearer ${server.apiKey}`});
+        try {
+            for (const input of [history(6), [{role: "user", content: "Tell me a story."}, {role: "assistant", content: "Once upon a time."}]]) {
+                const compacted = await server.client.responses.compact({model: "m", input, max_output_tokens: 32} as any);
+                assert.equal(compacted.output.some((item) => item.type === "compaction"), input.length > 2, "a long history compacts; two messages pass through");
+                const first = await socket.turn({model: "m", store: false, max_output_tokens: 8, input: [...compacted.output, {role: "user", content: "Go on."}]});
+                assertValidSocketTurn(first);
+                const firstResponse = first.at(-1)!.response;
+                assert.ok(["response.completed", "response.incomplete"].includes(first.at(-1)!.type), JSON.stringify(first.at(-1)));
+                const second = await socket.turn({model: "m", store: false, max_output_tokens: 8, previous_response_id: firstResponse.id, input: "And then?"});
+                assertValidSocketTurn(second);
+                assert.ok(["response.completed", "response.incomplete"].includes(second.at(-1)!.type), JSON.stringify(second.at(-1)));
+                assert.ok(second.at(-1)!.response.usage.input_tokens > firstResponse.usage.input_tokens, "the chain continues the compacted window");
+            }
+        } finally {
+            await socket.close();
+        }
+    });
+
+    it("keeps refusing automatic compaction that cannot shorten the history (only the endpoint passes through)", async () => {
+        const res = await server.fetch("/v1/responses", {method: "POST", json: {
+            model: "m", input: "just one question", max_output_tokens: 4, context_management: [{type: "compaction", compact_threshold: 1}]
+        }});
+        assert.equal(res.status, 400);
+        const body = await res.json();
+        assert.equal(body.error.code, "context_length_exceeded");
+        assert.match(body.error.message, /Nothing older than the latest turn/);
     });
 
     it("compacts a growing chain automatically with context_management, announcing it in the stream", async () => {
