@@ -7,7 +7,7 @@ import {JsonGrammars} from "./grammars.js";
 import {EngineError} from "./errors.js";
 import {GenerationActivity} from "./GenerationActivity.js";
 import {runGeneration} from "./runGeneration.js";
-import {loadNodeLlamaCpp} from "./loadBinding.js";
+import {loadLlama, loadNodeLlamaCpp, modelGpuLayers} from "./loadBinding.js";
 import {createSegmentTokenizer} from "./SegmentTokenizer.js";
 import {SequencePool} from "./SequencePool.js";
 import type {
@@ -274,15 +274,14 @@ export class LlamaEngine implements ChatEngine {
         try {
             onProgress?.({phase: "binding", progress: 0});
             const binding = await loadNodeLlamaCpp();
-            this.llama ??= await binding.getLlama({
-                gpu: this.options.gpu ?? false,
-                build: "never",
+            this.llama ??= await loadLlama(binding, this.options.gpu ?? false, {
                 logLevel: binding.LlamaLogLevel.error,
                 maxThreads: this.threads
             });
             onProgress?.({phase: "model", progress: 0});
             const model = await this.llama.loadModel({
                 modelPath: path.resolve(modelPath),
+                gpuLayers: modelGpuLayers(this.options.gpu ?? false),
                 onLoadProgress: (progress) => onProgress?.({phase: "model", progress})
             });
             try {

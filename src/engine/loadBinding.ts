@@ -1,3 +1,6 @@
+import type {Llama, LlamaOptions} from "node-llama-cpp";
+import {chooseLlamaBinary, missingBinaryHint, type GpuSetting} from "./prebuiltBinaries.js";
+
 /**
  * node-llama-cpp is ESM-only with top-level await: the CommonJS bundles (extension, CLI) must reach it
  * through a real dynamic `import()`, which esbuild keeps as is when the package is external.
@@ -9,4 +12,32 @@ let binding: Promise<NodeLlamaCpp> | undefined;
 export function loadNodeLlamaCpp(): Promise<NodeLlamaCpp> {
     binding ??= import("node-llama-cpp");
     return binding;
+}
+
+/**
+ * node-llama-cpp's Llama for the `gpu` setting, from the prebuilt binary package of this platform that is installed
+ * beside it (one per VSIX; see prebuiltBinaries.ts). Never builds or downloads: a missing build is a load error that
+ * says which VSIX or setting would work.
+ */
+export async function loadLlama(binding: NodeLlamaCpp, gpu: GpuSetting, options: Omit<LlamaOptions, "gpu" | "build">,
+    platform: string = process.platform, arch: string = process.arch): Promise<Llama> {
+    const choice = chooseLlamaBinary(platform, arch, gpu);
+    if (!choice.ok)
+        throw new Error(`gpu ${String(gpu)}: ${choice.reason}`);
+    try {
+        return await binding.getLlama({...options, gpu: choice.plan.llamaGpu, build: "never"});
+    } catch (error) {
+        if (error instanceof binding.NoBinaryFoundError)
+            throw new Error(`No usable node-llama-cpp binary for gpu ${String(gpu)} on ${platform}-${arch} (looked for ${choice.plan.packages.join(", ")}).${missingBinaryHint(platform, arch, gpu)}`, {cause: error});
+        throw error;
+    }
+}
+
+/**
+ * `loadModel`'s `gpuLayers` for the `gpu` setting: 0 where it asks for the CPU only (how the Metal build, the only
+ * one on Apple silicon, honours `false`), else node-llama-cpp's own fit.
+ */
+export function modelGpuLayers(gpu: GpuSetting, platform: string = process.platform, arch: string = process.arch): 0 | undefined {
+    const choice = chooseLlamaBinary(platform, arch, gpu);
+    return choice.ok ? choice.plan.gpuLayers : undefined;
 }
