@@ -104,6 +104,13 @@ export class InspectorApp {
                 this.openResponse(message.id);
                 this.renderResponses();
                 break;
+            case "revealJob":
+                // The extension sends the job's events right after: the pane starts empty for them.
+                this.saveView({tab: "jobs", selectedJob: message.id});
+                this.jobEvents = null;
+                this.panels?.setAttribute("activeid", "tab-jobs");
+                this.renderJobs();
+                break;
         }
     }
 

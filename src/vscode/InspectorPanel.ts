@@ -7,6 +7,9 @@ import type {StatusView} from "./logic/statusView.js";
 
 export const inspectorViewType = "localResponses.inspector";
 
+/** What the panel shows when it opens: a stored response, or a background job's events. */
+export type InspectorTarget = {response: string} | {job: string};
+
 /** What the panel reads; swapped when the host is rebuilt. */
 export type InspectorData = {
     responses: () => InspectorResponses,
@@ -30,17 +33,17 @@ export class InspectorPanel implements vscode.Disposable {
     private watchedJobSent = -1;
     private ready = false;
     private disposed = false;
-    private pendingReveal: string | null = null;
+    private pendingReveal: InspectorTarget | null = null;
 
-    public static show(extensionUri: vscode.Uri, data: InspectorData, revealId?: string): InspectorPanel {
+    public static show(extensionUri: vscode.Uri, data: InspectorData, target?: InspectorTarget): InspectorPanel {
         if (InspectorPanel.current != null) {
             InspectorPanel.current.panel.reveal();
         } else {
             const panel = vscode.window.createWebviewPanel(inspectorViewType, "Local Responses Inspector", vscode.ViewColumn.Active, InspectorPanel.options(extensionUri));
             InspectorPanel.current = new InspectorPanel(panel, extensionUri, data);
         }
-        if (revealId != null)
-            InspectorPanel.current.reveal(revealId);
+        if (target != null)
+            InspectorPanel.current.reveal(target);
         return InspectorPanel.current;
     }
 
@@ -94,11 +97,17 @@ export class InspectorPanel implements vscode.Disposable {
         });
     }
 
-    public reveal(id: string): void {
-        if (this.ready)
-            this.post({type: "reveal", id});
-        else
-            this.pendingReveal = id;
+    public reveal(target: InspectorTarget): void {
+        if (!this.ready) {
+            this.pendingReveal = target;
+            return;
+        }
+        if ("job" in target) {
+            this.watchedJob = target.job;
+            this.post({type: "revealJob", id: target.job});
+            this.sendJobEvents(true);
+        } else
+            this.post({type: "reveal", id: target.response});
     }
 
     private async handle(message: FromWebview): Promise<void> {
@@ -109,8 +118,9 @@ export class InspectorPanel implements vscode.Disposable {
                 if (this.watchedJob != null)
                     this.sendJobEvents(true);
                 if (this.pendingReveal != null) {
-                    this.post({type: "reveal", id: this.pendingReveal});
+                    const target = this.pendingReveal;
                     this.pendingReveal = null;
+                    this.reveal(target);
                 }
                 return;
             case "openResponse":

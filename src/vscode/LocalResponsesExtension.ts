@@ -3,7 +3,7 @@ import type {LocalResponsesHost} from "../host/LocalResponsesHost.js";
 import {ApiKeySecret} from "./ApiKeySecret.js";
 import {Commands} from "./Commands.js";
 import {EventLoopMonitor} from "./EventLoopMonitor.js";
-import {InspectorPanel, inspectorViewType, type InspectorData} from "./InspectorPanel.js";
+import {InspectorPanel, inspectorViewType, type InspectorData, type InspectorTarget} from "./InspectorPanel.js";
 import {hostJobs} from "./logic/hostJobs.js";
 import {HostController} from "./logic/HostController.js";
 import type {BackgroundJobsView} from "./logic/BackgroundJobsView.js";
@@ -11,8 +11,12 @@ import type {InspectorJobs, InspectorResponses} from "./logic/inspectorSources.j
 import {ServerStats} from "./logic/ServerStats.js";
 import {StoreResponses} from "./logic/StoreResponses.js";
 import {LogChannel} from "./LogChannel.js";
+import {rememberRecent} from "./logic/recentModels.js";
 import {Settings} from "./Settings.js";
+import {Sidebar} from "./Sidebar.js";
 import {StatusBar} from "./StatusBar.js";
+
+const recentModelsKey = "localResponses.recentModels";
 
 /**
  * The VS Code face, wired: settings → controller → host; the status bar, the inspector, the log and the
@@ -30,6 +34,7 @@ export class LocalResponsesExtension implements vscode.Disposable {
     private responsesSource: InspectorResponses | undefined;
     private jobsSource: BackgroundJobsView | null = null;
     private readonly hostListeners = new Set<() => void>();
+    private readonly modelListeners = new Set<() => void>();
     /** Settles when the first core exists: the inspector reads its store as soon as it is attached. */
     private readonly hostCreated: Promise<void>;
     private markHostCreated: () => void = () => undefined;
@@ -53,6 +58,7 @@ export class LocalResponsesExtension implements vscode.Disposable {
             this.log,
             this.statusBar,
             new Commands(this),
+            new Sidebar(this),
             Settings.onDidChange(() => void this.applySettings()),
             vscode.window.registerWebviewPanelSerializer(inspectorViewType, {
                 // After a window reload VS Code restores the panel right after activation, before the core is
@@ -76,8 +82,46 @@ export class LocalResponsesExtension implements vscode.Disposable {
         }, (error: unknown) => this.log.error(`start: ${(error as Error).message}`));
     }
 
-    public openInspector(revealId?: string): void {
-        InspectorPanel.show(this.context.extensionUri, this.inspectorData(), revealId);
+    /** Opens the inspector, on a response or a job when one is given (a string is a response id). */
+    public openInspector(target?: string | InspectorTarget): void {
+        InspectorPanel.show(this.context.extensionUri, this.inspectorData(), typeof target === "string" ? {response: target} : target);
+    }
+
+    /** Whether the first core exists yet (the store and jobs are read from it). */
+    public get hasHost(): boolean {
+        return this.responsesSource != null;
+    }
+
+    /** Fires when a new core replaces the old one (its store and jobs are new). */
+    public onHostChanged(listener: () => void): () => void {
+        this.hostListeners.add(listener);
+        return () => this.hostListeners.delete(listener);
+    }
+
+    /** Fires when the recent or downloaded model files change. */
+    public onModelsChanged(listener: () => void): () => void {
+        this.modelListeners.add(listener);
+        return () => this.modelListeners.delete(listener);
+    }
+
+    public notifyModelsChanged(): void {
+        for (const listener of this.modelListeners)
+            listener();
+    }
+
+    /** Load Model…'s recent files, most recent first. */
+    public recentModels(): string[] {
+        return this.context.globalState.get<string[]>(recentModelsKey, []);
+    }
+
+    public async rememberModel(modelPath: string): Promise<void> {
+        await this.context.globalState.update(recentModelsKey, rememberRecent(this.recentModels(), modelPath));
+        this.notifyModelsChanged();
+    }
+
+    public async forgetRecentModel(modelPath: string): Promise<void> {
+        await this.context.globalState.update(recentModelsKey, this.recentModels().filter((entry) => entry !== modelPath));
+        this.notifyModelsChanged();
     }
 
     public get responses(): InspectorResponses {

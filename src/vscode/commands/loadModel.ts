@@ -1,14 +1,11 @@
 import path from "node:path";
 import * as vscode from "vscode";
-import {rememberRecent} from "../logic/recentModels.js";
 import type {LocalResponsesExtension} from "../LocalResponsesExtension.js";
 import {Settings} from "../Settings.js";
 
-const recentKey = "localResponses.recentModels";
-
 /** Load Model…: recent models first, or a file picker for `.gguf`; the choice becomes the model setting. */
 export async function loadModelCommand(face: LocalResponsesExtension): Promise<void> {
-    const recent = face.context.globalState.get<string[]>(recentKey, []);
+    const recent = face.recentModels();
     let modelPath: string | undefined;
     if (recent.length > 0) {
         const browse: vscode.QuickPickItem & {path?: string} = {label: "$(folder-opened) Browse…", description: "pick a .gguf file"};
@@ -40,7 +37,7 @@ export async function loadAndRemember(face: LocalResponsesExtension, modelPath: 
         location: vscode.ProgressLocation.Notification,
         title: `Loading ${path.basename(modelPath)}`
     }, () => face.controller.loadModel(modelPath));
-    await face.context.globalState.update(recentKey, rememberRecent(face.context.globalState.get<string[]>(recentKey, []), modelPath));
+    await face.rememberModel(modelPath);
     // The controller knows this path already: the settings change below is not applied a second time.
     face.controller.adoptModelPath(modelPath);
     await Settings.setModelPath(modelPath);

@@ -8,7 +8,7 @@ import {TokenRate} from "./TokenRate.js";
  * engine's activity and per-generation summaries. Listeners hear about every token: they throttle.
  */
 export class ServerStats {
-    private readonly totals = {inputTokens: 0, outputTokens: 0, cachedTokens: 0, generations: 0};
+    private readonly counted = {inputTokens: 0, outputTokens: 0, cachedTokens: 0, generations: 0};
     private readonly rate = new TokenRate();
     private active = 0;
     private detach: (() => void) | undefined;
@@ -29,16 +29,21 @@ export class ServerStats {
             this.emit();
         });
         const offGeneration = host.engine.onGeneration((summary) => {
-            this.totals.inputTokens += summary.usage.inputTokens;
-            this.totals.outputTokens += summary.usage.outputTokens;
-            this.totals.cachedTokens += summary.usage.cachedTokens;
-            this.totals.generations++;
+            this.counted.inputTokens += summary.usage.inputTokens;
+            this.counted.outputTokens += summary.usage.outputTokens;
+            this.counted.cachedTokens += summary.usage.cachedTokens;
+            this.counted.generations++;
             this.emit();
         });
         this.detach = () => {
             offActivity();
             offGeneration();
         };
+    }
+
+    /** Tokens and responses since the extension started. */
+    public get totals(): StatusModel["totals"] {
+        return {...this.counted};
     }
 
     public onChange(listener: () => void): () => void {
@@ -59,7 +64,7 @@ export class ServerStats {
             active: this.active,
             tokensPerSecond: this.active > 0 ? this.rate.perSecond(this.now()) : 0,
             endpoint: state.endpoint,
-            totals: {...this.totals},
+            totals: this.totals,
             activeJobs,
             queueDepth
         };

@@ -14,5 +14,14 @@ export const commandIds = {
     listResponses: "localResponses.listResponses",
     cancelJob: "localResponses.cancelJob",
     clearStore: "localResponses.clearStore",
-    showLogs: "localResponses.showLogs"
+    showLogs: "localResponses.showLogs",
+    // The sidebar's item actions: they act on the row they are invoked on (hidden from the palette).
+    sidebarLoadModel: "localResponses.sidebar.loadModel",
+    sidebarRevealModel: "localResponses.sidebar.revealModel",
+    sidebarDeleteModel: "localResponses.sidebar.deleteModel",
+    sidebarForgetModel: "localResponses.sidebar.forgetModel",
+    sidebarOpenResponse: "localResponses.sidebar.openResponse",
+    sidebarDeleteResponse: "localResponses.sidebar.deleteResponse",
+    sidebarOpenJob: "localResponses.sidebar.openJob",
+    sidebarCancelJob: "localResponses.sidebar.cancelJob"
 } as const;

@@ -51,7 +51,9 @@ export type ToWebview =
     | {type: "detail", id: string, detail: ResponseDetail | null}
     | {type: "jobEvents", id: string, events: JobEventView[], reset: boolean}
     /** Asks the panel to show a response (from the command palette's list). */
-    | {type: "reveal", id: string};
+    | {type: "reveal", id: string}
+    /** Asks the panel to show a background job's events (from the sidebar's Jobs view). */
+    | {type: "revealJob", id: string};
 
 export type FromWebview =
     | {type: "ready"}

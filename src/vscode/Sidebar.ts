@@ -1,0 +1,178 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import * as vscode from "vscode";
+import {loadAndRemember} from "./commands/loadModel.js";
+import {commandIds} from "./logic/commandIds.js";
+import {formatBytes} from "./logic/formatBytes.js";
+import {jobRows} from "./logic/sidebar/jobRows.js";
+import {listModelFiles} from "./logic/sidebar/listModelFiles.js";
+import {modelRows} from "./logic/sidebar/modelRows.js";
+import {responseRows} from "./logic/sidebar/responseRows.js";
+import {serverRows} from "./logic/sidebar/serverRows.js";
+import type {SidebarRow} from "./logic/sidebar/SidebarRow.js";
+import {contextKeys, sidebarViewIds} from "./logic/sidebar/viewIds.js";
+import {defaultThreads} from "../host/config.js";
+import type {LocalResponsesExtension} from "./LocalResponsesExtension.js";
+import {Settings} from "./Settings.js";
+import {SidebarView} from "./SidebarView.js";
+
+/**
+ * The activity-bar container's four native tree views (Server, Models, Responses, Jobs) and the actions on
+ * their rows. Each view refreshes on the events of what it shows (controller state, store changes, job events,
+ * model list changes), never on a timer.
+ */
+export class Sidebar implements vscode.Disposable {
+    private readonly server: SidebarView;
+    private readonly models: SidebarView;
+    private readonly responses: SidebarView;
+    private readonly jobs: SidebarView;
+    private readonly disposables: vscode.Disposable[] = [];
+    private readonly unsubscribes: (() => void)[] = [];
+    private offSources: (() => void)[] = [];
+
+    public constructor(private readonly face: LocalResponsesExtension) {
+        this.server = new SidebarView(sidebarViewIds.server, () => this.serverRows(), {intervalMs: 500});
+        this.models = new SidebarView(sidebarViewIds.models, () => this.modelRows());
+        this.responses = new SidebarView(sidebarViewIds.responses, () => face.hasHost ? responseRows(face.responses.list(), commandIds.sidebarOpenResponse, clock) : []);
+        this.jobs = new SidebarView(sidebarViewIds.jobs, () => jobRows(face.hasHost ? face.jobs?.list() ?? null : [], commandIds.sidebarOpenJob));
+        this.disposables.push(this.server, this.models, this.responses, this.jobs);
+
+        this.unsubscribes.push(
+            face.controller.onChange(() => {
+                this.server.refresh();
+                this.models.refresh();
+                this.setContextKeys();
+            }),
+            // Queue depth and totals move with generation activity and per-generation summaries.
+            face.stats.onChange(() => this.server.refresh()),
+            face.onModelsChanged(() => this.models.refresh()),
+            face.onHostChanged(() => this.followSources())
+        );
+        this.followSources();
+        this.setContextKeys();
+
+        const run = (id: string, view: SidebarView, action: (row: SidebarRow) => unknown) => vscode.commands.registerCommand(id, async (argument: unknown) => {
+            const row = view.targetOf(argument);
+            if (row?.target == null)
+                return;
+            try {
+                await action(row);
+            } catch (error) {
+                face.log.error(`${id}: ${(error as Error).message}`);
+                void vscode.window.showErrorMessage(`Local Responses: ${(error as Error).message}`);
+            }
+        });
+        this.disposables.push(
+            run(commandIds.sidebarLoadModel, this.models, (row) => loadAndRemember(face, row.target!)),
+            run(commandIds.sidebarRevealModel, this.models, (row) => vscode.commands.executeCommand("revealFileInOS", vscode.Uri.file(row.target!))),
+            run(commandIds.sidebarDeleteModel, this.models, (row) => this.deleteModel(row)),
+            run(commandIds.sidebarForgetModel, this.models, (row) => face.forgetRecentModel(row.target!)),
+            run(commandIds.sidebarOpenResponse, this.responses, (row) => face.openInspector({response: row.target!})),
+            run(commandIds.sidebarDeleteResponse, this.responses, (row) => this.deleteResponse(row)),
+            run(commandIds.sidebarOpenJob, this.jobs, (row) => face.openInspector({job: row.target!})),
+            run(commandIds.sidebarCancelJob, this.jobs, (row) => this.cancelJob(row))
+        );
+    }
+
+    private readonly contextValues = new Map<string, unknown>();
+
+    /** Sets the context keys that menus (Start or Stop Server) read, when they change. */
+    private setContextKeys(): void {
+        const state = this.face.controller.state;
+        for (const [key, value] of [[contextKeys.serverState, state.server], [contextKeys.modelLoaded, state.model != null]] as const) {
+            if (this.contextValues.get(key) === value)
+                continue;
+            this.contextValues.set(key, value);
+            void vscode.commands.executeCommand("setContext", key, value);
+        }
+    }
+
+    /** Re-subscribes to the store and the jobs of the current host (a rebuilt host has new ones). */
+    private followSources(): void {
+        for (const off of this.offSources)
+            off();
+        this.offSources = [];
+        if (this.face.hasHost) {
+            this.offSources.push(this.face.responses.onChange(() => this.responses.refresh()));
+            const jobs = this.face.jobs;
+            if (jobs != null)
+                this.offSources.push(jobs.onChange(() => this.jobs.refresh()));
+        }
+        this.responses.refresh();
+        this.jobs.refresh();
+        this.server.refresh();
+    }
+
+    private serverRows(): SidebarRow[] {
+        const controller = this.face.controller;
+        const state = controller.state;
+        const threads = controller.currentSettings.threads;
+        return serverRows({
+            state,
+            engine: state.engine === "ready" && this.face.hasHost ? controller.host.engine.stats() : null,
+            threads: {count: threads === 0 ? defaultThreads() : threads, isDefault: threads === 0},
+            totals: this.face.stats.totals
+        });
+    }
+
+    private async modelRows(): Promise<SidebarRow[]> {
+        const state = this.face.controller.state;
+        const directory = Settings.downloadDirectory(this.face.controller.currentSettings, this.face.context.globalStorageUri);
+        return modelRows({
+            recent: this.face.recentModels(),
+            downloaded: await listModelFiles(directory).catch(() => []),
+            loadedPath: state.model?.path ?? null,
+            loadingPath: state.engine === "loading" ? state.pendingModelPath : null
+        });
+    }
+
+    private async deleteModel(row: SidebarRow): Promise<void> {
+        const modelPath = row.target!;
+        if (!row.contextValue?.startsWith("model.downloaded")) {
+            void vscode.window.showInformationMessage(`Local Responses: ${path.basename(modelPath)} was not downloaded here, so it is only removed from the list (the file stays).`);
+            await this.face.forgetRecentModel(modelPath);
+            return;
+        }
+        if (this.face.controller.state.model?.path === modelPath) {
+            void vscode.window.showWarningMessage(`Local Responses: ${path.basename(modelPath)} is loaded. Unload it first (Unload Model).`);
+            return;
+        }
+        const size = await fs.stat(modelPath).then((stat) => ` (${formatBytes(stat.size)})`, () => "");
+        const choice = await vscode.window.showWarningMessage(`Delete ${path.basename(modelPath)}${size} from disk?`, {modal: true, detail: modelPath}, "Delete");
+        if (choice !== "Delete")
+            return;
+        await fs.rm(modelPath, {force: true});
+        this.face.log.info(`models: deleted ${modelPath}`);
+        await this.face.forgetRecentModel(modelPath);
+    }
+
+    private async deleteResponse(row: SidebarRow): Promise<void> {
+        const id = row.target!;
+        const choice = await vscode.window.showWarningMessage(`Delete stored response ${id}?`, {modal: true, detail: "Clients can no longer retrieve it or continue from it."}, "Delete");
+        if (choice !== "Delete")
+            return;
+        if (this.face.responses.delete(id))
+            this.face.log.info(`store: deleted ${id} from the sidebar`);
+        else
+            void vscode.window.showInformationMessage(`Local Responses: ${id} is no longer stored.`);
+    }
+
+    private async cancelJob(row: SidebarRow): Promise<void> {
+        const jobs = this.face.jobs;
+        if (jobs == null || row.contextValue !== "job.active")
+            return;
+        const cancelled = await jobs.cancel(row.target!);
+        void vscode.window.showInformationMessage(cancelled ? `Local Responses: cancelled ${row.target}.` : `Local Responses: ${row.target} had already finished.`);
+    }
+
+    public dispose(): void {
+        for (const off of [...this.unsubscribes, ...this.offSources])
+            off();
+        for (const disposable of this.disposables)
+            disposable.dispose();
+    }
+}
+
+function clock(seconds: number): string {
+    return new Date(seconds * 1000).toLocaleTimeString();
+}

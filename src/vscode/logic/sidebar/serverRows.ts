@@ -1,0 +1,67 @@
+import type {EngineStats, ModelInfo} from "../../../engine/types.js";
+import type {ControllerState} from "../HostController.js";
+import {formatCount} from "../statusView.js";
+import type {SidebarRow} from "./SidebarRow.js";
+
+export type ServerFacts = {
+    state: ControllerState,
+    engine: EngineStats | null,
+    /** CPU threads the engine evaluates with, and whether that was the default (cores − 1). */
+    threads: {count: number, isDefault: boolean},
+    totals: {inputTokens: number, outputTokens: number, cachedTokens: number, generations: number}
+};
+
+/** The Server view: state, endpoint, model, context, threads, queue and totals, one fact per row. */
+export function serverRows(facts: ServerFacts): SidebarRow[] {
+    const {state, engine} = facts;
+    const model: ModelInfo | null = state.model;
+    return [
+        {id: "server.state", label: "State", description: describeServer(state), icon: serverIcon(state), contextValue: `server.${state.server}`,
+            tooltip: state.lastError ?? undefined},
+        {id: "server.endpoint", label: "Endpoint", description: state.endpoint ?? "not listening", icon: "link",
+            contextValue: state.endpoint != null ? "server.endpoint" : undefined, target: state.endpoint ?? undefined},
+        {id: "server.model", label: "Model", description: describeModel(state), icon: "symbol-constant", tooltip: model?.path ?? state.pendingModelPath ?? undefined,
+            contextValue: model != null ? "server.model" : "server.noModel"},
+        {id: "server.context", label: "Context", icon: "symbol-array",
+            description: model != null ? `${model.contextSize} tokens × ${model.sequences} sequences (trained ${model.trainContextSize})` : "–"},
+        {id: "server.threads", label: "Threads", icon: "server-process",
+            description: `${facts.threads.count}${facts.threads.isDefault ? " (cores − 1)" : ""}`},
+        {id: "server.queue", label: "Queue", icon: "list-ordered",
+            description: engine == null ? "–" : `${engine.queueDepth} waiting (limit ${engine.queueLimit}) · ${engine.sequencesBusy}/${engine.sequencesTotal} sequences busy`},
+        {id: "server.totals", label: "Since start", icon: "graph",
+            description: `${facts.totals.generations} responses · ${formatCount(facts.totals.inputTokens)} in (${formatCount(facts.totals.cachedTokens)} cached) / ${formatCount(facts.totals.outputTokens)} out`}
+    ];
+}
+
+function describeServer(state: ControllerState): string {
+    const serving = state.server === "listening" ? "listening" : state.server;
+    if (state.engine === "loading")
+        return `${serving} · loading model${state.loadProgress != null ? ` ${Math.round(state.loadProgress * 100)}%` : ""}`;
+    if (state.engine === "failed")
+        return `${serving} · model failed to load`;
+    if (state.model == null)
+        return state.server === "listening" ? "listening · no model (503)" : `${serving} · no model`;
+    return `${serving} · model ready`;
+}
+
+function serverIcon(state: ControllerState): string {
+    if (state.engine === "failed")
+        return "error";
+    if (state.engine === "loading" || state.server === "starting")
+        return "loading~spin";
+    if (state.server === "listening")
+        return state.model != null ? "pass-filled" : "circle-slash";
+    return "debug-stop";
+}
+
+function describeModel(state: ControllerState): string {
+    if (state.model != null)
+        return `${state.model.id} (${state.model.chatWrapper})`;
+    if (state.pendingModelPath != null)
+        return `${baseName(state.pendingModelPath)} (${state.engine === "failed" ? "failed" : "loading"})`;
+    return "none";
+}
+
+export function baseName(modelPath: string): string {
+    return modelPath.split(/[\\/]/).at(-1)!;
+}
