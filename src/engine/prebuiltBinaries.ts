@@ -27,7 +27,9 @@ export type PlatformBinaries = {
     /** node-llama-cpp's prebuilt packages for each backend it builds here (a CUDA build comes in two packages). */
     packages: Partial<Record<Backend, readonly string[]>>,
     /** Backends the platform's default VSIX carries; the others, when built here, make an optional larger VSIX. */
-    shipped: readonly Backend[]
+    shipped: readonly Backend[],
+    /** Why node-llama-cpp's package for this platform cannot run there, when it cannot. */
+    unusable?: string
 };
 
 const scope = "@node-llama-cpp/";
@@ -41,7 +43,11 @@ export const platformBinaries: readonly PlatformBinaries[] = [
         shipped: ["cpu"]
     },
     {platform: "linux", arch: "arm64", vscodeTarget: "linux-arm64", packages: {cpu: [`${scope}linux-arm64`]}, shipped: ["cpu"]},
-    {platform: "linux", arch: "arm", vscodeTarget: "linux-armhf", packages: {cpu: [`${scope}linux-armv7l`]}, shipped: ["cpu"]},
+    {
+        platform: "linux", arch: "arm", vscodeTarget: null, packages: {cpu: [`${scope}linux-armv7l`]}, shipped: ["cpu"],
+        // Read from their ELF headers (test/packaging): every binary in @node-llama-cpp/linux-armv7l@3.21.1 is aarch64.
+        unusable: "node-llama-cpp 3.21.1's linux-armv7l package holds 64-bit ARM (aarch64) binaries, which a 32-bit ARM system cannot load."
+    },
     {platform: "linux", arch: "riscv64", vscodeTarget: null, packages: {cpu: [`${scope}linux-riscv64`]}, shipped: ["cpu"]},
     {
         platform: "win32", arch: "x64", vscodeTarget: "win32-x64",
@@ -95,6 +101,8 @@ export function chooseLlamaBinary(platform: string, arch: string, gpu: GpuSettin
     const entry = platformBinaries.find((candidate) => candidate.platform === platform && candidate.arch === arch);
     if (entry == null)
         return {ok: false, reason: `node-llama-cpp 3.21.1 publishes no prebuilt binary for ${platform}-${arch}.`};
+    if (entry.unusable != null)
+        return {ok: false, reason: entry.unusable};
     const {packages} = entry;
     if (gpu === false) {
         if (packages.cpu != null)

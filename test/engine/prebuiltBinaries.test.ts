@@ -32,7 +32,7 @@ test("the table names exactly node-llama-cpp 3.21.1's binary packages, as its lo
 });
 
 test("the VS Code targets with a VSIX", () => {
-    assert.deepEqual([...vscodeTargets].sort(), ["darwin-arm64", "darwin-x64", "linux-arm64", "linux-armhf", "linux-x64", "win32-arm64", "win32-x64"]);
+    assert.deepEqual([...vscodeTargets].sort(), ["darwin-arm64", "darwin-x64", "linux-arm64", "linux-x64", "win32-arm64", "win32-x64"]);
 });
 
 test("gpu false is CPU only on every target: the CPU build, or Apple silicon's Metal build with no layer offloaded", () => {
@@ -41,7 +41,6 @@ test("gpu false is CPU only on every target: the CPU build, or Apple silicon's M
         "darwin-x64": ["darwin x64", false, "@node-llama-cpp/mac-x64"],
         "linux-x64": ["linux x64", false, "@node-llama-cpp/linux-x64"],
         "linux-arm64": ["linux arm64", false, "@node-llama-cpp/linux-arm64"],
-        "linux-armhf": ["linux arm", false, "@node-llama-cpp/linux-armv7l"],
         "win32-x64": ["win32 x64", false, "@node-llama-cpp/win-x64"],
         "win32-arm64": ["win32 arm64", false, "@node-llama-cpp/win-arm64"]
     };
@@ -63,7 +62,7 @@ test("gpu auto lets node-llama-cpp pick among the builds installed, GPU ones fir
         ["@node-llama-cpp/linux-x64-cuda", "@node-llama-cpp/linux-x64-cuda-ext", "@node-llama-cpp/linux-x64-vulkan", "@node-llama-cpp/linux-x64"]);
     assert.deepEqual(plan("win32", "x64", "auto").packages,
         ["@node-llama-cpp/win-x64-cuda", "@node-llama-cpp/win-x64-cuda-ext", "@node-llama-cpp/win-x64-vulkan", "@node-llama-cpp/win-x64"]);
-    for (const [platform, arch] of [["darwin", "x64"], ["linux", "arm64"], ["linux", "arm"], ["win32", "arm64"]] as const)
+    for (const [platform, arch] of [["darwin", "x64"], ["linux", "arm64"], ["win32", "arm64"]] as const)
         assert.equal(plan(platform, arch, "auto").packages.length, 1, `${platform}-${arch}`);
     assert.equal(modelGpuLayers("auto", "darwin", "arm64"), undefined);
 });
@@ -81,6 +80,8 @@ test("a named backend loads that backend's package where node-llama-cpp builds o
     assert.match(refused("darwin", "arm64", "cuda"), /no CUDA build for darwin-arm64 \(GPU backends there: Metal\)/);
     assert.match(refused("linux", "arm64", "cuda"), /no CUDA build/);
     assert.match(refused("freebsd", "x64", false), /no prebuilt binary for freebsd-x64/);
+    // node-llama-cpp 3.21.1's 32-bit ARM package holds aarch64 binaries: no VSIX, and a clear refusal.
+    assert.match(refused("linux", "arm", false), /linux-armv7l package holds 64-bit ARM \(aarch64\) binaries/);
 });
 
 test("each VSIX's packages: the default carries its shipped build; --gpu adds an optional one and keeps the CPU build", () => {
