@@ -41,11 +41,13 @@ export type LlamaEngineOptions = {
 };
 
 /**
- * node-llama-cpp's default batch (512 tokens) splits a long prompt into many small evaluations. 2048 (llama.cpp
- * server's own default) evaluated the 21.8k-token Codex prompt in 0.60× the time on a 2-core CPU
- * (bench/promptEval.bench.ts); the cost is a larger compute buffer.
+ * Prompt tokens per native evaluation. node-llama-cpp makes llama.cpp's micro-batch (`n_ubatch`) as large as the
+ * batch, so this is also the width of every attention matrix: on a model people run (synthetic SmolLM2-135M,
+ * 1,600-token prompt, 1 thread) 2048 evaluated at ~140 tokens/s and 512 at ~205, the speed of node-llama-cpp's own
+ * defaults and of `llama-bench` (whose micro-batch is 512). Only on the 260K-parameter test model, where fixed costs
+ * per batch dominate, is a larger batch faster.
  */
-const defaultBatchSize = 2048;
+export const defaultBatchSize = 512;
 
 export type GenerationSummary = GenerationResult & {durationMs: number};
 
@@ -206,7 +208,7 @@ export class LlamaEngine implements ChatEngine {
                 this.activity.begin();
                 const wrapper = loaded.variants.for(request);
                 // The prompt was measured with the shape given at acquire; a different shape renders differently.
-                const promptTokens = wrapper === acquiredWrapper ? prompt.length : this.renderPrompt(loaded, request.turns, request.tools ?? [], wrapper).length;
+                const generationPrompt = wrapper === acquiredWrapper ? prompt : this.renderPrompt(loaded, request.turns, request.tools ?? [], wrapper);
                 const running = Promise.all([
                     this.chatFor(loaded, lease.sequence, wrapper),
                     request.json == null ? undefined : loaded.grammars.get(request.json)
@@ -216,7 +218,8 @@ export class LlamaEngine implements ChatEngine {
                     thinks: loaded.variants.thinks,
                     sequence: lease.sequence,
                     history: toChatHistory(request.turns),
-                    promptTokens,
+                    prompt: generationPrompt,
+                    promptStepTokens: loaded.context.batchSize,
                     contextSize: loaded.info.contextSize,
                     request: {...request, signal: controller.signal},
                     onTokens: (count) => this.activity.tokens(count),

@@ -3,6 +3,7 @@ import {toChatModelFunctions} from "./chatHistory.js";
 import type {AfterDispatch} from "./AfterDispatch.js";
 import {CallArgumentsStream} from "./CallArgumentsStream.js";
 import {EngineError} from "./errors.js";
+import {prefillPrompt} from "./PromptPrefill.js";
 import {StopSequenceDetector} from "./StopSequenceDetector.js";
 import {scoreAnswerTokens} from "./tokenLogprobs.js";
 import type {GenerationEvent, GenerationRequest, GenerationResult} from "./types.js";
@@ -11,7 +12,10 @@ export type RunGenerationOptions = {
     chat: LlamaChat,
     sequence: LlamaContextSequence,
     history: ChatHistoryItem[],
-    promptTokens: number,
+    /** The rendered prompt's tokens, as LlamaChat will render them (evaluated in abortable steps first). */
+    prompt: readonly number[],
+    /** Largest prompt-evaluation step: the context's batch size. */
+    promptStepTokens: number,
     contextSize: number,
     request: GenerationRequest,
     /** Constrains the answer (structured output); exclusive with functions in node-llama-cpp. */
@@ -27,7 +31,8 @@ export type RunGenerationOptions = {
 };
 
 /** One generation on a leased sequence, streaming each chunk to `request.onEvent` as it is produced. */
-export async function runGeneration({chat, sequence, history, promptTokens, contextSize, request, onTokens, grammar, thinks, stopSequences = [], afterDispatch}: RunGenerationOptions): Promise<GenerationResult> {
+export async function runGeneration({chat, sequence, history, prompt, promptStepTokens, contextSize, request, onTokens, grammar, thinks, stopSequences = [], afterDispatch}: RunGenerationOptions): Promise<GenerationResult> {
+    const promptTokens = prompt.length;
     // Ends the generation early: a stop sequence was seen, or the event consumer failed.
     const stopSignal = new AbortController();
     const events = new DeferredEvents(request.onEvent, afterDispatch, () => stopSignal.abort());
@@ -63,6 +68,7 @@ export async function runGeneration({chat, sequence, history, promptTokens, cont
 
     let response;
     try {
+        await prefillPrompt(sequence, prompt, {maxStepTokens: promptStepTokens, signal, onProgress: request.onPromptProgress});
         response = await chat.generateResponse(history, {
             maxTokens,
             temperature: sampling.temperature ?? 1,

@@ -75,7 +75,18 @@ export type GenerationRequest = {
     /** Score the answer text's tokens, with this many alternatives each (0–20); computed after generation. */
     logprobs?: {top: number},
     signal?: AbortSignal,
-    onEvent?: (event: GenerationEvent) => void
+    onEvent?: (event: GenerationEvent) => void,
+    /** Called as the prompt is evaluated, step by step (a long prompt on a full-size model takes minutes). */
+    onPromptProgress?: (progress: PromptProgress) => void
+};
+
+export type PromptProgress = {
+    /** Prompt tokens in the sequence so far: the reused prefix plus those evaluated for this request. */
+    evaluated: number,
+    /** Tokens of the whole prompt. */
+    total: number,
+    /** Of `evaluated`, the tokens the sequence already held (not evaluated again). */
+    reused: number
 };
 
 export type GenerationUsage = {

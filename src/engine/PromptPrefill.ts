@@ -1,0 +1,64 @@
+import type {LlamaContextSequence, Token} from "node-llama-cpp";
+import {EngineError} from "./errors.js";
+import type {PromptProgress} from "./types.js";
+
+export type PromptPrefillOptions = {
+    /** Largest step, in tokens: the context's batch size (a larger step only queues more behind it). */
+    maxStepTokens: number,
+    /**
+     * How long one step should take, in milliseconds; the step size follows the measured rate. It bounds how long an
+     * abort waits for the step in flight, and how long other sequences' tokens wait behind it. Defaults to
+     * `defaultPromptStepMs`.
+     */
+    targetStepMs?: number,
+    signal?: AbortSignal,
+    onProgress?: (progress: PromptProgress) => void
+};
+
+/** A step of about half a second: an abort frees the sequence well inside 2 s, at no measurable cost in speed. */
+export const defaultPromptStepMs = 500;
+
+/** The first step, before any rate is known: small, so that the first abort check comes soon on any model. */
+const firstStepTokens = 64;
+const minStepTokens = 16;
+
+/**
+ * Evaluates all of a prompt but its last token on `sequence`, in steps that an abort can stop between.
+ *
+ * node-llama-cpp queues a whole prompt as one decode and splits it into batches natively, with no abort check
+ * between them: a 17k-token prompt on a full-size model kept its sequence busy for minutes after the client had gone.
+ * Evaluated here step by step, the prompt is the same tokens in the same cells; `LlamaChat.generateResponse` then
+ * finds them in the sequence (it keeps the longest common prefix) and evaluates only the last token, whose logits it
+ * samples from. The sequence's token meter counts these evaluations as input, as it would have counted LlamaChat's.
+ */
+export async function prefillPrompt(sequence: LlamaContextSequence, prompt: readonly number[], options: PromptPrefillOptions): Promise<PromptProgress> {
+    const {signal, onProgress, maxStepTokens} = options;
+    const targetStepMs = options.targetStepMs ?? defaultPromptStepMs;
+    const body = prompt.slice(0, -1) as Token[];
+    const {firstDifferentIndex} = sequence.compareContextTokens(body);
+    if (firstDifferentIndex < sequence.nextTokenIndex)
+        await sequence.eraseContextTokenRanges([{start: firstDifferentIndex, end: sequence.nextTokenIndex}]);
+    const reused = sequence.nextTokenIndex;
+    let position = reused;
+    let step = Math.min(firstStepTokens, maxStepTokens);
+    const progress = (): PromptProgress => ({evaluated: position, total: prompt.length, reused});
+    onProgress?.(progress());
+    while (position < body.length) {
+        throwIfAborted(signal);
+        const chunk = body.slice(position, position + step);
+        const started = performance.now();
+        await sequence.evaluateWithoutGeneratingNewTokens(chunk);
+        const elapsedMs = Math.max(1, performance.now() - started);
+        position += chunk.length;
+        onProgress?.(progress());
+        // Attention grows with depth, so the rate is re-measured on every step.
+        step = Math.max(minStepTokens, Math.min(maxStepTokens, Math.floor(chunk.length * targetStepMs / elapsedMs)));
+    }
+    throwIfAborted(signal);
+    return progress();
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+    if (signal?.aborted)
+        throw new EngineError("aborted", "The generation was aborted during prompt evaluation.");
+}
