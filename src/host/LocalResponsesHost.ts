@@ -77,6 +77,7 @@ export class LocalResponsesHost {
             apiKeys: () => this.config.apiKeys,
             allowedOrigins: config.allowedOrigins,
             bodyLimitBytes: config.bodyLimitBytes,
+            streamKeepAliveMs: config.streamKeepAliveSeconds * 1000,
             onRequest: events.onRequest,
             log: events.log
         }), new ResponsesWebSocketServer({
@@ -84,6 +85,7 @@ export class LocalResponsesHost {
             apiKeys: () => this.config.apiKeys,
             allowedOrigins: config.allowedOrigins,
             maxPayloadBytes: config.bodyLimitBytes,
+            pingIntervalMs: config.streamKeepAliveSeconds * 1000,
             log: events.log
         }));
     }

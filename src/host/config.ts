@@ -26,6 +26,11 @@ export type HostConfig = {
     reasoningEchoMaxBytes: number,
     allowedOrigins: string[],
     bodyLimitBytes: number,
+    /**
+     * Seconds of silence after which a stream gets a keep-alive (an SSE comment; a ping frame every interval on
+     * WebSocket, whose peer must answer before the next); 0 disables. Fractions are for tests; the flag takes whole seconds.
+     */
+    streamKeepAliveSeconds: number,
     store: StoreSettings,
     background: BackgroundSettings,
     conversations: ConversationSettings,
@@ -87,6 +92,7 @@ export function defaultConfig(): HostConfig {
         reasoningEchoMaxBytes: 16 * 1024 * 1024,
         allowedOrigins: [],
         bodyLimitBytes: 16 * 1024 * 1024,
+        streamKeepAliveSeconds: 15,
         store: {maxEntries: 1024, maxBytes: 256 * 1024 * 1024, ttlSeconds: 3600, ownerMaxEntries: 0, ownerMaxBytes: 0},
         background: {
             maxJobs: 64, maxJobsPerKey: 4, workers: 2, deadlineSeconds: 300, retentionSeconds: 900, retainedJobs: 64,

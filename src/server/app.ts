@@ -30,6 +30,8 @@ export type AppOptions = {
     /** Host names accepted besides loopback names. */
     allowedHosts?: readonly string[],
     bodyLimitBytes?: number,
+    /** Silence (ms) after which an SSE stream gets a keep-alive comment; 0 or absent: none. */
+    streamKeepAliveMs?: number,
     onRequest?: (entry: RequestLogEntry) => void,
     /** Background jobs, compaction, conversations, status and metrics (absent: plain stateless Responses only). */
     stateful?: StatefulOptions,
@@ -69,10 +71,10 @@ export function createApp(options: AppOptions): Express {
         api.use(statusRouter({engine: options.engine, store: options.responses.store, ...stateful}, stateful.metrics));
         api.use(compactRouter(stateful.compactor, options.responses));
         // Before the plain routes: what is not a background job falls through to them.
-        api.use(backgroundRouter({responses: options.responses, ...stateful}));
+        api.use(backgroundRouter({responses: options.responses, ...stateful, streamKeepAliveMs: options.streamKeepAliveMs}));
         api.use(conversationsRouter(stateful.conversations, options.responses.store));
     }
-    api.use(responsesRouter(options.responses));
+    api.use(responsesRouter(options.responses, {streamKeepAliveMs: options.streamKeepAliveMs}));
     api.use(modelsRouter(options.engine, Math.floor(Date.now() / 1000)));
     app.use("/v1", api);
     app.use(api);

@@ -27,10 +27,12 @@ export function checkCursor(log: JobEventLog, after: number): void {
 /**
  * Replays a job's retained events after `after`, then follows live ones until the job's terminal event.
  * A reader that falls behind the buffer mid-stream gets a terminal `error` event instead of a gap; a socket
- * that stays unwritable for `writeTimeoutMs` is cut. Disconnecting stops reading only, never the job.
+ * that stays unwritable for `writeTimeoutMs` is cut. While the job waits (queued, or evaluating a long prompt)
+ * the stream gets a keep-alive comment every `keepAliveMs` of silence. Disconnecting stops reading only, never the job.
  */
-export async function streamJobEvents(res: Response, log: JobEventLog, after: number, writeTimeoutMs: number): Promise<void> {
-    const stream = new SseStream(res, {flushHeaders: true});
+export async function streamJobEvents(res: Response, log: JobEventLog, after: number, options: {writeTimeoutMs: number, keepAliveMs?: number}): Promise<void> {
+    const {writeTimeoutMs} = options;
+    const stream = new SseStream(res, {flushHeaders: true, keepAliveMs: options.keepAliveMs});
     const closed = new AbortController();
     res.on("close", () => closed.abort());
     let cursor = after;

@@ -1,5 +1,18 @@
 import type {Response} from "express";
 
+export type SseStreamOptions = {
+    /**
+     * Send the headers now, for a stream whose first event may be long in coming (a reader resuming a job);
+     * defaults to false: they leave with the first event, or with the first keep-alive.
+     */
+    flushHeaders?: boolean,
+    /** After this many ms with nothing sent, a keep-alive comment goes out (0 or absent: none). */
+    keepAliveMs?: number
+};
+
+/** An SSE comment: every parser skips it, and it resets the idle timers of clients and proxies. */
+const keepAliveComment = ": keep-alive\n\n";
+
 /**
  * Server-sent events, each written whole (event line, data line and blank line in one `write`):
  * some clients' parsers reset on every network read. The events written in one turn of the event loop
@@ -7,45 +20,94 @@ import type {Response} from "express";
  * first ones unless `flushHeaders` sends them at once: a response's opening events, and its closing
  * ones with the end of the body, wake the client once instead of once per event (each wake-up of
  * another process costs 0.1–0.3 ms on a small VM). A token's delta still leaves as it is generated.
+ *
+ * Keep-alive: a long prompt evaluation (or a wait for a sequence) sends nothing for minutes, and clients
+ * give up on an idle body (Node's fetch and Codex after 300 s). A ticker sends a comment when a whole
+ * interval passed with no event, so the longest silence is under two intervals. Its only cost on the token
+ * path is one boolean store per event; a comment is never written while the response is corked (an event
+ * was sent this turn), and each event is one `write`, so a comment can never land inside an event.
  */
 export class SseStream {
     private closed = false;
     private corked = false;
+    private opened = false;
+    /** An event went out since the last tick: the stream is not idle. */
+    private sentSinceTick = false;
+    private readonly keepAlive: NodeJS.Timeout | undefined;
 
-    /**
-     * @param options.flushHeaders send the headers now, for a stream whose first event may be long in coming
-     * (a reader resuming a job); defaults to false (a new response's events start at once).
-     */
-    public constructor(private readonly res: Response, options: {flushHeaders?: boolean} = {}) {
-        res.status(200);
-        res.setHeader("Content-Type", "text/event-stream; charset=utf-8");
-        res.setHeader("Cache-Control", "no-cache, no-transform");
-        res.setHeader("Connection", "keep-alive");
-        res.setHeader("X-Accel-Buffering", "no");
-        if (options.flushHeaders)
+    public constructor(private readonly res: Response, options: SseStreamOptions = {}) {
+        if (options.flushHeaders) {
+            this.open();
             res.flushHeaders();
-        res.socket?.setNoDelay(true);
+        }
         res.on("close", () => {
             this.closed = true;
+            this.stopKeepAlive();
         });
+        if (options.keepAliveMs != null && options.keepAliveMs > 0) {
+            this.keepAlive = setInterval(() => this.tick(), options.keepAliveMs);
+            // A stream waiting on a long prefill must not keep the process from exiting.
+            this.keepAlive.unref();
+        }
     }
 
     public get isClosed(): boolean {
         return this.closed || this.res.writableEnded;
     }
 
+    /** True once the status and headers are committed (an event or a keep-alive was written): errors then go in the stream. */
+    public get started(): boolean {
+        return this.opened;
+    }
+
     /** Writes the event (it leaves with this turn's others); false when the buffer is full (the caller may wait for `drain`). */
     public send(event: {type: string}): boolean {
         if (this.isClosed)
             return false;
+        this.sentSinceTick = true;
+        if (!this.opened)
+            this.open();
         this.holdUntilNextTurn();
         return this.res.write(frame(event));
     }
 
     public end(): void {
+        this.stopKeepAlive();
         if (!this.res.writableEnded)
             this.res.end();
         this.closed = true;
+    }
+
+    /** The status and headers, set when the first bytes go out, so a request refused before then keeps its own status. */
+    private open(): void {
+        this.opened = true;
+        const res = this.res;
+        res.status(200);
+        res.setHeader("Content-Type", "text/event-stream; charset=utf-8");
+        res.setHeader("Cache-Control", "no-cache, no-transform");
+        res.setHeader("Connection", "keep-alive");
+        res.setHeader("X-Accel-Buffering", "no");
+        res.socket?.setNoDelay(true);
+    }
+
+    private tick(): void {
+        if (this.isClosed) {
+            this.stopKeepAlive();
+            return;
+        }
+        if (this.sentSinceTick) {
+            this.sentSinceTick = false;
+            return;
+        }
+        if (!this.opened)
+            this.open();
+        this.res.write(keepAliveComment);
+    }
+
+    /** Stops the ticker without ending the response (a request refused before its stream started answers with its own status). */
+    public stopKeepAlive(): void {
+        if (this.keepAlive != null)
+            clearInterval(this.keepAlive);
     }
 
     private holdUntilNextTurn(): void {

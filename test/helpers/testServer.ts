@@ -56,11 +56,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     };
 }
 
-/** Reads an SSE response body into parsed events. */
+/** Reads an SSE response body into parsed events (comment blocks, such as keep-alives, carry none and are skipped). */
 export async function readSse(response: Response): Promise<Array<{type: string, sequence_number: number, [key: string]: any}>> {
     const text = await response.text();
-    return text.split("\n\n").filter((block) => block.trim() !== "").map((block) => {
+    return text.split("\n\n").flatMap((block) => {
         const data = block.split("\n").find((line) => line.startsWith("data: "));
-        return JSON.parse(data!.slice(6));
+        return data == null ? [] : [JSON.parse(data.slice(6))];
     });
 }

@@ -8,11 +8,11 @@ import {JobEventLog} from "../../src/store/JobEventLog.js";
 import {sseEvents, type SseEvent} from "../helpers/background.js";
 
 /** Serves one job log over real HTTP, as the background routes do. */
-async function serve(log: JobEventLog, writeTimeoutMs = 1000): Promise<{url: string, streams: Promise<void>[], close: () => Promise<void>}> {
+async function serve(log: JobEventLog, writeTimeoutMs = 1000, keepAliveMs?: number): Promise<{url: string, streams: Promise<void>[], close: () => Promise<void>}> {
     const app = express();
     const streams: Promise<void>[] = [];
     app.get("/events", (req, res) => {
-        streams.push(streamJobEvents(res, log, Number(req.query.after ?? -1), writeTimeoutMs));
+        streams.push(streamJobEvents(res, log, Number(req.query.after ?? -1), {writeTimeoutMs, keepAliveMs}));
     });
     const server = http.createServer(app);
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -12,7 +12,9 @@ export type BackgroundRouteOptions = {
     jobs: BackgroundJobs<PreparedResponse>,
     readers: StreamReaderSlots,
     /** A background stream whose socket stays unwritable this long is cut (the job goes on). */
-    streamWriteTimeoutMs: number
+    streamWriteTimeoutMs: number,
+    /** Silence (ms) after which a stream gets a keep-alive comment; 0 or absent: none. */
+    streamKeepAliveMs?: number
 };
 
 /**
@@ -27,7 +29,7 @@ export function backgroundRouter(options: BackgroundRouteOptions): Router {
     /** Streams a job's events to one reader holding a reader slot, and frees the slot when the reader is done. */
     const follow = async (res: Response, log: JobEventLog, after: number, release: () => void) => {
         try {
-            await streamJobEvents(res, log, after, options.streamWriteTimeoutMs);
+            await streamJobEvents(res, log, after, {writeTimeoutMs: options.streamWriteTimeoutMs, keepAliveMs: options.streamKeepAliveMs});
         } finally {
             release();
         }

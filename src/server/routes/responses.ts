@@ -1,6 +1,8 @@
 import {Router, type Request, type Response} from "express";
 import type {ResponsesService} from "../../responses/ResponsesService.js";
-import type {ResponseObject} from "../../responses/wire.js";
+import {toApiError} from "../../responses/engineErrors.js";
+import type {ApiError} from "../../responses/errors.js";
+import type {ResponseObject, StreamEvent} from "../../responses/wire.js";
 import {SseStream} from "../sse.js";
 
 /** An AbortSignal that fires when the client goes away before the response is finished. */
@@ -13,27 +15,51 @@ export function disconnectSignal(res: Response): AbortSignal {
     return controller.signal;
 }
 
+/** OpenAI's stream `error` event, for a refusal that comes after the stream opened (its only event). */
+function admissionErrorEvent(error: ApiError): StreamEvent {
+    return {type: "error", sequence_number: 0, code: error.code ?? error.type, message: error.message, param: error.param, error: error.toBody().error};
+}
+
 function recordUsage(res: Response, response: ResponseObject): void {
     if (response.usage != null)
         res.locals.usage = {input: response.usage.input_tokens, output: response.usage.output_tokens};
 }
 
-export function responsesRouter(service: ResponsesService): Router {
+export type ResponsesRouteOptions = {
+    /** Silence (ms) after which a stream gets a keep-alive comment; 0 or absent: none. */
+    streamKeepAliveMs?: number
+};
+
+export function responsesRouter(service: ResponsesService, options: ResponsesRouteOptions = {}): Router {
     const router = Router();
 
     router.post("/responses", async (req: Request, res: Response) => {
         const prepared = service.prepare(req.owner, req.body);
         const signal = disconnectSignal(res);
-        const lease = await service.admit(prepared, signal);
-
         if (!prepared.params.stream) {
+            const lease = await service.admit(prepared, signal);
             const response = await service.run(prepared, lease, {signal});
             recordUsage(res, response);
             res.json(response);
             return;
         }
 
-        const stream = new SseStream(res);
+        // The stream exists while the request waits for a sequence (or compacts), so a long wait gets keep-alives
+        // too; a refusal before its first byte keeps its own HTTP status, a later one is the stream's `error` event.
+        const stream = new SseStream(res, {keepAliveMs: options.streamKeepAliveMs});
+        let lease;
+        try {
+            lease = await service.admit(prepared, signal);
+        } catch (error) {
+            if (!stream.started) {
+                stream.stopKeepAlive();
+                throw error;
+            }
+            if (!signal.aborted)
+                stream.send(admissionErrorEvent(toApiError(error)));
+            stream.end();
+            return;
+        }
         try {
             const response = await service.run(prepared, lease, {signal, sink: (event) => stream.send(event)});
             recordUsage(res, response);

@@ -3,6 +3,7 @@ import {toApiError} from "../../responses/engineErrors.js";
 import {ApiError} from "../../responses/errors.js";
 import type {ResponsesService} from "../../responses/ResponsesService.js";
 import {ConnectionResponses} from "./ConnectionResponses.js";
+import {SocketHeartbeat} from "./SocketHeartbeat.js";
 import {parseCreateMessage, socketErrorEvent} from "./socketMessages.js";
 
 export type SessionOptions = {
@@ -10,6 +11,8 @@ export type SessionOptions = {
     maxPendingTurns?: number,
     /** `store: false` responses this connection remembers for `previous_response_id`. */
     maxLocalResponses?: number,
+    /** A ping every interval, each to be answered before the next, else the connection ends (0 or absent: none). */
+    pingIntervalMs?: number,
     log?: (line: string) => void
 };
 
@@ -34,6 +37,8 @@ export class ResponsesSocketSession {
         socket.on("message", (data, isBinary) => this.enqueue(data, isBinary));
         socket.on("close", () => this.closed.abort(new Error("WebSocket closed")));
         socket.on("error", (error) => this.options.log?.(`websocket: ${error.message}`));
+        if (options.pingIntervalMs != null && options.pingIntervalMs > 0)
+            new SocketHeartbeat(socket, options.pingIntervalMs, () => this.options.log?.("websocket: the peer answered no ping (gone, or stalled mid-frame); connection terminated"));
     }
 
     /** Ends the connection (server shutdown): a running turn is aborted with it. */

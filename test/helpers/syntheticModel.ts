@@ -1,0 +1,46 @@
+import {execFile} from "node:child_process";
+import {createHash} from "node:crypto";
+import {createReadStream} from "node:fs";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import {promisify} from "node:util";
+import {sharedDir} from "./paths.js";
+
+/** The synthetic models tests use, with the sha256 the shared models README gives for them. */
+const shapes = {
+    "smollm2-135m": "5014e709d38803a10ab633c73f9ff2b8209913a9bc7e7b19ae4a6bbc2d4c7400"
+} as const;
+
+export type SyntheticShape = keyof typeof shapes;
+
+/** Where generated models are kept between runs: outside the repository (113 MB), shared by every checkout. */
+export const syntheticModelDir = path.join(os.homedir(), ".cache/local-responses/models");
+
+/**
+ * A full-size synthetic model (a real model's cost per token, noise for text: timings only, never output checks),
+ * generated once with `../shared/models/make-synthetic-model.mjs` and checked against its known sha256. A file that
+ * does not match is generated again. Generation writes a temporary file and renames it, so concurrent runs are safe.
+ */
+export async function syntheticModel(shape: SyntheticShape = "smollm2-135m"): Promise<string> {
+    const file = path.join(syntheticModelDir, `${shape}-synthetic.gguf`);
+    if (await sha256(file).catch(() => null) === shapes[shape])
+        return file;
+    await fs.mkdir(syntheticModelDir, {recursive: true});
+    const partial = `${file}.${process.pid}.partial`;
+    await promisify(execFile)(process.execPath, [path.join(sharedDir, "models/make-synthetic-model.mjs"), "--shape", shape, "--out", partial]);
+    const written = await sha256(partial);
+    if (written !== shapes[shape]) {
+        await fs.rm(partial, {force: true});
+        throw new Error(`make-synthetic-model.mjs wrote ${shape} with sha256 ${written}, expected ${shapes[shape]}`);
+    }
+    await fs.rename(partial, file);
+    return file;
+}
+
+function sha256(file: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+        const hash = createHash("sha256");
+        createReadStream(file).on("error", reject).on("data", (chunk) => hash.update(chunk)).on("end", () => resolve(hash.digest("hex")));
+    });
+}

@@ -1,0 +1,162 @@
+import assert from "node:assert/strict";
+import {after, before, describe, it} from "node:test";
+import OpenAI from "openai";
+import {assertValidStream} from "../helpers/conformance.js";
+import {syntheticModel} from "../helpers/syntheticModel.js";
+import {startTestServer, type TestServer} from "../helpers/testServer.js";
+
+/** A client that gives up, as Node's fetch and Codex do after 300 s, when nothing arrives for `idleMs` (headers included). */
+async function readIdleBounded(server: TestServer, path: string, init: RequestInit & {json?: unknown}, idleMs: number): Promise<{chunks: {at: number, text: string}[], text: string}> {
+    const controller = new AbortController();
+    let timer = setTimeout(() => controller.abort(new Error(`nothing arrived for ${idleMs} ms`)), idleMs);
+    const rearm = () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => controller.abort(new Error(`nothing arrived for ${idleMs} ms`)), idleMs);
+    };
+    try {
+        const res = await server.fetch(path, {...init, signal: controller.signal});
+        rearm();
+        assert.equal(res.status, 200);
+        assert.match(res.headers.get("content-type") ?? "", /^text\/event-stream/);
+        const decoder = new TextDecoder();
+        const chunks: {at: number, text: string}[] = [];
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+            rearm();
+            chunks.push({at: performance.now(), text: decoder.decode(chunk, {stream: true})});
+        }
+        return {chunks, text: chunks.map((chunk) => chunk.text).join("")};
+    } finally {
+        clearTimeout(timer);
+    }
+}
+
+const keepAlive = ": keep-alive";
+
+/**
+ * Splits a raw SSE body into blocks and checks each is whole: a keep-alive comment, or one event (its `event:` line
+ * naming the type its JSON `data:` line carries). A comment written inside an event would break one of the two.
+ */
+function parseBlocks(text: string): {events: any[], comments: number} {
+    assert.ok(text.endsWith("\n\n"), "the body ends on a block boundary");
+    const events: any[] = [];
+    let comments = 0;
+    for (const block of text.slice(0, -2).split("\n\n")) {
+        if (block === keepAlive) {
+            comments++;
+            continue;
+        }
+        const match = /^event: ([\w.]+)\ndata: (\{.*\})$/s.exec(block);
+        assert.ok(match != null, `a block that is neither a whole event nor a keep-alive: ${JSON.stringify(block.slice(0, 200))}`);
+        const event = JSON.parse(match[2]!);
+        assert.equal(event.type, match[1]);
+        assert.ok(!match[2]!.includes(keepAlive));
+        events.push(event);
+    }
+    return {events, comments};
+}
+
+/** Longest silence between chunks, counting only those that `counts` accepts (and the request's start). */
+function longestGap(chunks: {at: number, text: string}[], start: number, counts: (text: string) => boolean): number {
+    let last = start;
+    let longest = 0;
+    for (const chunk of chunks.filter((entry) => counts(entry.text))) {
+        longest = Math.max(longest, chunk.at - last);
+        last = chunk.at;
+    }
+    return longest;
+}
+
+const idleMs = 1000;
+/**
+ * A prompt of several hundred tokens: seconds of prompt evaluation for the full-size synthetic model at 1 thread.
+ * Each call's prompt starts differently, so none reuses another's evaluated prefix from the sequence's cache.
+ */
+const longPrompt = (tag: string) => `${tag}. ${Array.from({length: 14}, (_, index) => `Part ${index}: the little dog ran to the park and played with a red ball under the big green tree.`).join(" ")}`;
+
+describe("SSE keep-alive through a long prompt evaluation (full-size synthetic model, idle-bounded client)", () => {
+    let server: TestServer;
+    before(async () => {
+        server = await startTestServer({model: await syntheticModel(), streamKeepAliveSeconds: 0.3, parallel: 1, contextSize: 2048});
+        const {input_tokens: tokens} = await server.client.responses.inputTokens.count({model: "m", input: longPrompt("Count")});
+        assert.ok(tokens > 300, `the prompt is ${tokens} tokens`);
+    });
+    after(() => server.close());
+
+    it("a foreground stream outlives a prefill longer than the client's idle timeout, comments between whole events", async () => {
+        const started = performance.now();
+        const {chunks, text} = await readIdleBounded(server, "/v1/responses", {method: "POST", json: {model: "m", input: longPrompt("Foreground"), max_output_tokens: 4, stream: true}}, idleMs);
+        const {events, comments} = parseBlocks(text);
+        assertValidStream(events);
+        assert.equal(events.at(-1)!.type, events.at(-1)!.type === "response.completed" ? "response.completed" : "response.incomplete");
+        assert.ok(comments >= 2, `${comments} keep-alives`);
+        const withoutComments = longestGap(chunks, started, (chunk) => !chunk.startsWith(keepAlive));
+        assert.ok(withoutComments > idleMs, `the events alone left a ${Math.round(withoutComments)} ms silence: without keep-alives this client gives up`);
+        assert.ok(longestGap(chunks, started, () => true) < idleMs);
+    });
+
+    it("requests waiting for the sequence get keep-alives before their first event (a late refusal is an error event), and a background stream during the job's prefill", async () => {
+        // parallel: 1: the first request holds the only sequence through its long prefill while the second waits.
+        const first = readIdleBounded(server, "/v1/responses", {method: "POST", json: {model: "m", input: longPrompt("Holding"), max_output_tokens: 4, stream: true}}, idleMs);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        // Automatic compaction waits for the sequence too (its summary is a generation), then finds the summary saves nothing.
+        const refusedLate = readIdleBounded(server, "/v1/responses", {method: "POST", json: {
+            model: "m", stream: true, max_output_tokens: 4, context_management: [{type: "compaction", compact_threshold: 1}],
+            input: [{role: "user", content: "Hi."}, {role: "assistant", content: "Yes."}, {role: "user", content: "Go on."}]
+        }}, idleMs);
+        const waiting = await readIdleBounded(server, "/v1/responses", {method: "POST", json: {model: "m", input: longPrompt("Waiting"), max_output_tokens: 4, stream: true}}, idleMs);
+        const opening = waiting.text.slice(0, waiting.text.indexOf("event: "));
+        assert.ok(opening.split(`${keepAlive}\n\n`).length - 1 >= 2, `keep-alives while queued: ${JSON.stringify(opening)}`);
+        assertValidStream(parseBlocks(waiting.text).events);
+        assertValidStream(parseBlocks((await first).text).events);
+        // Refused after its stream opened (200 and keep-alives already sent): the refusal is the stream's one `error` event.
+        const late = parseBlocks((await refusedLate).text);
+        assert.ok(late.comments >= 1);
+        assertValidStream(late.events);
+        assert.deepEqual(late.events.map((event) => [event.type, event.code]), [["error", "context_length_exceeded"]]);
+
+        const job = await server.client.responses.create({model: "m", input: longPrompt("Background"), max_output_tokens: 4, background: true});
+        const streamed = await readIdleBounded(server, `/v1/responses/${job.id}?stream=true`, {}, idleMs);
+        const {events, comments} = parseBlocks(streamed.text);
+        assertValidStream(events);
+        assert.ok(comments >= 2, `${comments} keep-alives on the background stream`);
+    });
+
+    it("the openai SDK parses a stream carrying keep-alives", async () => {
+        let comments = 0;
+        // Counts the comments in the very bytes the SDK parses.
+        const countingFetch: typeof fetch = async (input, init) => {
+            const res = await fetch(input, init);
+            const [forSdk, forCount] = res.body!.tee();
+            void (async () => {
+                for await (const chunk of forCount as unknown as AsyncIterable<Uint8Array>)
+                    comments += Buffer.from(chunk).toString().split(keepAlive).length - 1;
+            })();
+            return new Response(forSdk, {status: res.status, headers: res.headers});
+        };
+        const client = new OpenAI({baseURL: server.url, apiKey: server.apiKey, maxRetries: 0, fetch: countingFetch});
+        const stream = await client.responses.create({model: "m", input: longPrompt("Sdk"), max_output_tokens: 4, stream: true});
+        const events = [];
+        for await (const event of stream)
+            events.push(event);
+        assertValidStream(events);
+        assert.deepEqual(events.slice(0, 2).map((event) => event.type), ["response.created", "response.in_progress"]);
+        assert.ok(comments >= 2, `${comments} keep-alives reached the SDK`);
+    });
+});
+
+describe("SSE keep-alive interleaved with token events (1 ms interval)", () => {
+    let server: TestServer;
+    before(async () => {
+        server = await startTestServer({model: await syntheticModel(), streamKeepAliveSeconds: 0.001, parallel: 1, contextSize: 2048});
+    });
+    after(() => server.close());
+
+    it("never writes a keep-alive inside an event's bytes", async () => {
+        const res = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "Tell me a story.", max_output_tokens: 48, stream: true}});
+        const {events, comments} = parseBlocks(await res.text());
+        assertValidStream(events);
+        const deltas = events.filter((event) => event.type === "response.output_text.delta").length;
+        assert.ok(deltas >= 8, `${deltas} deltas`);
+        assert.ok(comments >= deltas / 2, `comments between token events (${comments} for ${deltas} deltas)`);
+    });
+});
