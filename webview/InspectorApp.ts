@@ -9,6 +9,7 @@ import {detailView} from "./views/detailView.js";
 import {plainStatus} from "./views/format.js";
 import {jobEventsList, jobsTable} from "./views/jobsView.js";
 import {responsesTable} from "./views/responsesView.js";
+import {TimingChart} from "./views/timingChart.js";
 
 const statusChoices = ["", "completed", "incomplete", "failed", "cancelled", "in_progress", "queued"]
     .map((value) => ({value, label: value === "" ? "Any status" : value}));
@@ -18,7 +19,7 @@ const statusChoices = ["", "completed", "incomplete", "failed", "cancelled", "in
  * (tab, filter, selection) is kept with setState so the panel comes back as it was when shown again.
  */
 export class InspectorApp {
-    private state: InspectorState = {status: {text: "", tooltip: ""}, responses: [], jobs: null};
+    private state: InspectorState = {status: {text: "", tooltip: ""}, responses: [], jobs: null, timings: []};
     private view: PersistedViewState;
     private detail: {id: string, detail: ResponseDetail | null} | null = null;
     private jobEvents: {id: string, events: JobEventView[]} | null = null;
@@ -27,6 +28,7 @@ export class InspectorApp {
     private readonly detailPane = el("div", {className: "detail-pane"});
     private readonly jobsList = el("div", {className: "list"});
     private readonly jobEventsPane = el("div", {className: "events-pane"});
+    private readonly chart = new TimingChart();
     private panels: HTMLElement | undefined;
     private filterFields: {search: ValueField, status: ValueField} | undefined;
 
@@ -35,18 +37,18 @@ export class InspectorApp {
     }
 
     public start(): void {
-        const search = textField({placeholder: "Search id, model, text, metadata", value: this.view.filter.search, testId: "search", onInput: (search) => {
+        const search = textField({label: "Search stored responses", placeholder: "Search id, model, text, metadata", value: this.view.filter.search, testId: "search", onInput: (search) => {
             this.saveView({filter: {...this.view.filter, search}});
             this.renderResponses();
         }});
-        const status = dropdown({choices: statusChoices, value: this.view.filter.status, testId: "status-filter", onChange: (status) => {
+        const status = dropdown({label: "Filter by status", choices: statusChoices, value: this.view.filter.status, testId: "status-filter", onChange: (status) => {
             this.saveView({filter: {...this.view.filter, status}});
             this.renderResponses();
         }});
         this.filterFields = {search, status};
         const filters = el("div", {className: "filters"}, search, status);
         this.panels = tabs([
-            {id: "responses", label: "Responses", count: 0, content: el("div", {className: "tab-body"}, filters, this.responsesList, this.detailPane)},
+            {id: "responses", label: "Responses", count: 0, content: el("div", {className: "tab-body"}, this.chart.element, filters, this.responsesList, this.detailPane)},
             {id: "jobs", label: "Jobs", count: 0, content: el("div", {className: "tab-body"}, this.jobsList, this.jobEventsPane)}
         ], this.view.tab, (tab) => this.saveView({tab: tab as PersistedViewState["tab"]}));
         replaceChildren(this.root, this.statusLine, this.panels);
@@ -66,6 +68,10 @@ export class InspectorApp {
                 this.renderStatus();
                 this.renderResponses();
                 this.renderJobs();
+                this.chart.update(message.state.timings);
+                break;
+            case "timings":
+                this.chart.update(message.samples);
                 break;
             case "status":
                 this.state.status = message.status;

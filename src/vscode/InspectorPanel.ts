@@ -1,6 +1,6 @@
 import * as vscode from "vscode";
 import {inspectorHtml} from "./logic/inspectorHtml.js";
-import {isFromWebview, type FromWebview, type InspectorState, type ToWebview} from "./logic/inspectorProtocol.js";
+import {isFromWebview, type FromWebview, type InspectorState, type TimingSample, type ToWebview} from "./logic/inspectorProtocol.js";
 import type {InspectorJobs, InspectorResponses} from "./logic/inspectorSources.js";
 import {Throttle} from "./logic/Throttle.js";
 import type {StatusView} from "./logic/statusView.js";
@@ -15,8 +15,9 @@ export type InspectorData = {
     responses: () => InspectorResponses,
     jobs: () => InspectorJobs | null,
     status: () => StatusView | undefined,
+    timings: () => TimingSample[],
     /** Subscribes to everything the panel shows; returns the unsubscribe. */
-    subscribe: (listeners: {responses: () => void, jobs: (jobId: string) => void, status: (view: StatusView) => void, sources: () => void}) => () => void
+    subscribe: (listeners: {responses: () => void, jobs: (jobId: string) => void, status: (view: StatusView) => void, sources: () => void, timings: () => void}) => () => void
 };
 
 /**
@@ -28,6 +29,7 @@ export class InspectorPanel implements vscode.Disposable {
     private readonly disposables: vscode.Disposable[] = [];
     private readonly responsesThrottle = new Throttle(() => this.post({type: "responses", responses: this.data.responses().list()}), 200);
     private readonly jobsThrottle = new Throttle(() => this.post({type: "jobs", jobs: this.data.jobs()?.list() ?? null}), 200);
+    private readonly timingsThrottle = new Throttle(() => this.post({type: "timings", samples: this.data.timings()}), 500);
     private readonly unsubscribe: () => void;
     private watchedJob: string | null = null;
     private watchedJobSent = -1;
@@ -68,7 +70,7 @@ export class InspectorPanel implements vscode.Disposable {
         webview.html = inspectorHtml({
             cspSource: webview.cspSource,
             scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "dist", "webview", "main.js")).toString(),
-            styleUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "media", "inspector.css")).toString()
+            styleUris: ["uplot.min.css", "inspector.css"].map((name) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "media", name)).toString())
         });
         this.disposables.push(
             webview.onDidReceiveMessage((message: unknown) => {
@@ -90,6 +92,7 @@ export class InspectorPanel implements vscode.Disposable {
                     this.sendJobEvents(false);
             },
             status: (view) => this.post({type: "status", status: {text: view.text, tooltip: view.tooltip}}),
+            timings: () => this.timingsThrottle.schedule(),
             sources: () => {
                 this.responsesThrottle.schedule();
                 this.jobsThrottle.schedule();
@@ -158,7 +161,8 @@ export class InspectorPanel implements vscode.Disposable {
         return {
             status: {text: view?.text ?? "", tooltip: view?.tooltip ?? ""},
             responses: this.data.responses().list(),
-            jobs: this.data.jobs()?.list() ?? null
+            jobs: this.data.jobs()?.list() ?? null,
+            timings: this.data.timings()
         };
     }
 
@@ -192,6 +196,7 @@ export class InspectorPanel implements vscode.Disposable {
         this.unsubscribe();
         this.responsesThrottle.dispose();
         this.jobsThrottle.dispose();
+        this.timingsThrottle.dispose();
         for (const disposable of this.disposables)
             disposable.dispose();
         this.panel.dispose();

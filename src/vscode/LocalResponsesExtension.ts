@@ -9,6 +9,7 @@ import {HostController} from "./logic/HostController.js";
 import type {BackgroundJobsView} from "./logic/BackgroundJobsView.js";
 import type {InspectorJobs, InspectorResponses} from "./logic/inspectorSources.js";
 import {ServerStats} from "./logic/ServerStats.js";
+import {TimingHistory} from "./logic/TimingHistory.js";
 import {StoreResponses} from "./logic/StoreResponses.js";
 import {LogChannel} from "./LogChannel.js";
 import {rememberRecent} from "./logic/recentModels.js";
@@ -28,6 +29,8 @@ export class LocalResponsesExtension implements vscode.Disposable {
     public readonly secret: ApiKeySecret;
     public readonly controller: HostController;
     public readonly stats = new ServerStats();
+    public readonly timings = new TimingHistory();
+    private offTimings: (() => void) | undefined;
     public readonly statusBar: StatusBar;
     private readonly disposables: vscode.Disposable[] = [];
     private monitor: EventLoopMonitor | undefined;
@@ -136,6 +139,8 @@ export class LocalResponsesExtension implements vscode.Disposable {
 
     private followHost(host: LocalResponsesHost): void {
         this.stats.attach(host);
+        this.offTimings?.();
+        this.offTimings = host.engine.onGeneration((summary) => this.timings.record(summary));
         this.monitor?.dispose();
         this.monitor = new EventLoopMonitor(host.engine.activity, (line) => this.log.info(line));
         this.responsesSource = new StoreResponses(host.store);
@@ -151,6 +156,7 @@ export class LocalResponsesExtension implements vscode.Disposable {
             responses: () => this.responses,
             jobs: () => this.jobsSource,
             status: () => this.statusBar.view,
+            timings: () => this.timings.list(),
             subscribe: (listeners) => {
                 let offSources: (() => void)[] = [];
                 const wire = () => {
@@ -167,7 +173,9 @@ export class LocalResponsesExtension implements vscode.Disposable {
                 };
                 this.hostListeners.add(onHost);
                 const offStatus = this.statusBar.onRender(listeners.status);
+                const offTimings = this.timings.onChange(listeners.timings);
                 return () => {
+                    offTimings();
                     for (const off of offSources)
                         off();
                     this.hostListeners.delete(onHost);
@@ -199,6 +207,7 @@ export class LocalResponsesExtension implements vscode.Disposable {
     public async dispose(): Promise<void> {
         this.monitor?.dispose();
         this.jobsSource?.dispose();
+        this.offTimings?.();
         this.stats.dispose();
         for (const disposable of this.disposables)
             disposable.dispose();

@@ -30,6 +30,11 @@ test("the inspector sees every key's responses, with detail, and deletes them wi
     const detail = source.detail("resp_b");
     assert.ok(detail != null);
     assert.equal(detail.inputItems.length, 1);
+    assert.equal(detail.timings, null, "put without timings");
+    const timings = {queueWaitMs: 1, timeToFirstTokenMs: 2, generationMs: 3, outputTokensPerSecond: null, promptTokensPerSecond: null, inputTokens: 5, cachedTokens: 0, outputTokens: 7};
+    store.put("owner-c", response("resp_c", "Timed"), [], timings);
+    assert.deepEqual(source.detail("resp_c")?.timings, timings);
+    store.delete("owner-c", "resp_c");
     assert.equal((detail.response.output[0] as {content: {text: string}[]}).content[0]!.text, "The end");
     const hitsBefore = store.stats().hits;
     source.detail("resp_a");
@@ -64,7 +69,7 @@ test("summaries and the filter: status, and search over id, model, text and meta
 });
 
 test("the page allows only its nonce'd script and the bundle's own styles", () => {
-    const html = inspectorHtml({cspSource: "https://webview.test", scriptUri: "https://webview.test/main.js", styleUri: "https://webview.test/inspector.css", nonce: "abc123"});
+    const html = inspectorHtml({cspSource: "https://webview.test", scriptUri: "https://webview.test/main.js", styleUris: ["https://webview.test/uplot.min.css", "https://webview.test/inspector.css"], nonce: "abc123"});
     const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1] ?? "";
     assert.match(csp, /default-src 'none'/);
     assert.match(csp, /script-src 'nonce-abc123'(;|$)/);
@@ -72,8 +77,9 @@ test("the page allows only its nonce'd script and the bundle's own styles", () =
     assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
     assert.equal(html.match(/<script/g)?.length, 1);
     assert.match(html, /<script nonce="abc123" src="https:\/\/webview\.test\/main\.js">/);
-    const two = inspectorHtml({cspSource: "x", scriptUri: "y", styleUri: "z"});
-    const three = inspectorHtml({cspSource: "x", scriptUri: "y", styleUri: "z"});
+    assert.equal(html.match(/<link rel="stylesheet"/g)?.length, 2);
+    const two = inspectorHtml({cspSource: "x", scriptUri: "y", styleUris: ["z"]});
+    const three = inspectorHtml({cspSource: "x", scriptUri: "y", styleUris: ["z"]});
     assert.notEqual(/nonce-([^']+)/.exec(two)?.[1], /nonce-([^']+)/.exec(three)?.[1], "a fresh nonce per page");
 });
 

@@ -72,7 +72,7 @@ test("Responses view: the newest stored responses, each opening in the inspector
 });
 
 test("Jobs view: live jobs first and cancellable inline; a server without background mode says so", () => {
-    const job = (id: string, cancellable: boolean, createdAt: number): JobSummary => ({id, status: cancellable ? "in_progress" : "completed", createdAt, model: "m", eventCount: 3, cancellable});
+    const job = (id: string, cancellable: boolean, createdAt: number): JobSummary => ({id, status: cancellable ? "in_progress" : "completed", createdAt, model: "m", eventCount: 3, cancellable, timings: null});
     const rows = jobRows([job("old_done", false, 1), job("new_done", false, 3), job("running", true, 2)], commandIds.sidebarOpenJob);
     assert.deepEqual(rows.map((row) => [row.target, row.contextValue]), [["running", "job.active"], ["new_done", "job.finished"], ["old_done", "job.finished"]]);
     assert.deepEqual(jobRows(null, "c").map((row) => row.label), ["Background mode is off"]);
@@ -138,7 +138,7 @@ test("manifest: the container's views are the ones the code fills, every item ac
     assert.ok(!actions(sidebarViewIds.models, recent!).includes(commandIds.sidebarDeleteModel), "a file not downloaded here is never deleted");
     assert.ok(actions(sidebarViewIds.models, recent!).includes(commandIds.sidebarForgetModel));
     assert.deepEqual(new Set(actions(sidebarViewIds.responses, responseRows([summary("r")], "c", String)[0]!)), new Set([commandIds.sidebarOpenResponse, commandIds.sidebarDeleteResponse]));
-    const [active, finished] = jobRows([{id: "a", status: "in_progress", createdAt: 2, model: "m", eventCount: 1, cancellable: true}, {id: "f", status: "completed", createdAt: 1, model: "m", eventCount: 1, cancellable: false}], "c");
+    const [active, finished] = jobRows([{id: "a", status: "in_progress", createdAt: 2, model: "m", eventCount: 1, cancellable: true, timings: null}, {id: "f", status: "completed", createdAt: 1, model: "m", eventCount: 1, cancellable: false, timings: null}], "c");
     assert.ok(actions(sidebarViewIds.jobs, active!).includes(commandIds.sidebarCancelJob));
     assert.ok(!actions(sidebarViewIds.jobs, finished!).includes(commandIds.sidebarCancelJob));
     // Delete (Cmd+Backspace) acts on the focused row of each list view.

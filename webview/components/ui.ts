@@ -1,5 +1,5 @@
 import {el} from "../dom.js";
-import {tags} from "./toolkit.js";
+import {tags} from "./tags.js";
 
 /** Our own components over the toolkit's elements: the rest of the page never names a toolkit tag. */
 
@@ -20,15 +20,16 @@ export function button(label: string, onClick: () => void, options: {appearance?
 /** A field whose value the page can read and set (a text field, a dropdown). */
 export type ValueField = HTMLElement & {value: string};
 
-export function textField(options: {placeholder: string, value: string, onInput: (value: string) => void, testId?: string}): ValueField {
-    const field = el(tags.textField, {placeholder: options.placeholder, "data-testid": options.testId ?? null}) as ValueField;
+/** A text field; `label` is its accessible name (a placeholder is not one). */
+export function textField(options: {label: string, placeholder: string, value: string, onInput: (value: string) => void, testId?: string}): ValueField {
+    const field = el(tags.textField, {placeholder: options.placeholder, "aria-label": options.label, "data-testid": options.testId ?? null}) as ValueField;
     field.value = options.value;
     field.addEventListener("input", () => options.onInput(field.value));
     return field;
 }
 
-export function dropdown(options: {choices: {value: string, label: string}[], value: string, onChange: (value: string) => void, testId?: string}): ValueField {
-    const select = el(tags.dropdown, {"data-testid": options.testId ?? null},
+export function dropdown(options: {label: string, choices: {value: string, label: string}[], value: string, onChange: (value: string) => void, testId?: string}): ValueField {
+    const select = el(tags.dropdown, {"aria-label": options.label, "data-testid": options.testId ?? null},
         ...options.choices.map((choice) => el(tags.option, {value: choice.value, selected: choice.value === options.value}, choice.label))) as ValueField;
     select.addEventListener("change", () => options.onChange(select.value));
     return select;

@@ -1,7 +1,10 @@
+import type {ResponseTimings} from "../../src/responses/timings.js";
 import type {ResponseDetail} from "../../src/vscode/logic/inspectorProtocol.js";
+import {timingFacts} from "../../src/vscode/logic/timingFormat.js";
 import {button} from "../components/ui.js";
 import {el} from "../dom.js";
 import {time} from "./format.js";
+import {itemView, type TextFormat} from "./itemView.js";
 
 type AnyItem = Record<string, unknown> & {type?: string, role?: string};
 
@@ -15,8 +18,10 @@ export function detailView(id: string, detail: ResponseDetail | null, actions: {
 
     const response = detail.response as AnyItem & {
         status?: string, model?: string, created_at?: number, background?: boolean, error?: {code?: string, message?: string} | null,
-        usage?: Record<string, unknown> | null, metadata?: Record<string, string> | null, previous_response_id?: string | null
+        usage?: Record<string, unknown> | null, metadata?: Record<string, string> | null, previous_response_id?: string | null,
+        incomplete_details?: {reason?: string} | null, text?: {format?: TextFormat} | null
     };
+    const format = response.text?.format;
     const metadata = Object.entries(response.metadata ?? {});
     return el("section", {className: "detail", "data-testid": "detail", "data-response-id": id},
         el("header", {className: "detail-header"},
@@ -29,11 +34,12 @@ export function detailView(id: string, detail: ResponseDetail | null, actions: {
             ...fact("Model", response.model ?? ""),
             ...fact("Created", response.created_at != null ? time(response.created_at) : ""),
             ...fact("Mode", response.background === true ? "background" : "foreground"),
-            ...(response.previous_response_id != null ? fact("Previous", response.previous_response_id) : []),
-            ...(response.error != null ? fact("Error", `${response.error.code ?? ""} ${response.error.message ?? ""}`) : [])),
+            ...(response.previous_response_id != null ? fact("Previous", response.previous_response_id) : [])),
+        problemBlock(response),
+        section("Timings", timingsBlock(detail.timings)),
         section("Usage", response.usage == null ? el("p", {className: "empty"}, "No usage (not finished or failed).") : usageTable(response.usage)),
-        section(`Input items (${detail.inputItems.length})`, itemsList(detail.inputItems as AnyItem[], "input-items")),
-        section(`Output items (${detail.response.output.length})`, itemsList(detail.response.output as AnyItem[], "output-items")),
+        section(`Input items (${detail.inputItems.length})`, itemsList(detail.inputItems as AnyItem[], "input-items", null)),
+        section(`Output items (${detail.response.output.length})`, itemsList(detail.response.output as AnyItem[], "output-items", format)),
         section("Metadata", metadata.length === 0 ? el("p", {className: "empty"}, "None.")
             : el("dl", {className: "facts"}, ...metadata.flatMap(([key, value]) => fact(key, value)))),
         el("details", {className: "raw"}, el("summary", {}, "Raw JSON"), el("pre", {className: "mono", "data-testid": "raw-json"}, JSON.stringify(detail.response, null, 2))));
@@ -57,49 +63,24 @@ function usageTable(usage: Record<string, unknown>): HTMLElement {
         ...fact("Total", String(usage.total_tokens ?? "")));
 }
 
-function itemsList(items: AnyItem[], testId: string): HTMLElement {
+function itemsList(items: AnyItem[], testId: string, format: TextFormat): HTMLElement {
     if (items.length === 0)
         return el("p", {className: "empty"}, "None.");
-    return el("ol", {className: "items", "data-testid": testId}, ...items.map((item) => el("li", {className: `item item-${item.type ?? "message"}`},
-        el("div", {className: "item-kind"}, itemKind(item)),
-        el("div", {className: "item-body"}, itemBody(item)))));
+    return el("ol", {className: "items", "data-testid": testId}, ...items.map((item) => itemView(item, format)));
 }
 
-function itemKind(item: AnyItem): string {
-    switch (item.type) {
-        case "message":
-        case undefined:
-            return `message · ${item.role ?? ""}`;
-        case "function_call":
-        case "custom_tool_call":
-            return `${item.type} · ${String(item.name ?? "")}`;
-        default:
-            return String(item.type);
-    }
+function timingsBlock(timings: ResponseTimings | null): HTMLElement {
+    if (timings == null)
+        return el("p", {className: "empty"}, "No timings: it did not finish a generation here (failed or cancelled).");
+    return el("dl", {className: "facts timings", "data-testid": "timings"}, ...timingFacts(timings).flatMap(([name, value]) => fact(name, value)));
 }
 
-/** The readable part of an item: message text, call arguments, outputs, reasoning text. */
-function itemBody(item: AnyItem): string {
-    switch (item.type) {
-        case "message":
-        case undefined: {
-            const content = item.content;
-            if (typeof content === "string")
-                return content;
-            return (content as {text?: string, refusal?: string}[] ?? []).map((part) => part.text ?? part.refusal ?? "").join("");
-        }
-        case "function_call":
-            return String(item.arguments ?? "");
-        case "custom_tool_call":
-            return String(item.input ?? "");
-        case "function_call_output":
-        case "custom_tool_call_output":
-            return typeof item.output === "string" ? item.output : JSON.stringify(item.output);
-        case "reasoning": {
-            const parts = [...(item.summary as {text?: string}[] ?? []), ...(item.content as {text?: string}[] ?? [])];
-            return parts.map((part) => part.text ?? "").join("\n") || "(no reasoning text)";
-        }
-        default:
-            return JSON.stringify(item);
-    }
+/** A failed response's error, or why it is incomplete: said first, where a person looks. */
+function problemBlock(response: {status?: string, error?: {code?: string, message?: string} | null, incomplete_details?: {reason?: string} | null}): HTMLElement | null {
+    if (response.error != null)
+        return el("div", {className: "problem", role: "alert", "data-testid": "response-error"},
+            el("strong", {}, `Error ${response.error.code ?? ""}`), el("div", {}, response.error.message ?? ""));
+    if (response.status === "incomplete")
+        return el("div", {className: "problem warning", role: "status"}, el("strong", {}, "Incomplete: "), response.incomplete_details?.reason ?? "unknown reason");
+    return null;
 }

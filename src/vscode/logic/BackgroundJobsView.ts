@@ -1,3 +1,4 @@
+import type {ResponseTimings} from "../../responses/timings.js";
 import type {BackgroundJob, BackgroundJobs, JobPayload} from "../../store/BackgroundJobs.js";
 import type {StreamEvent} from "../../responses/wire.js";
 import type {JobEventView, JobSummary} from "./inspectorProtocol.js";
@@ -34,7 +35,9 @@ export class BackgroundJobsView implements InspectorJobs {
                 createdAt: job.payload.response.created_at,
                 model: job.payload.response.model,
                 eventCount: job.log.lastSequence + 1,
-                cancellable: job.phase !== "finished"
+                cancellable: job.phase !== "finished",
+                // The host's jobs run prepared responses, which carry their timings once generated.
+                timings: (job.payload as JobPayload & {timings?: ResponseTimings}).timings ?? null
             }))
             .sort((a, b) => b.createdAt - a.createdAt || a.id.localeCompare(b.id));
     }

@@ -4,7 +4,8 @@ export type InspectorHtmlOptions = {
     /** `webview.cspSource`: the origin the webview serves local resources from. */
     cspSource: string,
     scriptUri: string,
-    styleUri: string,
+    /** The page's stylesheets, in order (the chart library's, then the inspector's own). */
+    styleUris: string[],
     nonce?: string
 };
 
@@ -32,7 +33,7 @@ export function inspectorHtml(options: InspectorHtmlOptions): string {
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${escapeAttribute(csp)}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${escapeAttribute(options.styleUri)}">
+${options.styleUris.map((uri) => `<link rel="stylesheet" href="${escapeAttribute(uri)}">`).join("\n")}
 <title>Local Responses Inspector</title>
 </head>
 <body>

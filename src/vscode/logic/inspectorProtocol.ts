@@ -1,3 +1,5 @@
+import type {ResponseTimings} from "../../responses/timings.js";
+
 /**
  * The messages between the extension and the inspector webview, in both directions. Shared by both bundles
  * so that the two sides cannot drift apart; plain JSON only (postMessage structured-clones it).
@@ -20,7 +22,18 @@ export type ResponseSummary = {
 /** A stored response in full: the response object and the input history it was generated from. */
 export type ResponseDetail = {
     response: Record<string, unknown> & {id: string, output: unknown[]},
-    inputItems: unknown[]
+    inputItems: unknown[],
+    /** Where its time went; null when it did not finish a generation here (failed, cancelled). */
+    timings: ResponseTimings | null
+};
+
+/** One finished generation, a point of the inspector's live chart. */
+export type TimingSample = {
+    /** Epoch milliseconds when it finished. */
+    at: number,
+    timeToFirstTokenMs: number | null,
+    outputTokensPerSecond: number | null,
+    outputTokens: number
 };
 
 export type JobSummary = {
@@ -30,7 +43,9 @@ export type JobSummary = {
     model: string,
     eventCount: number,
     /** Can the inspector cancel it now (queued or running)? */
-    cancellable: boolean
+    cancellable: boolean,
+    /** Set once it finished generating. */
+    timings: ResponseTimings | null
 };
 
 export type JobEventView = {sequence: number, type: string, summary: string};
@@ -40,7 +55,9 @@ export type InspectorState = {
     status: {text: string, tooltip: string},
     responses: ResponseSummary[],
     /** null while the server has no background job support. */
-    jobs: JobSummary[] | null
+    jobs: JobSummary[] | null,
+    /** The chart's points of the last minutes. */
+    timings: TimingSample[]
 };
 
 export type ToWebview =
@@ -48,6 +65,7 @@ export type ToWebview =
     | {type: "responses", responses: ResponseSummary[]}
     | {type: "jobs", jobs: JobSummary[] | null}
     | {type: "status", status: InspectorState["status"]}
+    | {type: "timings", samples: TimingSample[]}
     | {type: "detail", id: string, detail: ResponseDetail | null}
     | {type: "jobEvents", id: string, events: JobEventView[], reset: boolean}
     /** Asks the panel to show a response (from the command palette's list). */

@@ -1,0 +1,53 @@
+import type {GenerationSummary} from "../../engine/LlamaEngine.js";
+import {responseTimings} from "../../responses/timings.js";
+import type {TimingSample} from "./inspectorProtocol.js";
+
+/** Minutes of history the inspector's chart covers. */
+export const timingWindowMs = 10 * 60_000;
+const maxSamples = 2000;
+
+/**
+ * Time to first token and tokens/s of each finished generation over the last minutes, for the inspector's live
+ * chart. Fed by the engine's per-generation summaries (every generation, stored or not), computed by the same
+ * `responseTimings` as the stored records.
+ */
+export class TimingHistory {
+    private readonly samples: TimingSample[] = [];
+    private readonly listeners = new Set<() => void>();
+
+    public constructor(private readonly now: () => number = Date.now) {}
+
+    public record(summary: GenerationSummary): void {
+        const timings = responseTimings({
+            acceptedAt: 0, startedAt: 0, endedAt: summary.durationMs, timeToFirstTokenMs: summary.timeToFirstTokenMs, usage: summary.usage
+        });
+        this.samples.push({
+            at: this.now(),
+            timeToFirstTokenMs: timings.timeToFirstTokenMs,
+            outputTokensPerSecond: timings.outputTokensPerSecond,
+            outputTokens: timings.outputTokens
+        });
+        this.prune();
+        for (const listener of this.listeners)
+            listener();
+    }
+
+    /** The samples of the window, oldest first. */
+    public list(): TimingSample[] {
+        this.prune();
+        return [...this.samples];
+    }
+
+    public onChange(listener: () => void): () => void {
+        this.listeners.add(listener);
+        return () => this.listeners.delete(listener);
+    }
+
+    private prune(): void {
+        const oldest = this.now() - timingWindowMs;
+        let drop = 0;
+        while (drop < this.samples.length && (this.samples[drop]!.at < oldest || this.samples.length - drop > maxSamples))
+            drop++;
+        this.samples.splice(0, drop);
+    }
+}

@@ -1,0 +1,54 @@
+import assert from "node:assert/strict";
+import {test} from "node:test";
+import type {GenerationSummary} from "../../src/engine/LlamaEngine.js";
+import {formatDuration, formatPerSecond, timingFacts} from "../../src/vscode/logic/timingFormat.js";
+import {TimingHistory, timingWindowMs} from "../../src/vscode/logic/TimingHistory.js";
+import {chartData, describeTimingSamples, median} from "../../src/vscode/logic/timingSummary.js";
+
+const summary = (durationMs: number, ttft: number | null, outputTokens: number): GenerationSummary => ({
+    stopReason: "stop", text: "", calls: [], durationMs, timeToFirstTokenMs: ttft,
+    usage: {inputTokens: 20, cachedTokens: 0, outputTokens, reasoningTokens: 0}
+});
+
+test("durations and rates read at a glance", () => {
+    assert.equal(formatDuration(null), "–");
+    assert.equal(formatDuration(849.6), "850 ms");
+    assert.equal(formatDuration(2345), "2.35 s");
+    assert.equal(formatDuration(12_345), "12.3 s");
+    assert.equal(formatDuration(185_000), "3 min 5 s");
+    assert.equal(formatPerSecond(7.14), "7.1 tokens/s");
+    assert.equal(formatPerSecond(1234.4), "1234 tokens/s");
+    assert.deepEqual(timingFacts({queueWaitMs: 2, timeToFirstTokenMs: 120, generationMs: 500, outputTokensPerSecond: 20, promptTokensPerSecond: null, inputTokens: 8, cachedTokens: 2, outputTokens: 9}), [
+        ["Queue wait", "2 ms"], ["Time to first token", "120 ms"], ["Generation time", "500 ms"], ["Output speed", "20.0 tokens/s"],
+        ["Prompt evaluation", "–"], ["Cached input tokens", "2 of 8 (25%)"]
+    ]);
+});
+
+test("the chart's history: each generation's TTFT and decode rate, only the last minutes, heard by listeners", () => {
+    let now = 1_000_000;
+    const history = new TimingHistory(() => now);
+    let heard = 0;
+    history.onChange(() => heard++);
+    history.record(summary(1100, 100, 11));
+    now += 1000;
+    history.record(summary(50, null, 0));
+    assert.equal(heard, 2);
+    assert.deepEqual(history.list(), [
+        {at: 1_000_000, timeToFirstTokenMs: 100, outputTokensPerSecond: 10, outputTokens: 11},
+        {at: 1_001_000, timeToFirstTokenMs: null, outputTokensPerSecond: null, outputTokens: 0}
+    ]);
+    now += timingWindowMs;
+    assert.deepEqual(history.list().map((sample) => sample.at), [1_001_000], "older than the window: dropped");
+    assert.deepEqual(chartData(history.list()), [[1001], [null], [null]]);
+});
+
+test("the chart in words, with medians over the known values", () => {
+    assert.equal(median([3, null, 1, 2]), 2);
+    assert.equal(median([4, 1]), 2.5);
+    assert.equal(median([null]), null);
+    assert.equal(describeTimingSamples([], 10), "No responses in the last 10 minutes.");
+    assert.equal(describeTimingSamples([
+        {at: 1, timeToFirstTokenMs: 100, outputTokensPerSecond: 10, outputTokens: 5},
+        {at: 2, timeToFirstTokenMs: 300, outputTokensPerSecond: 30, outputTokens: 5}
+    ], 10), "2 responses in the last 10 minutes: median time to first token 200 ms, median 20.0 tokens/s; last 300 ms, 30.0 tokens/s.");
+});
