@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {after, before, describe, it} from "node:test";
 import OpenAI from "openai";
+import {CliUsageError, parseCliOptions} from "../../src/host/cliOptions.js";
 import {assertValidStream} from "../helpers/conformance.js";
 import {syntheticModel} from "../helpers/syntheticModel.js";
 import {startTestServer, type TestServer} from "../helpers/testServer.js";
@@ -158,5 +159,15 @@ describe("SSE keep-alive interleaved with token events (1 ms interval)", () => {
         const deltas = events.filter((event) => event.type === "response.output_text.delta").length;
         assert.ok(deltas >= 8, `${deltas} deltas`);
         assert.ok(comments >= deltas / 2, `comments between token events (${comments} for ${deltas} deltas)`);
+    });
+});
+
+describe("--stream-keepalive-secs", () => {
+    it("defaults to 15 s, reads the flag and its environment variable, and 0 disables", () => {
+        assert.equal(parseCliOptions([], {}).config.streamKeepAliveSeconds, 15);
+        assert.equal(parseCliOptions(["--stream-keepalive-secs", "0"], {}).config.streamKeepAliveSeconds, 0);
+        assert.equal(parseCliOptions([], {LOCAL_RESPONSES_STREAM_KEEPALIVE_SECS: "30"}).config.streamKeepAliveSeconds, 30);
+        for (const bad of ["--stream-keepalive-secs=-1", "--stream-keepalive-secs=1.5", "--stream-keepalive-secs=soon"])
+            assert.throws(() => parseCliOptions([bad], {}), CliUsageError, bad);
     });
 });
