@@ -2,7 +2,8 @@
 # Installs what the VS Code end-to-end test needs, offline except npm and Debian's apt:
 #   - Debian chromium (driven by playwright-core) and libkrb5-dev (code-server's kerberos addon builds from source);
 #   - Node 24 from npm (code-server 4.139.1 and @vscode/vsce 4.x need Node >= 22);
-#   - code-server 4.139.1 (embeds VS Code 1.139.1) and @vscode/vsce, each in its own folder.
+#   - code-server 4.139.1 (embeds VS Code 1.139.1) and @vscode/vsce, each in its own folder;
+#   - qemu-user and an arm64 Node 20 (scripts/arm64-setup.sh), to run the linux-arm64 VSIX.
 # Everything goes under $LOCAL_RESPONSES_TOOLS (default: <repo>/.tools/vscode-e2e, gitignored); npm's cache and
 # XDG folders are redirected there too, so nothing lands in $HOME. Idempotent: a second run only checks versions.
 # Usage: bash scripts/e2e-setup.sh     (prints `e2e-setup: done in Ns`)
@@ -70,5 +71,8 @@ export npm_config_nodedir="$node24_home"
 
 install_pinned "$tools/code-server" code-server "$code_server_version"
 install_pinned "$tools/vsce" @vscode/vsce "$vsce_version"
+
+# qemu-user and an arm64 Node, to run the linux-arm64 VSIX (test/packaging/linuxArm64.test.ts).
+bash "$repo/scripts/arm64-setup.sh" >/dev/null
 
 log "done in $(( $(date +%s) - started ))s (tools in $tools)"

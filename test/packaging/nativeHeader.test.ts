@@ -4,6 +4,7 @@ import path from "node:path";
 import {test} from "node:test";
 import {repoRoot} from "../helpers/paths.js";
 import {headerBytes, readNativeHeader} from "./helpers/nativeHeader.js";
+import {readStart} from "./helpers/vsix.js";
 
 /** An ELF header: class (1 = 32-bit, 2 = 64-bit), data (1 = little-endian), e_type, e_machine. */
 function elf(elfClass: number, type: number, machine: number, littleEndian = true): Buffer {
@@ -83,15 +84,7 @@ test("not native: text, JSON, an ar archive, empty and truncated files", () => {
 });
 
 test("real files on this machine: the Node executable and node-llama-cpp's linux-x64 addon", () => {
-    const read = (file: string) => {
-        const handle = fs.openSync(file, "r");
-        try {
-            const bytes = Buffer.alloc(headerBytes);
-            return bytes.subarray(0, fs.readSync(handle, bytes, 0, headerBytes, 0));
-        } finally {
-            fs.closeSync(handle);
-        }
-    };
+    const read = (file: string) => readStart(file, headerBytes);
     const node = readNativeHeader(read(fs.realpathSync(process.execPath)));
     assert.equal(node?.format, "elf");
     assert.deepEqual(node?.archs, ["x64"]);
