@@ -1,6 +1,6 @@
 // Builds the platform-specific VSIXs: one per VS Code target, each carrying only node-llama-cpp's prebuilt binary
 // package(s) for its platform (src/engine/prebuiltBinaries.ts says which; the extension's loader reads the same table).
-// Usage: node --import tsx scripts/package-vsix.mjs [--target T ...] [--gpu vulkan|cuda] [--force] [--tools DIR]
+// Usage: node scripts/package-vsix.mjs [--target T ...] [--gpu vulkan|cuda] [--force] [--tools DIR]
 //   no --target: every target (npm run package); --gpu adds that optional GPU build to linux-x64 / win32-x64.
 //
 // The extension is bundled by esbuild, except node-llama-cpp (ESM with a native addon), which must ship as a package
@@ -16,8 +16,11 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import {parseArgs} from "node:util";
+import {tsImport} from "tsx/esm/api";
 import {fetchPinnedPackage, repo} from "./lib/pinnedPackages.mjs";
-import {packagesForTarget, vscodeTargets} from "../src/engine/prebuiltBinaries.ts";
+
+// The table the extension's loader reads at run time (TypeScript, loaded through tsx, a devDependency).
+const {packagesForTarget, vscodeTargets} = await tsImport("../src/engine/prebuiltBinaries.ts", import.meta.url);
 
 const {values} = parseArgs({
     options: {target: {type: "string", multiple: true}, gpu: {type: "string"}, force: {type: "boolean", default: false}, tools: {type: "string"}}

@@ -15,7 +15,7 @@ export function vsixPath(target: string): string {
  * (`npm test` has built them all in `npm run e2e:prepare`, so this costs one esbuild run). Needs the e2e tools.
  */
 export function buildVsixs(targets: readonly string[]): void {
-    execFileSync(process.execPath, ["--import", "tsx", "scripts/package-vsix.mjs", ...targets.flatMap((target) => ["--target", target])], {
+    execFileSync(process.execPath, ["scripts/package-vsix.mjs", ...targets.flatMap((target) => ["--target", target])], {
         cwd: repoRoot,
         stdio: ["ignore", "inherit", "inherit"],
         timeout: 15 * 60_000
