@@ -4,6 +4,7 @@ import {downloadModelCommand} from "./commands/downloadModel.js";
 import {loadModelCommand} from "./commands/loadModel.js";
 import {listResponsesCommand} from "./commands/listResponses.js";
 import {commandIds} from "./logic/commandIds.js";
+import {FirstRun} from "./FirstRun.js";
 import type {LocalResponsesExtension} from "./LocalResponsesExtension.js";
 
 /**
@@ -38,7 +39,8 @@ export class Commands implements vscode.Disposable {
             run(commandIds.listResponses, () => listResponsesCommand(face)),
             run(commandIds.cancelJob, () => this.cancelJob()),
             run(commandIds.clearStore, () => this.clearStore()),
-            run(commandIds.showLogs, () => face.log.show())
+            run(commandIds.showLogs, () => face.log.show()),
+            run(commandIds.getStarted, () => FirstRun.open())
         ];
     }
 
@@ -99,11 +101,13 @@ export class Commands implements vscode.Disposable {
             return;
         }
         await vscode.env.clipboard.writeText(endpoint);
+        this.face.firstRun.endpointCopied();
         void vscode.window.showInformationMessage(`Local Responses: copied ${endpoint}`);
     }
 
     private async copyApiKey(): Promise<void> {
         await vscode.env.clipboard.writeText(await this.face.secret.get());
+        this.face.firstRun.keyCopied();
         // The key itself is never shown or logged.
         void vscode.window.showInformationMessage("Local Responses: API key copied to the clipboard.");
     }

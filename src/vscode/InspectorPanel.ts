@@ -16,6 +16,8 @@ export type InspectorData = {
     jobs: () => InspectorJobs | null,
     status: () => StatusView | undefined,
     timings: () => TimingSample[],
+    /** A stored response's detail was shown (the walkthrough's last step). */
+    responseShown: () => void,
     /** Subscribes to everything the panel shows; returns the unsubscribe. */
     subscribe: (listeners: {responses: () => void, jobs: (jobId: string) => void, status: (view: StatusView) => void, sources: () => void, timings: () => void}) => () => void
 };
@@ -126,9 +128,13 @@ export class InspectorPanel implements vscode.Disposable {
                     this.reveal(target);
                 }
                 return;
-            case "openResponse":
-                this.post({type: "detail", id: message.id, detail: this.data.responses().detail(message.id)});
+            case "openResponse": {
+                const detail = this.data.responses().detail(message.id);
+                this.post({type: "detail", id: message.id, detail});
+                if (detail != null)
+                    this.data.responseShown();
                 return;
+            }
             case "deleteResponse": {
                 const answer = await vscode.window.showWarningMessage(`Delete stored response ${message.id}?`, {modal: true}, "Delete");
                 if (answer !== "Delete")

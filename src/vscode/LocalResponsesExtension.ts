@@ -15,6 +15,7 @@ import {LogChannel} from "./LogChannel.js";
 import {rememberRecent} from "./logic/recentModels.js";
 import {Settings} from "./Settings.js";
 import {Sidebar} from "./Sidebar.js";
+import {FirstRun} from "./FirstRun.js";
 import {StatusBar} from "./StatusBar.js";
 
 const recentModelsKey = "localResponses.recentModels";
@@ -32,6 +33,7 @@ export class LocalResponsesExtension implements vscode.Disposable {
     public readonly timings = new TimingHistory();
     private offTimings: (() => void) | undefined;
     public readonly statusBar: StatusBar;
+    public readonly firstRun: FirstRun;
     private readonly disposables: vscode.Disposable[] = [];
     private monitor: EventLoopMonitor | undefined;
     private responsesSource: InspectorResponses | undefined;
@@ -56,12 +58,14 @@ export class LocalResponsesExtension implements vscode.Disposable {
         });
         this.controller.onHost((host) => this.followHost(host));
         this.statusBar = new StatusBar(this.controller, this.stats, () => this.jobsSource?.list().filter((job) => job.cancellable).length ?? null);
+        this.firstRun = new FirstRun(this);
 
         this.disposables.push(
             this.log,
             this.statusBar,
             new Commands(this),
             new Sidebar(this),
+            this.firstRun,
             Settings.onDidChange(() => void this.applySettings()),
             vscode.window.registerWebviewPanelSerializer(inspectorViewType, {
                 // After a window reload VS Code restores the panel right after activation, before the core is
@@ -157,6 +161,7 @@ export class LocalResponsesExtension implements vscode.Disposable {
             jobs: () => this.jobsSource,
             status: () => this.statusBar.view,
             timings: () => this.timings.list(),
+            responseShown: () => this.firstRun.responseSeen(),
             subscribe: (listeners) => {
                 let offSources: (() => void)[] = [];
                 const wire = () => {

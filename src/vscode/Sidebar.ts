@@ -79,7 +79,7 @@ export class Sidebar implements vscode.Disposable {
     /** Sets the context keys that menus (Start or Stop Server) read, when they change. */
     private setContextKeys(): void {
         const state = this.face.controller.state;
-        for (const [key, value] of [[contextKeys.serverState, state.server], [contextKeys.modelLoaded, state.model != null]] as const) {
+        for (const [key, value] of [[contextKeys.serverState, state.server]] as const) {
             if (this.contextValues.get(key) === value)
                 continue;
             this.contextValues.set(key, value);

@@ -1,23 +1,27 @@
+import fs from "node:fs/promises";
+import path from "node:path";
 import * as vscode from "vscode";
 import {downloadModel, isDownloadableModelUri} from "../../engine/downloadModel.js";
+import {estimateModelFit} from "../../engine/modelFit.js";
 import {formatBytes} from "../logic/formatBytes.js";
+import {describeEntry, describeFit, parseCatalog, type CatalogEntry} from "../logic/modelCatalog.js";
 import type {LocalResponsesExtension} from "../LocalResponsesExtension.js";
 import {Settings} from "../Settings.js";
 import {loadAndRemember} from "./loadModel.js";
 
-/** Download Model…: an `hf:` URI or an https URL, with a cancellable progress notification, then load it. */
+type PickItem = vscode.QuickPickItem & {entry?: CatalogEntry, custom?: true};
+
+/**
+ * Download Model…: the curated list (media/models.json) and the settings' own entries, each with an estimate of
+ * whether it fits this machine read from its GGUF header, or any `hf:` URI or http(s) URL; then a cancellable
+ * download and the load.
+ */
 export async function downloadModelCommand(face: LocalResponsesExtension): Promise<void> {
-    const uri = await vscode.window.showInputBox({
-        title: "Download Model",
-        prompt: "A Hugging Face URI (hf:user/model:quant) or an https URL of a .gguf file",
-        placeHolder: "hf:user/model:Q4_K_M",
-        ignoreFocusOut: true,
-        validateInput: (value) => value.trim() === "" || isDownloadableModelUri(value.trim()) ? null : "Enter hf:<user>/<model>[:<quant>] or an http(s) URL."
-    });
-    if (uri == null || uri.trim() === "")
+    const uri = await pickModel(face);
+    if (uri == null)
         return;
     const directory = Settings.downloadDirectory(face.controller.currentSettings, face.context.globalStorageUri);
-    face.log.info(`download: ${uri.trim()} into ${directory}`);
+    face.log.info(`download: ${uri} into ${directory}`);
 
     const modelPath = await vscode.window.withProgress({
         location: vscode.ProgressLocation.Notification,
@@ -29,7 +33,7 @@ export async function downloadModelCommand(face: LocalResponsesExtension): Promi
         let reported = 0;
         try {
             return await downloadModel({
-                uri: uri.trim(),
+                uri,
                 directory,
                 signal: controller.signal,
                 onProgress: ({downloadedBytes, totalBytes}) => {
@@ -53,5 +57,90 @@ export async function downloadModelCommand(face: LocalResponsesExtension): Promi
         return;
     }
     face.log.info(`download: saved ${modelPath}`);
+    face.notifyModelsChanged();
     await loadAndRemember(face, modelPath);
+}
+
+async function pickModel(face: LocalResponsesExtension): Promise<string | null> {
+    const entries = await catalog(face);
+    if (entries.length === 0)
+        return askForUri();
+    const settings = face.controller.currentSettings;
+    const pick = vscode.window.createQuickPick<PickItem>();
+    pick.title = "Download Model";
+    pick.placeholder = "A model for coding agents, or enter a URL";
+    pick.matchOnDescription = true;
+    pick.matchOnDetail = true;
+    const items: PickItem[] = entries.map((entry) => ({
+        label: entry.label,
+        description: describeEntry(entry),
+        detail: `$(loading~spin) Estimating fit… · ${entry.description}`,
+        entry
+    }));
+    const custom: PickItem = {label: "$(link) Enter a URL or hf: URI…", description: "any GGUF file", alwaysShow: true, custom: true};
+    const render = () => {
+        pick.items = [...items, {label: "", kind: vscode.QuickPickItemKind.Separator}, custom];
+    };
+    render();
+    pick.busy = true;
+
+    // Each estimate reads a header over the network: a few at a time, and none once the list is closed.
+    const stop = new AbortController();
+    const estimates = (async () => {
+        const queue = [...items];
+        const worker = async () => {
+            for (let item = queue.shift(); item != null && !stop.signal.aborted; item = queue.shift()) {
+                const entry = item.entry!;
+                try {
+                    const fit = await estimateModelFit({
+                        uri: entry.uri, contextSize: settings.contextSize === 0 ? null : settings.contextSize, sequences: settings.parallel, signal: stop.signal
+                    });
+                    item.detail = `${describeFit(fit)} · ${entry.description}`;
+                    face.log.info(`download: fit of ${entry.uri}: ${fit.verdict} (needs ${fit.requiredBytes} bytes, ${fit.availableBytes} available)`);
+                } catch (error) {
+                    item.detail = `$(question) Fit unknown: ${(error as Error).message.split("\n")[0]} · ${entry.description}`;
+                }
+                if (!stop.signal.aborted)
+                    render();
+            }
+        };
+        await Promise.all([worker(), worker()]);
+        pick.busy = false;
+    })();
+
+    const chosen = await new Promise<PickItem | undefined>((resolve) => {
+        pick.onDidAccept(() => {
+            resolve(pick.selectedItems[0]);
+            pick.hide();
+        });
+        pick.onDidHide(() => resolve(undefined));
+        pick.show();
+    });
+    stop.abort();
+    pick.dispose();
+    void estimates;
+    if (chosen == null)
+        return null;
+    return chosen.custom === true ? askForUri() : chosen.entry?.uri ?? null;
+}
+
+async function askForUri(): Promise<string | null> {
+    const uri = await vscode.window.showInputBox({
+        title: "Download Model",
+        prompt: "A Hugging Face URI (hf:user/model:quant) or an https URL of a .gguf file",
+        placeHolder: "hf:user/model:Q4_K_M",
+        ignoreFocusOut: true,
+        validateInput: (value) => value.trim() === "" || isDownloadableModelUri(value.trim()) ? null : "Enter hf:<user>/<model>[:<quant>] or an http(s) URL."
+    });
+    return uri == null || uri.trim() === "" ? null : uri.trim();
+}
+
+/** The curated list, then the settings' entries; problems in either go to the log. */
+async function catalog(face: LocalResponsesExtension): Promise<CatalogEntry[]> {
+    const file = path.join(face.context.extensionUri.fsPath, "media", "models.json");
+    const curated = parseCatalog(JSON.parse(await fs.readFile(file, "utf8")), "media/models.json");
+    const own = parseCatalog(face.controller.currentSettings.modelCatalog, "localResponses.model.catalog");
+    for (const problem of [...curated.problems, ...own.problems])
+        face.log.warn(`download: ${problem}`);
+    return [...own.entries, ...curated.entries];
 }

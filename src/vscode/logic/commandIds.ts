@@ -15,6 +15,7 @@ export const commandIds = {
     cancelJob: "localResponses.cancelJob",
     clearStore: "localResponses.clearStore",
     showLogs: "localResponses.showLogs",
+    getStarted: "localResponses.getStarted",
     // The sidebar's item actions: they act on the row they are invoked on (hidden from the palette).
     sidebarLoadModel: "localResponses.sidebar.loadModel",
     sidebarRevealModel: "localResponses.sidebar.revealModel",

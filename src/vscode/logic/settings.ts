@@ -30,7 +30,9 @@ export type ExtensionSettings = {
     jobsMaxActive: number,
     jobsWorkers: number,
     jobsDeadlineSeconds: number,
-    downloadDirectory: string | null
+    downloadDirectory: string | null,
+    /** Extra Download Model… entries (checked by parseCatalog when the list opens). */
+    modelCatalog: unknown[]
 };
 
 /** Each field's setting under the prefix: what readSettings reads, and what messages name. */
@@ -54,7 +56,8 @@ export const settingKeys: Record<keyof ExtensionSettings, string> = {
     jobsMaxActive: "jobs.maxActive",
     jobsWorkers: "jobs.workers",
     jobsDeadlineSeconds: "jobs.deadlineSeconds",
-    downloadDirectory: "model.downloadDirectory"
+    downloadDirectory: "model.downloadDirectory",
+    modelCatalog: "model.catalog"
 };
 
 /** The setting a person edits for a field, e.g. `localResponses.contextSize`. */
@@ -118,6 +121,10 @@ export function readSettings(get: SettingReader): {settings: ExtensionSettings, 
     else
         problems.push(`${settingsSection}.server.allowedOrigins must be a list of origins.`);
 
+    const catalogRaw = get(settingKeys.modelCatalog) ?? [];
+    if (!Array.isArray(catalogRaw))
+        problems.push(`${settingsSection}.model.catalog must be a list of {label, uri} entries.`);
+
     return {
         settings: {
             modelPath: text(settingKeys.modelPath),
@@ -139,7 +146,8 @@ export function readSettings(get: SettingReader): {settings: ExtensionSettings, 
             jobsMaxActive: integer(settingKeys.jobsMaxActive, defaults.background.maxJobs, 0),
             jobsWorkers: integer(settingKeys.jobsWorkers, defaults.background.workers, 1, 64),
             jobsDeadlineSeconds: integer(settingKeys.jobsDeadlineSeconds, defaults.background.deadlineSeconds, 1),
-            downloadDirectory: text(settingKeys.downloadDirectory)
+            downloadDirectory: text(settingKeys.downloadDirectory),
+            modelCatalog: Array.isArray(catalogRaw) ? catalogRaw : []
         },
         problems
     };

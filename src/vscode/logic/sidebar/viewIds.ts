@@ -6,8 +6,15 @@ export const sidebarViewIds = {
     jobs: "localResponses.jobs"
 } as const;
 
-/** Context keys the face sets on real events: menus and the walkthrough's steps read them. */
+/** Context keys the face sets on real events: the Server view's title menu reads it. */
 export const contextKeys = {
-    serverState: "localResponses.serverState",
-    modelLoaded: "localResponses.modelLoaded"
+    serverState: "localResponses.serverState"
+} as const;
+
+/** Context keys of the first-run walkthrough's steps (package.json `completionEvents: onContext:…`). */
+export const walkthroughKeys = {
+    hasModelFile: "localResponses.hasModelFile",
+    modelLoaded: "localResponses.modelLoaded",
+    clientConnected: "localResponses.clientConnected",
+    sawResponseInInspector: "localResponses.sawResponseInInspector"
 } as const;

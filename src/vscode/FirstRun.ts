@@ -1,0 +1,71 @@
+import * as vscode from "vscode";
+import {FirstRunProgress, walkthroughId} from "./logic/FirstRunProgress.js";
+import {listModelFiles} from "./logic/sidebar/listModelFiles.js";
+import type {LocalResponsesExtension} from "./LocalResponsesExtension.js";
+import {Settings} from "./Settings.js";
+
+/**
+ * The first-run walkthrough's progress: sets its steps' context keys when the real thing happened (a model file
+ * known, a model loaded, a client given the endpoint and key, a response seen in the inspector).
+ */
+export class FirstRun implements vscode.Disposable {
+    private readonly progress = new FirstRunProgress();
+    private readonly applied = new Map<string, boolean>();
+    private readonly unsubscribes: (() => void)[];
+
+    public constructor(private readonly face: LocalResponsesExtension) {
+        this.unsubscribes = [
+            face.controller.onChange(() => {
+                this.progress.modelState(face.controller.state.model != null);
+                this.apply();
+            }),
+            face.onModelsChanged(() => void this.countModelFiles())
+        ];
+        void this.countModelFiles();
+    }
+
+    public static open(): Thenable<unknown> {
+        return vscode.commands.executeCommand("workbench.action.openWalkthrough", walkthroughId, false);
+    }
+
+    public endpointCopied(): void {
+        this.progress.endpointCopied();
+        this.apply();
+    }
+
+    public keyCopied(): void {
+        this.progress.keyCopied();
+        this.apply();
+    }
+
+    public codexConfigured(): void {
+        this.progress.codexConfiguredDone();
+        this.apply();
+    }
+
+    public responseSeen(): void {
+        this.progress.responseSeen();
+        this.apply();
+    }
+
+    private async countModelFiles(): Promise<void> {
+        const directory = Settings.downloadDirectory(this.face.controller.currentSettings, this.face.context.globalStorageUri);
+        const downloaded = await listModelFiles(directory).catch(() => []);
+        this.progress.modelFiles(this.face.recentModels().length + downloaded.length + (this.face.controller.currentSettings.modelPath != null ? 1 : 0));
+        this.apply();
+    }
+
+    private apply(): void {
+        for (const [key, value] of Object.entries(this.progress.keys())) {
+            if (this.applied.get(key) === value)
+                continue;
+            this.applied.set(key, value);
+            void vscode.commands.executeCommand("setContext", key, value);
+        }
+    }
+
+    public dispose(): void {
+        for (const off of this.unsubscribes)
+            off();
+    }
+}
