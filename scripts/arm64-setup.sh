@@ -15,19 +15,8 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 node_arm64_version=20.20.2
 log() { echo "arm64-setup: $*" >&2; }
 
-missing=()
-for package in qemu-user-static libc6-arm64-cross libstdc++6-arm64-cross; do
-    dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-    log "apt-get install ${missing[*]}"
-    started=$(date +%s)
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-    log "apt took $(( $(date +%s) - started ))s"
-else
-    log "qemu-user-static and the arm64 runtime present"
-fi
+source "$repo/scripts/lib/apt.sh"
+apt_install_missing qemu-user-static libc6-arm64-cross libstdc++6-arm64-cross
 
 # The registration Debian ships for systemd-binfmt, done by hand (no init system here).
 binfmt=/proc/sys/fs/binfmt_misc

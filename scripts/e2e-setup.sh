@@ -30,18 +30,8 @@ export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=f
 log() { echo "e2e-setup: $*"; }
 
 # --- Debian packages -------------------------------------------------------------------------------------------
-missing=()
-command -v chromium >/dev/null 2>&1 || missing+=(chromium)
-dpkg -s libkrb5-dev >/dev/null 2>&1 || missing+=(libkrb5-dev)
-if [ ${#missing[@]} -gt 0 ]; then
-    log "apt-get install ${missing[*]}"
-    apt_started=$(date +%s)
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-    log "apt took $(( $(date +%s) - apt_started ))s"
-else
-    log "chromium and libkrb5-dev present"
-fi
+source "$repo/scripts/lib/apt.sh"
+apt_install_missing chromium libkrb5-dev
 
 # --- an npm package pinned in a folder of its own ----------------------------------------------------------------
 # install_pinned DIR PACKAGE VERSION: installs PACKAGE@VERSION into DIR unless that exact version is already there.
