@@ -1,7 +1,10 @@
 import {EngineError} from "../engine/errors.js";
-import {ApiError, contextLengthExceeded, serverOverloaded} from "./errors.js";
+import {ApiError, contextLengthExceeded, internalError, modelNotLoaded, serverOverloaded} from "./errors.js";
 
-/** Maps an engine failure to the API error a client should see. */
+/**
+ * Maps an engine failure to the API error a client should see. Anything else (a bug, a library's own error)
+ * becomes a generic 500 carrying the original as its cause; HTTP-level errors are the server's to map.
+ */
 export function toApiError(error: unknown): ApiError {
     if (error instanceof ApiError)
         return error;
@@ -9,10 +12,11 @@ export function toApiError(error: unknown): ApiError {
         switch (error.kind) {
             case "queue_full": return serverOverloaded(error.message);
             case "context_overflow": return contextLengthExceeded(error.message);
-            case "not_ready": return new ApiError(503, error.message, {code: "model_not_loaded"});
+            case "not_ready": return modelNotLoaded(error.message);
             case "aborted": return new ApiError(499, error.message, {type: "invalid_request_error", code: "request_aborted"});
             case "load_failed": return new ApiError(500, error.message, {code: "server_error"});
         }
     }
-    return new ApiError(500, `Internal error: ${error instanceof Error ? error.message : String(error)}`, {code: "server_error"});
+    // Not an engine failure the API defines: a generic 500 whose cause is logged by whoever reports it.
+    return internalError(error);
 }

@@ -18,19 +18,31 @@ export type ApiErrorBody = {
     error: {message: string, type: ApiErrorType, param: string | null, code: string | null}
 };
 
+export type ApiErrorOptions = {
+    type?: ApiErrorType,
+    param?: string | null,
+    code?: string | null,
+    /** Seconds a client should wait before retrying (the `Retry-After` header of a 429 or 503). */
+    retryAfterSeconds?: number,
+    /** The failure behind a generic 500: logged, never sent. */
+    cause?: unknown
+};
+
 export class ApiError extends Error {
     public readonly status: number;
     public readonly type: ApiErrorType;
     public readonly param: string | null;
     public readonly code: string | null;
+    public readonly retryAfterSeconds: number | undefined;
 
-    public constructor(status: number, message: string, options: {type?: ApiErrorType, param?: string | null, code?: string | null} = {}) {
-        super(message);
+    public constructor(status: number, message: string, options: ApiErrorOptions = {}) {
+        super(message, options.cause === undefined ? undefined : {cause: options.cause});
         this.name = "ApiError";
         this.status = status;
         this.type = options.type ?? defaultTypeForStatus(status);
         this.param = options.param ?? null;
         this.code = options.code ?? null;
+        this.retryAfterSeconds = options.retryAfterSeconds;
     }
 
     public toBody(): ApiErrorBody {
@@ -68,9 +80,29 @@ export function contextLengthExceeded(message: string): ApiError {
 
 /** Admission pressure (background jobs, stream readers): retry later. */
 export function rateLimited(message: string): ApiError {
-    return new ApiError(429, message, {code: "rate_limit_exceeded"});
+    return new ApiError(429, message, {code: "rate_limit_exceeded", retryAfterSeconds: 1});
 }
 
 export function serverOverloaded(message = "The generation queue is full; retry shortly."): ApiError {
-    return new ApiError(503, message, {code: "server_overloaded"});
+    return new ApiError(503, message, {code: "server_overloaded", retryAfterSeconds: 1});
+}
+
+/** A model is loaded from the editor or the command line, which takes seconds: a client may retry after a while. */
+export function modelNotLoaded(message = "No model is loaded."): ApiError {
+    return new ApiError(503, message, {code: "model_not_loaded", retryAfterSeconds: 5});
+}
+
+/**
+ * A failure nobody anticipated: the client learns only that the server failed (as OpenAI words it); the
+ * failure itself, whose wording may be a library's or carry a stack, is kept as the cause for the log.
+ */
+export function internalError(cause: unknown): ApiError {
+    return new ApiError(500, "The server had an error while processing your request.", {code: "server_error", cause});
+}
+
+/** The `Retry-After` seconds of an error: its own, else 1 for every 429 and 503 (the OpenAI SDKs honour it). */
+export function retryAfterSeconds(error: ApiError): number | undefined {
+    if (error.status !== 429 && error.status !== 503)
+        return undefined;
+    return error.retryAfterSeconds ?? 1;
 }

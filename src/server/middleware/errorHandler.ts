@@ -1,16 +1,50 @@
+import {STATUS_CODES} from "node:http";
 import type {ErrorRequestHandler} from "express";
 import {toApiError} from "../../responses/engineErrors.js";
+import {ApiError, retryAfterSeconds} from "../../responses/errors.js";
 
-/** The last handler: every error leaves as `{"error": {...}}` with its status; the server keeps serving. */
+/**
+ * The last handler: every error leaves as `{"error": {...}}` with its status; the server keeps serving.
+ * A 429 or 503 says when to retry (`Retry-After`); a 500 says only that the server failed, and its cause goes to the log.
+ */
 export function errorHandler(log?: (line: string) => void): ErrorRequestHandler {
-    return (error, _req, res, _next) => {
-        const apiError = toApiError(error);
+    return (error, req, res, _next) => {
+        const apiError = fromHttpError(error) ?? toApiError(error);
         if (apiError.status >= 500)
-            log?.(`error: ${apiError.message}`);
+            log?.(`error: ${req.method} ${req.originalUrl.split("?")[0]}: ${describeFailure(apiError)}`);
         if (res.headersSent) {
             res.end();
             return;
         }
+        const retryAfter = retryAfterSeconds(apiError);
+        if (retryAfter != null)
+            res.setHeader("Retry-After", String(retryAfter));
         res.status(apiError.status === 499 ? 400 : apiError.status).json(apiError.toBody());
     };
+}
+
+/**
+ * Errors raised by Express, its router and body-parser carry a 4xx `status` (http-errors style): they stay that
+ * 4xx. Their message is sent only when the library marks it safe to show (`expose`), else the status text.
+ */
+export function fromHttpError(error: unknown): ApiError | undefined {
+    if (error instanceof ApiError || error == null || typeof error !== "object")
+        return undefined;
+    const {status, statusCode, expose, message} = error as {status?: unknown, statusCode?: unknown, expose?: unknown, message?: unknown};
+    const code = status ?? statusCode;
+    if (typeof code !== "number" || !Number.isInteger(code) || code < 400 || code > 499)
+        return undefined;
+    // The router decodes `:id` with decodeURIComponent and marks its URIError 400.
+    if (error instanceof URIError)
+        return new ApiError(400, "The URL path holds a malformed percent-escape ('%' must be followed by two hex digits that decode to UTF-8).", {code: "invalid_path"});
+    const text = expose === true && typeof message === "string" && message !== "" ? message : STATUS_CODES[code] ?? "Bad request";
+    return new ApiError(code, text);
+}
+
+/** What the log says about a 5xx: the underlying failure with its stack when there is one. */
+function describeFailure(error: ApiError): string {
+    const cause = error.cause;
+    if (cause instanceof Error)
+        return cause.stack ?? `${cause.name}: ${cause.message}`;
+    return cause === undefined ? error.message : String(cause);
 }

@@ -9,9 +9,12 @@ export function jsonBody(limitBytes = defaultBodyLimitBytes): RequestHandler[] {
 }
 
 /** Body-parser failures as OpenAI-shaped errors, before any route runs. */
-export const bodyErrors: ErrorRequestHandler = (error, _req, _res, next) => {
+export const bodyErrors: ErrorRequestHandler = (error, req, _res, next) => {
     const type = (error as {type?: string}).type;
-    if (type === "entity.parse.failed")
+    const encoding = req.headers["content-encoding"]?.trim().toLowerCase();
+    if (type == null && encoding != null && encoding !== "identity" && isDecompressionError(error))
+        next(new ApiError(400, `The request body is not valid ${encoding} data, as its Content-Encoding header says it is.`, {code: "invalid_body_encoding"}));
+    else if (type === "entity.parse.failed")
         next(new ApiError(400, `The request body is not valid JSON: ${(error as Error).message}`, {code: "invalid_json"}));
     else if (type === "entity.too.large")
         next(new ApiError(413, `The request body exceeds the limit of ${(error as {limit?: number}).limit ?? defaultBodyLimitBytes} bytes.`, {code: "request_too_large"}));
@@ -20,3 +23,9 @@ export const bodyErrors: ErrorRequestHandler = (error, _req, _res, next) => {
     else
         next(error);
 };
+
+/** zlib's errors (gzip, deflate, brotli) reach body-parser's callback untyped: a `Z_*` or brotli `ERR_*` code. */
+function isDecompressionError(error: unknown): boolean {
+    const code = (error as {code?: unknown}).code;
+    return typeof code === "string" && (code.startsWith("Z_") || code.startsWith("ERR__ERROR_") || code === "ERR_BROTLI_DECOMPRESSION_FAILED");
+}
