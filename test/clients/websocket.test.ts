@@ -206,6 +206,7 @@ describe("Responses WebSocket mode (ws client, real engine)", () => {
         assert.deepEqual(await refused("/v1/responses", {}), {status: 401, code: "invalid_api_key"});
         assert.deepEqual(await refused("/v1/responses", {authorization: "Bearer wrong"}), {status: 401, code: "invalid_api_key"});
         assert.deepEqual(await refused("/v1/responses", {authorization: `Bearer ${server.apiKey}`, host: "evil.example"}), {status: 403, code: "invalid_host"});
+        assert.deepEqual(await refused("/v1/responses", {authorization: `Bearer ${server.apiKey}`, host: "[::1].evil"}), {status: 403, code: "invalid_host"});
         assert.deepEqual(await refused("/v1/responses", {authorization: `Bearer ${server.apiKey}`, origin: "http://evil.example"}), {status: 403, code: "origin_not_allowed"});
         assert.deepEqual(await refused("/v1/models", {authorization: `Bearer ${server.apiKey}`}), {status: 404, code: "unknown_route"});
 

@@ -65,6 +65,11 @@ describe("security defaults: loopback bind, API key, Host and Origin checks, per
         const evil = await rawRequest(`${server.url}/models`, {...auth, host: "evil.example:1234"});
         assert.equal(evil.status, 403);
         assert.equal(JSON.parse(evil.body).error.code, "invalid_host");
+        for (const host of ["[::1].evil", "[::1]:80.evil", "127.0.0.1.evil.example", "localhost:99999"]) {
+            const lookAlike = await rawRequest(`${server.url}/models`, {...auth, host});
+            assert.equal(lookAlike.status, 403, host);
+            assert.equal(JSON.parse(lookAlike.body).error.code, "invalid_host", host);
+        }
         for (const host of ["localhost:1", "127.0.0.1", "[::1]:8080", "LOCALHOST"])
             assert.equal((await rawRequest(`${server.url}/models`, {...auth, host})).status, 200, host);
     });
