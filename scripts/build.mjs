@@ -9,11 +9,15 @@ const common = {
     format: "cjs",
     sourcemap: true,
     external: ["vscode", "node-llama-cpp"],
+    // CommonJS has no import.meta; code that needs its own location reads __dirname when bundled.
+    define: {"import.meta.url": "undefined"},
     logLevel: "warning"
 };
 
 await Promise.all([
     build({...common, entryPoints: ["src/cli.ts"], outfile: "dist/cli.js", banner: {js: "#!/usr/bin/env node"}}),
+    // The prompt tokenizer's worker thread (src/engine/TokenizerWorker.ts), loaded from beside the bundles.
+    build({...common, entryPoints: ["src/engine/tokenizerWorkerMain.ts"], outfile: "dist/tokenizerWorkerMain.js"}),
     ...(process.argv.includes("--cli-only") ? [] : await extensionBuilds())
 ]);
 

@@ -8,7 +8,10 @@ import {EngineError} from "./errors.js";
 import {GenerationActivity} from "./GenerationActivity.js";
 import {runGeneration} from "./runGeneration.js";
 import {loadLlama, loadNodeLlamaCpp, modelGpuLayers} from "./loadBinding.js";
+import {maxTokenCharacters, minimumPromptTokens} from "./promptBounds.js";
+import {PromptTokenizer} from "./PromptTokenizer.js";
 import {createSegmentTokenizer} from "./SegmentTokenizer.js";
+import {TokenizerWorker} from "./TokenizerWorker.js";
 import {SequencePool} from "./SequencePool.js";
 import type {
     ChatEngine, ChatTurn, EngineLease, EngineState, EngineStats, GenerationRequest, GenerationResult, ModelInfo, ToolSpec
@@ -70,7 +73,11 @@ type Loaded = {
     /** The context's batch dispatch hook: generation events are delivered right after each dispatch. */
     afterDispatch: AfterDispatch,
     /** The model's tokenizer, remembering the segments of earlier prompts (see SegmentTokenizer). */
-    promptTokenizer: Tokenizer
+    promptTokenizer: PromptTokenizer,
+    /** Tokenizes long prompt segments off the event loop; stopped with the model. */
+    tokenizerWorker: TokenizerWorker,
+    /** The most characters one token stands for (see promptBounds.ts). */
+    maxTokenChars: number
 };
 
 /**
@@ -161,7 +168,7 @@ export class LlamaEngine implements ChatEngine {
     }
 
     public async countPromptTokens(turns: ChatTurn[], tools: ToolSpec[] = []): Promise<number> {
-        return this.renderPrompt(this.requireLoaded(), turns, tools).length;
+        return (await this.renderPrompt(this.requireLoaded(), turns, tools)).length;
     }
 
     /** Tokenizes text with the loaded model (for budgets such as compaction's `keep_tokens`). */
@@ -185,7 +192,7 @@ export class LlamaEngine implements ChatEngine {
     public async acquire(turns: ChatTurn[], tools: ToolSpec[], signal?: AbortSignal, shape: PromptShape = {}): Promise<EngineLease> {
         const loaded = this.requireLoaded();
         const acquiredWrapper = loaded.variants.for(shape);
-        const prompt = this.renderPrompt(loaded, turns, tools, acquiredWrapper);
+        const prompt = await this.renderPrompt(loaded, turns, tools, acquiredWrapper);
         if (prompt.length >= loaded.info.contextSize)
             throw new EngineError("context_overflow", `The input is ${prompt.length} tokens, which leaves no room for output in the context of ${loaded.info.contextSize} tokens.`);
 
@@ -208,7 +215,7 @@ export class LlamaEngine implements ChatEngine {
                 this.activity.begin();
                 const wrapper = loaded.variants.for(request);
                 // The prompt was measured with the shape given at acquire; a different shape renders differently.
-                const generationPrompt = wrapper === acquiredWrapper ? prompt : this.renderPrompt(loaded, request.turns, request.tools ?? [], wrapper);
+                const generationPrompt = wrapper === acquiredWrapper ? prompt : await this.renderPrompt(loaded, request.turns, request.tools ?? [], wrapper);
                 const running = Promise.all([
                     this.chatFor(loaded, lease.sequence, wrapper),
                     request.json == null ? undefined : loaded.grammars.get(request.json)
@@ -241,13 +248,21 @@ export class LlamaEngine implements ChatEngine {
         };
     }
 
-    private renderPrompt(loaded: Loaded, turns: ChatTurn[], tools: readonly ToolSpec[], wrapper: ChatWrapper = loaded.chatWrapper): number[] {
+    /**
+     * The prompt's tokens through the model's chat wrapper. An input whose text alone cannot fit the context is refused
+     * before anything is rendered or tokenized; long segments are tokenized off the event loop (PromptTokenizer).
+     */
+    private async renderPrompt(loaded: Loaded, turns: ChatTurn[], tools: readonly ToolSpec[], wrapper: ChatWrapper = loaded.chatWrapper): Promise<number[]> {
+        const contextSize = loaded.info.contextSize;
+        const minimum = minimumPromptTokens(turns, loaded.maxTokenChars);
+        if (minimum >= contextSize)
+            throw new EngineError("context_overflow", `The input is at least ${minimum} tokens, which leaves no room for output in the context of ${contextSize} tokens.`);
         const {contextText} = wrapper.generateContextState({
             chatHistory: toChatHistory(turns),
             availableFunctions: toChatModelFunctions(tools),
             documentFunctionParams: true
         });
-        return contextText.tokenize(loaded.promptTokenizer) as number[];
+        return await loaded.promptTokenizer.tokenize(contextText) as number[];
     }
 
     private async chatFor(loaded: Loaded, sequence: LlamaContextSequence, wrapper: ChatWrapper = loaded.chatWrapper): Promise<LlamaChat> {
@@ -293,6 +308,7 @@ export class LlamaEngine implements ChatEngine {
                 const contextSize = this.options.contextSize ?? Math.min(trainContextSize, 8192);
                 const parallel = this.options.parallel ?? 4;
                 const afterDispatch = new AfterDispatch();
+                const tokenizerWorker = new TokenizerWorker({modelPath: path.resolve(modelPath), gpu: this.options.gpu ?? false});
                 const context = await model.createContext({
                     contextSize,
                     sequences: parallel,
@@ -314,7 +330,9 @@ export class LlamaEngine implements ChatEngine {
                     chats: new Map(),
                     active: new Map(),
                     afterDispatch,
-                    promptTokenizer: createSegmentTokenizer(model.tokenizer),
+                    promptTokenizer: new PromptTokenizer(createSegmentTokenizer(model.tokenizer), tokenizerWorker),
+                    tokenizerWorker,
+                    maxTokenChars: maxTokenCharacters(model),
                     info: {
                         id: this.options.alias ?? path.basename(modelPath).replace(/\.gguf$/i, ""),
                         path: path.resolve(modelPath),
@@ -356,6 +374,7 @@ export class LlamaEngine implements ChatEngine {
 
 async function disposeLoaded(loaded: Loaded): Promise<void> {
     loaded.pool.close(new EngineError("not_ready", "The model was unloaded."));
+    await loaded.tokenizerWorker.dispose();
     for (const controller of loaded.active.keys())
         controller.abort(new EngineError("aborted", "The model was unloaded."));
     // Aborted generations stop within a few tokens; the context must outlive them.

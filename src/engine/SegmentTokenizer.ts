@@ -16,7 +16,16 @@ export type SegmentTokenizerOptions = {
  * the history (0.63 ms for a 1014-token prompt of stories260K) although only the newest turn is new. A segment's
  * tokens depend only on its text and options, so a hit returns exactly what the model would.
  */
-export function createSegmentTokenizer(tokenizer: Tokenizer, options: SegmentTokenizerOptions = {}): Tokenizer {
+/** The arguments of one tokenizer call on a text segment (`LlamaText.tokenize` makes one per segment). */
+export type TokenizeCall = [text: string, specialTokens?: boolean | "builtin", options?: "trimLeadingSpace"];
+
+/** A caching tokenizer that can also say what it holds and be given tokens computed elsewhere (a worker thread). */
+export type SegmentTokenizer = Tokenizer & ((...call: TokenizeCall) => Token[]) & {
+    holds(...call: TokenizeCall): boolean,
+    remember(tokens: readonly Token[], ...call: TokenizeCall): void
+};
+
+export function createSegmentTokenizer(tokenizer: Tokenizer, options: SegmentTokenizerOptions = {}): SegmentTokenizer {
     const maxSegments = options.maxSegments ?? 4096;
     const maxCharacters = options.maxCharacters ?? 8 * 1024 * 1024;
     // The Tokenizer type is an overload pair; the cache passes its arguments through unchanged.
@@ -25,30 +34,44 @@ export function createSegmentTokenizer(tokenizer: Tokenizer, options: SegmentTok
     const cache = new Map<string, readonly Token[]>();
     let characters = 0;
 
-    const tokenize = (text: string, specialTokens?: boolean | "builtin", tokenizeOptions?: "trimLeadingSpace"): Token[] => {
-        if (text === "" || text.length > maxCharacters / 4)
-            return uncached(text, specialTokens, tokenizeOptions);
-        const key = `${specialTokens === "builtin" ? "b" : specialTokens ? "s" : "t"}${tokenizeOptions === "trimLeadingSpace" ? "1" : "0"}${text}`;
-        const cached = cache.get(key);
-        if (cached != null) {
-            cache.delete(key);
-            cache.set(key, cached);
-            return [...cached];
-        }
-        const tokens = uncached(text, specialTokens, tokenizeOptions);
+    const cacheable = (text: string) => text !== "" && text.length <= maxCharacters / 4;
+    const keyOf = (...[text, specialTokens, tokenizeOptions]: TokenizeCall) =>
+        `${specialTokens === "builtin" ? "b" : specialTokens ? "s" : "t"}${tokenizeOptions === "trimLeadingSpace" ? "1" : "0"}${text}`;
+    const remember = (tokens: readonly Token[], ...call: TokenizeCall) => {
+        if (!cacheable(call[0]))
+            return;
+        const key = keyOf(...call);
+        if (!cache.has(key))
+            characters += key.length;
+        cache.delete(key);
         cache.set(key, tokens.slice());
-        characters += key.length;
         for (const [oldest] of cache) {
             if (cache.size <= maxSegments && characters <= maxCharacters)
                 break;
             cache.delete(oldest);
             characters -= oldest.length;
         }
+    };
+
+    const tokenize = (...call: TokenizeCall): Token[] => {
+        if (!cacheable(call[0]))
+            return uncached(...call);
+        const key = keyOf(...call);
+        const cached = cache.get(key);
+        if (cached != null) {
+            cache.delete(key);
+            cache.set(key, cached);
+            return [...cached];
+        }
+        const tokens = uncached(...call);
+        remember(tokens, ...call);
         return tokens;
     };
     return Object.assign(tokenize, {
+        holds: (...call: TokenizeCall) => cacheable(call[0]) && cache.has(keyOf(...call)),
+        remember,
         detokenize: tokenizer.detokenize,
         isSpecialToken: (token: Token) => tokenizer.isSpecialToken(token),
         isEogToken: (token: Token) => tokenizer.isEogToken(token)
-    }) as Tokenizer;
+    }) as SegmentTokenizer;
 }
