@@ -107,7 +107,8 @@ test("loadLlama on this machine: false loads the CPU build; a backend whose pack
     }
     await assert.rejects(loadLlama(binding, "metal", {logLevel: binding.LlamaLogLevel.error}), /gpu metal: There is no Metal build for linux-x64/);
     // This checkout installs only @node-llama-cpp/linux-x64 (.npmrc omit=optional), like the default VSIX.
-    assert.ok(!fs.existsSync(path.join(repoRoot, "node_modules/@node-llama-cpp/linux-x64-vulkan")));
+    const vulkanInstalled = fs.existsSync(path.join(repoRoot, "node_modules/@node-llama-cpp/linux-x64-vulkan"));
+    assert.ok(!vulkanInstalled, "installed with optional dependencies: run npm ci (the project's .npmrc omits them)");
     await assert.rejects(loadLlama(binding, "vulkan", {logLevel: binding.LlamaLogLevel.error, progressLogs: false}),
         /No usable node-llama-cpp binary for gpu vulkan on linux-x64 \(looked for @node-llama-cpp\/linux-x64-vulkan\)\. This install carries no Vulkan build/);
 });
