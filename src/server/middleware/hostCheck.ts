@@ -26,14 +26,16 @@ export function isLoopbackHost(host: string | undefined, extraHosts: readonly st
     return name === "localhost" || localhostName.test(name) || ipv4Loopback.test(name) || extraHosts.some((extra) => extra.toLowerCase() === name);
 }
 
-/** Refuses requests whose Host header is not a loopback name (403), defeating DNS rebinding. */
+/** Refuses requests whose Host header is missing (400) or not a loopback name (403), defeating DNS rebinding. */
 export function hostCheck(extraHosts: readonly string[] = []): RequestHandler {
-    return (req, _res, next) => {
-        if (isLoopbackHost(req.headers.host, extraHosts))
-            next();
-        else
-            next(invalidHost());
-    };
+    return (req, _res, next) => next(hostProblem(req.headers.host, extraHosts));
+}
+
+/** Why a Host header is refused, or undefined when it names loopback. HTTP/1.1 requires the header (RFC 9112 §3.2). */
+export function hostProblem(host: string | undefined, extraHosts: readonly string[] = []): ApiError | undefined {
+    if (host == null || host === "")
+        return new ApiError(400, "The request has no Host header, which HTTP/1.1 requires: send 'Host: localhost' (or 127.0.0.1, [::1]).", {code: "missing_host"});
+    return isLoopbackHost(host, extraHosts) ? undefined : invalidHost();
 }
 
 export function invalidHost(): ApiError {

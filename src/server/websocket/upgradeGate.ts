@@ -1,9 +1,10 @@
-import {STATUS_CODES, type IncomingMessage} from "node:http";
+import type {IncomingMessage} from "node:http";
 import type {Duplex} from "node:stream";
 import {ApiError} from "../../responses/errors.js";
 import {authenticate, invalidApiKey} from "../middleware/auth.js";
-import {invalidHost, isLoopbackHost} from "../middleware/hostCheck.js";
+import {hostProblem} from "../middleware/hostCheck.js";
 import {isOriginAllowed, originNotAllowed} from "../middleware/originCheck.js";
+import {rawErrorResponse} from "../rawErrorResponse.js";
 
 export type UpgradeGateOptions = {
     apiKeys: () => readonly string[],
@@ -22,8 +23,9 @@ export function checkUpgrade(req: IncomingMessage, options: UpgradeGateOptions):
     const path = new URL(req.url ?? "/", "http://localhost").pathname.replace(/\/+$/, "");
     if (!socketPaths.has(path))
         return new ApiError(404, `No WebSocket endpoint at ${path}: use /v1/responses.`, {code: "unknown_route"});
-    if (!isLoopbackHost(req.headers.host, options.allowedHosts))
-        return invalidHost();
+    const badHost = hostProblem(req.headers.host, options.allowedHosts);
+    if (badHost != null)
+        return badHost;
     if (!isOriginAllowed(req.headers.origin, options.allowedOrigins))
         return originNotAllowed(req.headers.origin!);
     const owner = authenticate(req.headers, options.apiKeys());
@@ -32,13 +34,5 @@ export function checkUpgrade(req: IncomingMessage, options: UpgradeGateOptions):
 
 /** Refuses a handshake with an ordinary HTTP response carrying OpenAI's error body, then closes the socket. */
 export function refuseUpgrade(socket: Duplex, error: ApiError): void {
-    const body = JSON.stringify(error.toBody());
-    socket.end([
-        `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? "Error"}`,
-        "Content-Type: application/json; charset=utf-8",
-        `Content-Length: ${Buffer.byteLength(body)}`,
-        "Connection: close",
-        "",
-        body
-    ].join("\r\n"));
+    socket.end(rawErrorResponse(error));
 }

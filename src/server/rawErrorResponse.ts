@@ -1,0 +1,20 @@
+import {STATUS_CODES} from "node:http";
+import {retryAfterSeconds, type ApiError} from "../responses/errors.js";
+
+/**
+ * An OpenAI-shaped error as the bytes of a whole HTTP/1.1 response that closes the connection: for the answers written
+ * straight to a socket, where no ServerResponse exists (a refused WebSocket handshake, a request Node's parser refused).
+ */
+export function rawErrorResponse(error: ApiError): string {
+    const body = JSON.stringify(error.toBody());
+    const retryAfter = retryAfterSeconds(error);
+    return [
+        `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? "Error"}`,
+        "Content-Type: application/json; charset=utf-8",
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        ...(retryAfter == null ? [] : [`Retry-After: ${retryAfter}`]),
+        "Connection: close",
+        "",
+        body
+    ].join("\r\n");
+}
