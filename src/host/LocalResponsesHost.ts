@@ -2,7 +2,7 @@ import {LlamaEngine, type LoadProgress} from "../engine/LlamaEngine.js";
 import type {EngineState, ModelInfo} from "../engine/types.js";
 import {CompactionCodec} from "../responses/compaction.js";
 import {Compactor} from "../responses/Compactor.js";
-import {ResponsesService, type PreparedResponse} from "../responses/ResponsesService.js";
+import {ResponsesService, type PreparedResponse, type ResponsesServiceOptions} from "../responses/ResponsesService.js";
 import {createApp} from "../server/app.js";
 import {HttpServer} from "../server/HttpServer.js";
 import {ResponsesWebSocketServer} from "../server/websocket/ResponsesWebSocketServer.js";
@@ -17,7 +17,9 @@ import type {HostConfig} from "./config.js";
 export type HostEvents = {
     log?: (line: string) => void,
     onRequest?: (entry: RequestLogEntry) => void,
-    onEngineState?: (state: EngineState) => void
+    onEngineState?: (state: EngineState) => void,
+    /** Each response's prompt evaluation, step by step (the editor's status bar shows it). */
+    onPromptProgress?: ResponsesServiceOptions["onPromptProgress"]
 };
 
 /**
@@ -58,6 +60,7 @@ export class LocalResponsesHost {
                 return job == null ? undefined : {response: job.payload.response, inputItems: job.payload.history};
             },
             onGeneration: (stats) => this.metrics.recordGeneration(stats),
+            onPromptProgress: events.onPromptProgress,
             strictModel: config.strictModel,
             strictTools: config.strictTools,
             reasoningSecret: config.reasoningSecret,

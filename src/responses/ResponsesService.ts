@@ -1,4 +1,4 @@
-import type {ChatEngine, ChatTurn, EngineLease, GenerationRequest, GenerationUsage} from "../engine/types.js";
+import type {ChatEngine, ChatTurn, EngineLease, GenerationRequest, GenerationUsage, PromptProgress} from "../engine/types.js";
 import type {ConversationStore} from "../store/ConversationStore.js";
 import type {ResponseStore} from "../store/ResponseStore.js";
 import type {AutoCompaction, Compactor} from "./Compactor.js";
@@ -33,6 +33,8 @@ export type ResponsesServiceOptions = {
     backgroundResponse?: (owner: string, id: string) => PreviousResponse | undefined,
     /** Told about every finished generation (metrics): usage, time to first token and generation time. */
     onGeneration?: (stats: GenerationStats) => void,
+    /** Told as each response's prompt is evaluated, step by step (the editor shows it while a long prompt runs). */
+    onPromptProgress?: (responseId: string, progress: PromptProgress) => void,
     log?: (line: string) => void
 } & ReasoningReplayOptions;
 
@@ -168,7 +170,8 @@ export class ResponsesService {
             ...generationShape(params),
             logprobs: params.logprobs ?? undefined,
             signal: options.signal,
-            onEvent: (event) => assembler.onEngineEvent(event)
+            onEvent: (event) => assembler.onEngineEvent(event),
+            onPromptProgress: this.options.onPromptProgress == null ? undefined : (progress) => this.options.onPromptProgress!(prepared.response.id, progress)
         };
 
         let result;
