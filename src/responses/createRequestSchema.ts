@@ -10,6 +10,14 @@ const stringMap = {
     additionalProperties: {type: "string", maxLength: 512}
 } as const;
 
+/**
+ * Integers get a maximum as well as a minimum: JSON's `1e309` parses to Infinity and `1e29` to a float, both of
+ * which pass a bare "integer" check. Token counts stop at 100 million (far above any context), tool calls at a million.
+ */
+export const maxTokenCount = 100_000_000;
+export const maxToolCalls = 1_000_000;
+const tokenCount = {type: ["integer", "null"], minimum: 1, maximum: maxTokenCount} as const;
+
 export const createRequestSchema = {
     type: "object",
     additionalProperties: false,
@@ -19,7 +27,7 @@ export const createRequestSchema = {
         instructions: {type: ["string", "null"]},
         temperature: {type: ["number", "null"], minimum: 0, maximum: 2},
         top_p: {type: ["number", "null"], minimum: 0, maximum: 1},
-        max_output_tokens: {type: ["integer", "null"], minimum: 1},
+        max_output_tokens: tokenCount,
         metadata: {anyOf: [stringMap, {type: "null"}]},
         store: {type: ["boolean", "null"]},
         previous_response_id: {type: ["string", "null"], minLength: 1, maxLength: 256},
@@ -33,7 +41,7 @@ export const createRequestSchema = {
         tools: {anyOf: [{type: "array", items: {type: "object", required: ["type"], properties: {type: {type: "string"}}}}, {type: "null"}]},
         tool_choice: {anyOf: [{type: "string"}, {type: "object", required: ["type"], properties: {type: {type: "string"}}}, {type: "null"}]},
         parallel_tool_calls: {type: ["boolean", "null"]},
-        max_tool_calls: {type: ["integer", "null"], minimum: 1},
+        max_tool_calls: {type: ["integer", "null"], minimum: 1, maximum: maxToolCalls},
         text: {
             anyOf: [{
                 type: "object",
@@ -64,7 +72,8 @@ export const createRequestSchema = {
         top_logprobs: {type: ["integer", "null"], minimum: 0, maximum: 20},
         presence_penalty: {type: ["number", "null"], minimum: -2, maximum: 2},
         frequency_penalty: {type: ["number", "null"], minimum: -2, maximum: 2},
-        seed: {type: ["integer", "null"]},
+        // OpenAI's seed is a 64-bit integer; the sampler uses its low 32 bits.
+        seed: {type: ["integer", "null"], minimum: -(2 ** 63), maximum: 2 ** 63},
         prompt: {}
     }
 } as const;

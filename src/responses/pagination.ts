@@ -12,7 +12,8 @@ export function pageById<T extends {id: string}>(items: readonly T[], query: Pag
     const order = query.order ?? "desc";
     if (order !== "asc" && order !== "desc")
         throw invalidRequest("'order' must be 'asc' or 'desc'.", "order");
-    const limit = query.limit == null ? 20 : Number(query.limit);
+    // Decimal digits only: Number() would also read "0x10", "1e2" and " 5 ".
+    const limit = query.limit == null ? 20 : typeof query.limit === "string" && /^\d{1,3}$/.test(query.limit) ? Number(query.limit) : NaN;
     if (!Number.isInteger(limit) || limit < 1 || limit > 100)
         throw invalidRequest("'limit' must be an integer from 1 to 100.", "limit");
 
