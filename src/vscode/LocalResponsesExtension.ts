@@ -54,7 +54,8 @@ export class LocalResponsesExtension implements vscode.Disposable {
             apiKey: () => this.secret.get(),
             resolveModelPath: (raw) => Settings.resolveModelPath(raw),
             log: (line) => this.log.info(line),
-            onRequest: (entry) => this.log.request(entry)
+            onRequest: (entry) => this.log.request(entry),
+            onPromptProgress: (id, progress) => this.stats.recordPromptProgress(id, progress)
         });
         this.controller.onHost((host) => this.followHost(host));
         this.statusBar = new StatusBar(this.controller, this.stats, () => this.jobsSource?.list().filter((job) => job.cancellable).length ?? null);

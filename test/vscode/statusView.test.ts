@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {test} from "node:test";
+import {PromptProgressTracker} from "../../src/vscode/logic/PromptProgressTracker.js";
 import {formatCount, formatStatus, type StatusModel} from "../../src/vscode/logic/statusView.js";
 
 const base: StatusModel = {
@@ -38,4 +39,28 @@ test("counts are compact", () => {
     assert.equal(formatCount(9999), "9999");
     assert.equal(formatCount(12_345), "12.3k");
     assert.equal(formatCount(2_500_000), "2.5M");
+});
+
+test("a long prompt's evaluation shows as progress until tokens come; the tooltip keeps it while others generate", () => {
+    const prompt = {evaluated: 4096, total: 12_700, responses: 1};
+    const evaluating = formatStatus({...base, active: 1, tokensPerSecond: 0, prompt});
+    assert.equal(evaluating.text, "$(sync~spin) stories260K: prompt 4096/12.7k tokens (32%)");
+    assert.match(evaluating.tooltip, /Prompt evaluation: 4096 of 12700 tokens/);
+    const alongside = formatStatus({...base, active: 2, tokensPerSecond: 30, prompt: {...prompt, responses: 2}});
+    assert.equal(alongside.text, "$(pulse) stories260K: 30.0 tok/s");
+    assert.match(alongside.tooltip, /Prompt evaluation: 4096 of 12700 tokens \(2 prompts\)/);
+    assert.doesNotMatch(formatStatus(base).tooltip, /Prompt evaluation/);
+});
+
+test("the tracker sums the prompts being evaluated and lets one go when generation starts from it", () => {
+    const tracker = new PromptProgressTracker();
+    assert.equal(tracker.view(), null);
+    tracker.record("a", {evaluated: 0, total: 1000, reused: 0});
+    tracker.record("b", {evaluated: 300, total: 500, reused: 300});
+    tracker.record("a", {evaluated: 512, total: 1000, reused: 0});
+    assert.deepEqual(tracker.view(), {evaluated: 812, total: 1500, responses: 2});
+    tracker.record("b", {evaluated: 499, total: 500, reused: 300});
+    assert.deepEqual(tracker.view(), {evaluated: 512, total: 1000, responses: 1});
+    tracker.clear();
+    assert.equal(tracker.view(), null);
 });

@@ -1,6 +1,6 @@
 import type {LoadProgress} from "../../engine/LlamaEngine.js";
 import type {EngineState, ModelInfo} from "../../engine/types.js";
-import {LocalResponsesHost} from "../../host/LocalResponsesHost.js";
+import {LocalResponsesHost, type HostEvents} from "../../host/LocalResponsesHost.js";
 import type {RequestLogEntry} from "../../server/middleware/requestLog.js";
 import {planSettingsChange, settingId, toHostConfig, type ExtensionSettings, type SettingsChangePlan} from "./settings.js";
 
@@ -10,7 +10,8 @@ export type HostControllerDeps = {
     /** A model path as written in settings → an absolute path. */
     resolveModelPath: (raw: string) => string,
     log: (line: string) => void,
-    onRequest: (entry: RequestLogEntry) => void
+    onRequest: (entry: RequestLogEntry) => void,
+    onPromptProgress?: HostEvents["onPromptProgress"]
 };
 
 export type ControllerState = {
@@ -189,7 +190,8 @@ export class HostController {
         const host = new LocalResponsesHost(toHostConfig(this.settings, key, null), {
             log: this.deps.log,
             onRequest: this.deps.onRequest,
-            onEngineState: () => this.emitChange()
+            onEngineState: () => this.emitChange(),
+            onPromptProgress: this.deps.onPromptProgress
         });
         this.current = host;
         for (const listener of this.hostListeners)

@@ -1,6 +1,8 @@
 import type {LocalResponsesHost} from "../../host/LocalResponsesHost.js";
 import type {ControllerState} from "./HostController.js";
 import type {StatusModel} from "./statusView.js";
+import type {PromptProgress} from "../../engine/types.js";
+import {PromptProgressTracker} from "./PromptProgressTracker.js";
 import {TokenRate} from "./TokenRate.js";
 
 /**
@@ -10,6 +12,7 @@ import {TokenRate} from "./TokenRate.js";
 export class ServerStats {
     private readonly counted = {inputTokens: 0, outputTokens: 0, cachedTokens: 0, generations: 0};
     private readonly rate = new TokenRate();
+    private readonly prompts = new PromptProgressTracker();
     private active = 0;
     private detach: (() => void) | undefined;
     private readonly listeners = new Set<() => void>();
@@ -25,6 +28,8 @@ export class ServerStats {
             if (this.active === 0 && snapshot.active > 0)
                 this.rate.reset();
             this.active = snapshot.active;
+            if (snapshot.active === 0)
+                this.prompts.clear();
             this.rate.record(this.now(), snapshot.generatedTokens);
             this.emit();
         });
@@ -39,6 +44,12 @@ export class ServerStats {
             offActivity();
             offGeneration();
         };
+    }
+
+    /** A response's prompt evaluation moved (the host's `onPromptProgress`). */
+    public recordPromptProgress(responseId: string, progress: PromptProgress): void {
+        this.prompts.record(responseId, progress);
+        this.emit();
     }
 
     /** Tokens and responses since the extension started. */
@@ -65,6 +76,7 @@ export class ServerStats {
             tokensPerSecond: this.active > 0 ? this.rate.perSecond(this.now()) : 0,
             endpoint: state.endpoint,
             totals: this.totals,
+            prompt: this.prompts.view(),
             activeJobs,
             queueDepth
         };

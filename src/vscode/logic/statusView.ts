@@ -1,3 +1,5 @@
+import type {PromptProgressView} from "./PromptProgressTracker.js";
+
 /** Everything the status bar shows, gathered by the extension from the host. */
 export type StatusModel = {
     server: "stopped" | "starting" | "listening",
@@ -11,7 +13,9 @@ export type StatusModel = {
     endpoint: string | null,
     totals: {inputTokens: number, outputTokens: number, cachedTokens: number, generations: number},
     activeJobs: number | null,
-    queueDepth: number
+    queueDepth: number,
+    /** Prompts being evaluated now (a long prompt on a full-size model takes minutes before its first token). */
+    prompt?: PromptProgressView | null
 };
 
 export type StatusView = {text: string, tooltip: string, state: "stopped" | "loading" | "ready" | "generating" | "failed"};
@@ -26,7 +30,9 @@ export function formatStatus(model: StatusModel): StatusView {
             text = `$(loading~spin) ${name}: loading${model.loadProgress != null ? ` ${Math.round(model.loadProgress * 100)}%` : ""}`;
             break;
         case "generating":
-            text = `$(pulse) ${name}: ${formatRate(model.tokensPerSecond)} tok/s`;
+            text = model.prompt != null && model.tokensPerSecond === 0
+                ? `$(sync~spin) ${name}: prompt ${formatPromptProgress(model.prompt)}`
+                : `$(pulse) ${name}: ${formatRate(model.tokensPerSecond)} tok/s`;
             break;
         case "ready":
             text = model.server === "listening" ? `$(check) ${name}: ready` : `$(debug-pause) ${name}: server stopped`;
@@ -49,6 +55,7 @@ export function formatStatus(model: StatusModel): StatusView {
         `Cached input tokens: ${formatCount(model.totals.cachedTokens)}`,
         `Active jobs: ${model.activeJobs == null ? "n/a" : model.activeJobs}`,
         `Queue depth: ${model.queueDepth}`,
+        ...(model.prompt != null ? [`Prompt evaluation: ${model.prompt.evaluated} of ${model.prompt.total} tokens${model.prompt.responses > 1 ? ` (${model.prompt.responses} prompts)` : ""}`] : []),
         "",
         "Click to open the inspector"
     ];
@@ -78,6 +85,12 @@ function describeState(state: StatusView["state"], model: StatusModel): string {
         default:
             return state;
     }
+}
+
+/** `4.1k/12.7k tokens (32%)`: how far the prompts being evaluated are. */
+export function formatPromptProgress(prompt: PromptProgressView): string {
+    const share = prompt.total > 0 ? Math.floor(prompt.evaluated / prompt.total * 100) : 0;
+    return `${formatCount(prompt.evaluated)}/${formatCount(prompt.total)} tokens (${share}%)`;
 }
 
 export function formatRate(perSecond: number): string {
