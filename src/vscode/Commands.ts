@@ -4,7 +4,6 @@ import {downloadModelCommand} from "./commands/downloadModel.js";
 import {loadModelCommand} from "./commands/loadModel.js";
 import {listResponsesCommand} from "./commands/listResponses.js";
 import {commandIds} from "./logic/commandIds.js";
-import {FirstRun} from "./FirstRun.js";
 import type {LocalResponsesExtension} from "./LocalResponsesExtension.js";
 
 /**
@@ -40,7 +39,7 @@ export class Commands implements vscode.Disposable {
             run(commandIds.cancelJob, () => this.cancelJob()),
             run(commandIds.clearStore, () => this.clearStore()),
             run(commandIds.showLogs, () => face.log.show()),
-            run(commandIds.getStarted, () => FirstRun.open())
+            run(commandIds.getStarted, () => face.firstRun.open())
         ];
     }
 

@@ -24,8 +24,19 @@ export class FirstRun implements vscode.Disposable {
         void this.countModelFiles();
     }
 
-    public static open(): Thenable<unknown> {
-        return vscode.commands.executeCommand("workbench.action.openWalkthrough", walkthroughId, false);
+    /**
+     * Opens the walkthrough. VS Code creates its walkthrough service lazily (with `workbench.startupEditor: none`, on
+     * the first walkthrough shown), and a step whose context key is already true then is recorded as seen but never
+     * ticked (code-server 4.139.1). So the keys go down first and come back once the walkthrough is registered: the
+     * service then sees them rise, as it would have, had it existed when they did.
+     */
+    public async open(): Promise<void> {
+        const keys = Object.keys(this.progress.keys());
+        await Promise.all(keys.map((key) => vscode.commands.executeCommand("setContext", key, false)));
+        this.applied.clear();
+        await vscode.commands.executeCommand("workbench.action.openWalkthrough", walkthroughId, false);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        this.apply();
     }
 
     public endpointCopied(): void {

@@ -77,11 +77,17 @@ async function pickModel(face: LocalResponsesExtension): Promise<string | null> 
         detail: `$(loading~spin) Estimating fit… · ${entry.description}`,
         entry
     }));
-    const custom: PickItem = {label: "$(link) Enter a URL or hf: URI…", description: "any GGUF file", alwaysShow: true, custom: true};
+    const custom: PickItem = {label: "$(link) Enter a URL or hf: URI…", description: "any GGUF file (or paste it here)", alwaysShow: true, custom: true};
     const render = () => {
         pick.items = [...items, {label: "", kind: vscode.QuickPickItemKind.Separator}, custom];
     };
     render();
+    // A URI pasted into the list's filter is downloaded as it is: the custom row says so.
+    pick.onDidChangeValue((value) => {
+        const typed = value.trim();
+        custom.label = isDownloadableModelUri(typed) ? `$(cloud-download) Download ${typed}` : "$(link) Enter a URL or hf: URI…";
+        render();
+    });
     pick.busy = true;
 
     // Each estimate reads a header over the network: a few at a time, and none once the list is closed.
@@ -108,9 +114,11 @@ async function pickModel(face: LocalResponsesExtension): Promise<string | null> 
         pick.busy = false;
     })();
 
-    const chosen = await new Promise<PickItem | undefined>((resolve) => {
+    const chosen = await new Promise<PickItem | string | undefined>((resolve) => {
         pick.onDidAccept(() => {
-            resolve(pick.selectedItems[0]);
+            const typed = pick.value.trim();
+            const selected = pick.selectedItems[0];
+            resolve(selected?.custom === true && isDownloadableModelUri(typed) ? typed : selected);
             pick.hide();
         });
         pick.onDidHide(() => resolve(undefined));
@@ -121,6 +129,8 @@ async function pickModel(face: LocalResponsesExtension): Promise<string | null> 
     void estimates;
     if (chosen == null)
         return null;
+    if (typeof chosen === "string")
+        return chosen;
     return chosen.custom === true ? askForUri() : chosen.entry?.uri ?? null;
 }
 
