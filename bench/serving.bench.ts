@@ -1,5 +1,5 @@
 /**
- * npm run bench — serving figures from one run, on the shared stories260K model (threads 1, 4 sequences):
+ * npm run bench:serving — serving figures from one run, on the shared stories260K model (threads 1, 4 sequences):
  *  1. tokens/s of a streamed response through the HTTP server vs the same generation called directly on the engine,
  *     with its parts: the steady streaming rate, the fixed cost of a request, and the server's own generation rate
  *     while the client reads nothing (what is left when the client's CPU does not compete on 2 cores);
@@ -17,6 +17,7 @@ import {itemsToTurns} from "../src/responses/transcript.js";
 import {normalizeInput} from "../src/responses/inputItems.js";
 import {spawn, type ChildProcess} from "node:child_process";
 import {fileURLToPath} from "node:url";
+import {defaultBatchSize} from "../src/engine/LlamaEngine.js";
 import {loadNodeLlamaCpp} from "../src/engine/loadBinding.js";
 import {models} from "../test/helpers/paths.js";
 
@@ -189,7 +190,7 @@ async function promptEvaluationFloor(cases: {cached: number, evaluated: number}[
     const {getLlama} = await loadNodeLlamaCpp();
     const llama = await getLlama({gpu: false, build: "never", maxThreads: 1});
     const model = await llama.loadModel({modelPath: models.chatml});
-    const context = await model.createContext({contextSize: 2048, sequences: 4, threads: 1, batchSize: 2048, flashAttention: false});
+    const context = await model.createContext({contextSize: 2048, sequences: 4, threads: 1, batchSize: defaultBatchSize, flashAttention: false});
     const sequence = context.getSequence();
     const text = model.tokenize("Once upon a time, there was a little girl named Lily. She loved to play outside in the park. ".repeat(40));
     const times = cases.map(() => [] as number[]);

@@ -1,0 +1,238 @@
+/**
+ * npm run bench — the server against node-llama-cpp called directly, on the same model file, threads and tokens, in
+ * one run, for each model given (default: the shared stories260K, then the synthetic full-size SmolLM2-135M):
+ *  1. prompt evaluation: cold time to first token of a ~1,600- and a ~6,000-token prompt, served / direct;
+ *  2. generation: streamed tokens/s, served / direct (greedy, same prompt, same length);
+ *  3. aggregate tokens/s of 1, 4 and 8 concurrent streaming clients, and the engine's own rate for 4 sequences
+ *     decoded together (direct), which is the ceiling on one core;
+ *  4. a 10-turn previous_response_id chain: time to first token of turn 10 / turn 1;
+ *  5. warm prefix: a request whose first ~1,500 tokens are cached, served / the direct evaluation of its new tokens.
+ *
+ * "Direct" is node-llama-cpp with nothing of ours: a context of the same size and threads (its default batch), the
+ * same number of tokens evaluated at the same depth, then one token sampled. The client is a separate low-priority
+ * process (sseClient.mjs). Served and direct runs alternate in pairs; each figure is the median of the paired ratios.
+ *
+ * Usage: npm run bench [-- --models stories260K,smollm2-135m] [--pairs N]
+ */
+import {spawn, type ChildProcess} from "node:child_process";
+import {parseArgs} from "node:util";
+import {fileURLToPath} from "node:url";
+import type {LlamaContext, LlamaContextSequence, LlamaModel, Token} from "node-llama-cpp";
+import {loadNodeLlamaCpp} from "../src/engine/loadBinding.js";
+import {defaultConfig} from "../src/host/config.js";
+import {LocalResponsesHost} from "../src/host/LocalResponsesHost.js";
+import {models} from "../test/helpers/paths.js";
+import {syntheticModel} from "../test/helpers/syntheticModel.js";
+
+type StreamResult = {tokens: number, input: number, cached: number, ms: number, ttftMs: number, streamMs: number, id: string};
+
+const {values: args} = parseArgs({options: {models: {type: "string", default: "stories260K,smollm2-135m"}, pairs: {type: "string"}}});
+const apiKey = "sk-bench";
+const contextSize = 8192;
+const parallel = 4;
+
+const quantile = (values: readonly number[], q: number) => [...values].sort((a, b) => a - b)[Math.round((values.length - 1) * q)]!;
+const median = (values: readonly number[]) => quantile(values, 0.5);
+const spread = (values: readonly number[]) => `${quantile(values, 0.25).toFixed(2)}–${quantile(values, 0.75).toFixed(2)}`;
+
+/** Runs `a` then `b` on even pairs and `b` then `a` on odd ones, so that the order's own effect cancels out. */
+async function alternating<A, B>(pair: number, a: () => Promise<A>, b: () => Promise<B>): Promise<[A, B]> {
+    if (pair % 2 === 0) {
+        const first = await a();
+        return [first, await b()];
+    }
+    const second = await b();
+    return [await a(), second];
+}
+
+let client: ChildProcess;
+function stream(bodies: Record<string, unknown>[]): Promise<StreamResult[]> {
+    return new Promise((resolve, reject) => {
+        client.once("message", (message: {results?: StreamResult[], error?: string}) => message.error != null ? reject(new Error(message.error)) : resolve(message.results!));
+        client.send({bodies});
+    });
+}
+const streamOnce = async (body: Record<string, unknown>) => (await stream([body]))[0]!;
+
+/** English-like filler: about one token per word with the shared tokenizer (all models here use it). */
+function words(count: number, seed: number): string {
+    const vocabulary = ["the", "little", "dog", "ran", "to", "park", "and", "found", "a", "red", "ball", "then", "Lily", "smiled", "happy", "sun"];
+    return Array.from({length: count}, (_, index) => vocabulary[(index * 7 + seed * 13 + (index >> 3)) % vocabulary.length]).join(" ");
+}
+
+/** node-llama-cpp alone: a context like the server's (size, threads), node-llama-cpp's own batch. */
+class Direct {
+    private constructor(private readonly model: LlamaModel, private readonly context: LlamaContext, private readonly sequences: LlamaContextSequence[], private readonly filler: Token[]) {}
+
+    public static async open(modelPath: string, sequences: number): Promise<Direct> {
+        const {getLlama} = await loadNodeLlamaCpp();
+        const llama = await getLlama({gpu: false, build: "never", maxThreads: 1});
+        const model = await llama.loadModel({modelPath});
+        const context = await model.createContext({contextSize, sequences, threads: 1, flashAttention: false});
+        const all = Array.from({length: sequences}, () => context.getSequence());
+        return new Direct(model, context, all, model.tokenize(words(8000, 99)));
+    }
+
+    /** Milliseconds to evaluate `evaluated` tokens after `cached` ones and sample one token. */
+    public async timeToFirstToken(cached: number, evaluated: number): Promise<number> {
+        const sequence = this.sequences[0]!;
+        await sequence.clearHistory();
+        if (cached > 0)
+            await sequence.evaluateWithoutGeneratingNewTokens(this.filler.slice(0, cached));
+        const started = performance.now();
+        for await (const _token of sequence.evaluate(this.filler.slice(cached, cached + evaluated), {temperature: 0}))
+            break;
+        return performance.now() - started;
+    }
+
+    /** Tokens/s of `sequenceCount` sequences generating `length` tokens each at once, after a short prompt. */
+    public async generationRate(sequenceCount: number, length: number): Promise<number> {
+        const sequences = this.sequences.slice(0, sequenceCount);
+        await Promise.all(sequences.map((sequence) => sequence.clearHistory()));
+        {
+            let started = 0;
+            let generated = 0;
+            await Promise.all(sequences.map(async (sequence: LlamaContextSequence, index) => {
+                const prompt = this.filler.slice(index * 20, index * 20 + 20);
+                await sequence.evaluateWithoutGeneratingNewTokens(prompt.slice(0, -1));
+                started ||= performance.now();
+                let count = 0;
+                for await (const _token of sequence.evaluate(prompt.slice(-1), {temperature: 0})) {
+                    generated++;
+                    if (++count >= length)
+                        break;
+                }
+            }));
+            return generated / ((performance.now() - started) / 1000);
+        }
+    }
+
+    public async close(): Promise<void> {
+        await this.context.dispose();
+        await this.model.dispose();
+    }
+}
+
+async function benchModel(name: string, modelPath: string, fullSize: boolean): Promise<string[][]> {
+    const pairs = Number(args.pairs ?? (fullSize ? 3 : 7));
+    const host = new LocalResponsesHost({...defaultConfig(), port: 0, threads: 1, contextSize, parallel, apiKeys: [apiKey]});
+    await host.loadModel(modelPath);
+    const url = await host.start();
+    client = spawn("nice", ["-n", "19", process.execPath, fileURLToPath(new URL("./sseClient.mjs", import.meta.url)), url, apiKey], {stdio: ["ignore", "inherit", "inherit", "ipc"]});
+    const direct = await Direct.open(modelPath, parallel);
+    const rows: string[][] = [];
+    let seed = 0;
+    const log = (line: string) => console.error(`[${name}] ${line}`);
+    try {
+        // Warm-up: both paths once.
+        await streamOnce({model: "m", input: words(50, seed++), max_output_tokens: 8, temperature: 0, store: false});
+        await direct.timeToFirstToken(0, 50);
+
+        // 1. Cold time to first token: a prompt no sequence holds (its opening words differ), one token generated.
+        const tokensPerWord = await host.engine.countPromptTokens([{role: "user", text: words(1000, 0)}]) / 1000;
+        const wordsFor = (tokens: number) => Math.round(tokens / tokensPerWord);
+        for (const length of [1600, 6000]) {
+            const ratios: number[] = [];
+            let tokens = 0;
+            for (let pair = 0; pair < (length > 2000 && fullSize ? Math.min(pairs, 2) : pairs); pair++) {
+                const input = `${seed++} ${words(wordsFor(length), seed)}`;
+                const evaluated = await host.engine.countPromptTokens([{role: "user", text: input}]);
+                const [served, directMs] = await alternating(pair,
+                    () => streamOnce({model: "m", input, max_output_tokens: 1, temperature: 0, store: false}),
+                    () => direct.timeToFirstToken(0, evaluated));
+                ratios.push(directMs / served.ms);
+                log(`cold ${served.input} tokens (${served.cached} cached): served ${served.ms.toFixed(0)} ms, direct ${directMs.toFixed(0)} ms`);
+            }
+            rows.push([`1. cold prompt, ~${length} tokens: direct / served time to first token`, median(ratios).toFixed(3), `${spread(ratios)}; target ≥ 0.95`]);
+        }
+
+        // 2. Streamed generation rate, greedy, the same length on both paths.
+        const length = fullSize ? 200 : 400;
+        const rates: number[] = [];
+        for (let pair = 0; pair < pairs + 2; pair++) {
+            const [served, directRate] = await alternating(pair,
+                () => streamOnce({model: "m", input: words(20, 5), max_output_tokens: length, temperature: 0, store: false}),
+                () => direct.generationRate(1, length));
+            if (pair < 2)
+                continue;
+            const servedRate = (served.tokens - 1) / (served.streamMs / 1000);
+            rates.push(servedRate / directRate);
+            log(`generation: served ${servedRate.toFixed(0)} tok/s (${served.tokens} tokens), direct ${directRate.toFixed(0)} tok/s`);
+        }
+        rows.push(["2. streamed generation: served / direct tokens/s", median(rates).toFixed(3), `${spread(rates)}; target ≥ ${fullSize ? "0.97" : "0.95"}`]);
+
+        // 3. Aggregate throughput, and the engine's own rate for 4 sequences decoded together.
+        const aggregateLength = fullSize ? 100 : 300;
+        const aggregate: Record<number, number> = {};
+        for (const clients of [1, 4, 8]) {
+            const samples: number[] = [];
+            for (let round = 0; round < 2; round++) {
+                const started = performance.now();
+                const results = await stream(Array.from({length: clients}, (_, index) => ({
+                    model: "m", input: `${index} ${words(20, index)}`, max_output_tokens: aggregateLength, temperature: 0.8, seed: index, store: false
+                })));
+                samples.push(results.reduce((sum, result) => sum + result.tokens, 0) / ((performance.now() - started) / 1000));
+            }
+            aggregate[clients] = median(samples);
+        }
+        const engineFour = median([await direct.generationRate(4, aggregateLength), await direct.generationRate(4, aggregateLength)]);
+        rows.push(["3. aggregate tokens/s, 1 / 4 / 8 clients", `${aggregate[1]!.toFixed(0)} / ${aggregate[4]!.toFixed(0)} / ${aggregate[8]!.toFixed(0)}`, `direct, 4 sequences together: ${engineFour.toFixed(0)}`]);
+        rows.push(["   4 clients served / 4 sequences direct", (aggregate[4]! / engineFour).toFixed(3), "target ≥ 0.95"]);
+
+        // 4. A 10-turn chain: turn 10 evaluates only its new tokens.
+        const chainRatios: number[] = [];
+        for (let chain = 0; chain < (fullSize ? 2 : 5); chain++) {
+            let previous: string | undefined;
+            const ttft: number[] = [];
+            for (let turn = 1; turn <= 10; turn++) {
+                const result = await streamOnce({
+                    model: "m", input: turn === 1 ? `Chain ${seed++}: ${words(40, chain)}` : `What happened next, part ${turn}?`,
+                    max_output_tokens: 30, temperature: 0, ...(previous != null ? {previous_response_id: previous} : {})
+                });
+                previous = result.id;
+                // No text delta (the synthetic model may open with a non-text token): the whole request, one token long.
+                ttft.push(result.ttftMs > 0 ? result.ttftMs : result.ms);
+                if (turn === 1 || turn === 10)
+                    log(`chain ${chain} turn ${turn}: ${result.input} tokens, ${result.cached} cached, first token after ${ttft.at(-1)!.toFixed(0)} ms`);
+            }
+            chainRatios.push(ttft[9]! / ttft[0]!);
+        }
+        rows.push(["4. chain: time to first token, turn 10 / turn 1", median(chainRatios).toFixed(3), `${spread(chainRatios)}; target ≤ 1.2`]);
+
+        // 5. Warm prefix: ~1,500 shared tokens cached by a first request, then one that adds a new question.
+        const warmRatios: number[] = [];
+        for (let pair = 0; pair < pairs; pair++) {
+            const shared = `${seed++} ${words(wordsFor(1500), seed)}`;
+            await streamOnce({model: "m", instructions: shared, input: "First question?", max_output_tokens: 1, temperature: 0, store: false});
+            const served = await streamOnce({model: "m", instructions: shared, input: `Second question, number ${pair}: ${words(wordsFor(40), pair)}?`, max_output_tokens: 1, temperature: 0, store: false});
+            const directMs = await direct.timeToFirstToken(served.cached, served.input - served.cached);
+            warmRatios.push(served.ms / directMs);
+            log(`warm: ${served.cached} of ${served.input} cached, served ${served.ms.toFixed(0)} ms, direct ${directMs.toFixed(0)} ms`);
+        }
+        rows.push(["5. warm prefix: served / direct time to first token", median(warmRatios).toFixed(3), `${spread(warmRatios)}; target ≤ 1.2`]);
+    } finally {
+        client.kill();
+        await direct.close();
+        await host.dispose();
+    }
+    return rows;
+}
+
+async function main(): Promise<void> {
+    const output: string[] = [];
+    for (const name of args.models!.split(",")) {
+        const fullSize = name !== "stories260K";
+        const modelPath = fullSize ? await syntheticModel(name as "smollm2-135m") : models.chatml;
+        const rows = await benchModel(name, modelPath, fullSize);
+        const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
+        output.push(`\n${name} (threads 1, ${parallel} sequences, context ${contextSize})`);
+        output.push(...rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join("  |  ")));
+        console.log(output.slice(-rows.length - 1).join("\n"));
+    }
+    console.log(`\nLocal Responses vs node-llama-cpp direct${output.join("\n")}`);
+}
+
+main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+});
