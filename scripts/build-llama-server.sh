@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Builds llama.cpp's `llama-server` and `ggml-rpc-server` (linked as `rpc-server` too) from the llama.cpp source that
+# node-llama-cpp ships (node_modules/node-llama-cpp/llama/gitRelease.bundle), so the upstream engine used in tests and
+# docs is exactly the llama.cpp version of the local engine.
+#
+# - Output: $CACHE/<bundle commit>/bin/{llama-server,ggml-rpc-server,rpc-server}; the last line printed on stdout is
+#   that bin folder. CACHE defaults to ~/.cache/local-responses/llama-server (override: LOCAL_RESPONSES_LLAMA_CACHE).
+# - Idempotent: when bin/.complete exists for that commit it prints the folder and exits at once. A lock (flock)
+#   keeps two callers (a test helper and a person) from building the same commit twice at the same time.
+# - Portable: -DGGML_NATIVE=OFF (no -march=native); on x86-64 AVX2/FMA/F16C/BMI2 are switched on explicitly, which
+#   every x86-64 machine of the last decade has. Static libraries, so the binaries can be copied elsewhere.
+# - Jobs: LLAMA_BUILD_JOBS (default 2); run under `nice -n 19` on a shared machine. About 10-20 min on 2 cores.
+# Never builds inside the repository, never commits anything.
+set -euo pipefail
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bundle="${LLAMA_BUNDLE:-$repo_root/node_modules/node-llama-cpp/llama/gitRelease.bundle}"
+cache_root="${LOCAL_RESPONSES_LLAMA_CACHE:-$HOME/.cache/local-responses/llama-server}"
+jobs="${LLAMA_BUILD_JOBS:-2}"
+
+log() { echo "[build-llama-server] $*" >&2; }
+
+if [[ ! -f "$bundle" ]]; then
+  log "llama.cpp bundle not found: $bundle (run npm ci first)"
+  exit 1
+fi
+
+commit="$(git bundle list-heads "$bundle" | awk 'NR==1 {print $1}')"
+if [[ -z "$commit" ]]; then
+  log "cannot read the bundle's head commit: $bundle"
+  exit 1
+fi
+dest="$cache_root/$commit"
+bin="$dest/bin"
+if [[ -f "$bin/.complete" ]]; then
+  echo "$bin"
+  exit 0
+fi
+
+mkdir -p "$dest"
+exec 9>"$dest/.lock"
+flock 9
+if [[ -f "$bin/.complete" ]]; then # built by another caller while we waited for the lock
+  echo "$bin"
+  exit 0
+fi
+
+# Tools from the machine; install the missing ones when we can (root or passwordless sudo).
+missing=()
+for tool in cmake g++ make git; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
+if ((${#missing[@]})); then
+  packages=()
+  for tool in "${missing[@]}"; do
+    case "$tool" in g++) packages+=(g++) ;; *) packages+=("$tool") ;; esac
+  done
+  log "installing missing tools: ${packages[*]}"
+  if [[ "$(id -u)" == 0 ]]; then sudo_cmd=(); elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo_cmd=(sudo -n); else
+    log "missing ${missing[*]} and no root to apt-get install them"
+    exit 1
+  fi
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${packages[@]}"
+fi
+
+src="$dest/src"
+if [[ ! -d "$src/.git" ]]; then
+  rm -rf "$src"
+  log "cloning $bundle -> $src"
+  git clone -q "$bundle" "$src"
+fi
+git -C "$src" -c advice.detachedHead=false checkout -q "$commit"
+
+arch_flags=()
+case "$(uname -m)" in
+  x86_64 | amd64) arch_flags=(-DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON) ;;
+esac
+
+generator=()
+command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
+
+log "configuring (commit $commit)"
+cmake -S "$src" -B "$dest/build" "${generator[@]}" \
+  -DCMAKE_BUILD_TYPE=Release \
+  -DGGML_NATIVE=OFF "${arch_flags[@]}" \
+  -DGGML_RPC=ON \
+  -DLLAMA_CURL=OFF \
+  -DBUILD_SHARED_LIBS=OFF \
+  -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+  >&2
+
+started=$SECONDS
+log "building llama-server and ggml-rpc-server with -j$jobs"
+cmake --build "$dest/build" --config Release --target llama-server ggml-rpc-server -j "$jobs" >&2
+log "built in $((SECONDS - started)) s"
+
+mkdir -p "$bin"
+cp "$dest/build/bin/llama-server" "$dest/build/bin/ggml-rpc-server" "$bin/"
+ln -sf ggml-rpc-server "$bin/rpc-server"
+"$bin/llama-server" --version >&2 2>&1 || true
+touch "$bin/.complete"
+echo "$bin"
