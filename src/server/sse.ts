@@ -6,9 +6,18 @@ export type SseStreamOptions = {
      * defaults to false: they leave with the first event, or with the first keep-alive.
      */
     flushHeaders?: boolean,
-    /** After this many ms with nothing sent, a keep-alive comment goes out (0 or absent: none). */
-    keepAliveMs?: number
+    /** After this many ms with nothing sent, a keep-alive goes out (0 or absent: none). */
+    keepAliveMs?: number,
+    /**
+     * Once the first event is out, keep-alives are OpenAI's `keepalive` events, numbered in the stream's sequence,
+     * instead of comments. Only for a stream nobody resumes by sequence number (a foreground response): the events
+     * after a keep-alive leave renumbered by the keep-alives before them, so the wire sequence stays 0, 1, 2, ...
+     */
+    keepAliveEvents?: boolean
 };
+
+/** An event as it is written: its type, and its place in the stream when it has one. */
+export type SseEvent = {type: string, sequence_number?: number};
 
 /** An SSE comment: every parser skips it, and it resets the idle timers of clients and proxies. */
 const keepAliveComment = ": keep-alive\n\n";
@@ -22,10 +31,15 @@ const keepAliveComment = ": keep-alive\n\n";
  * another process costs 0.1–0.3 ms on a small VM). A token's delta still leaves as it is generated.
  *
  * Keep-alive: a long prompt evaluation (or a wait for a sequence) sends nothing for minutes, and clients
- * give up on an idle body (Node's fetch and Codex after 300 s). A ticker sends a comment when a whole
- * interval passed with no event, so the longest silence is under two intervals. Its only cost on the token
- * path is one boolean store per event; a comment is never written while the response is corked (an event
- * was sent this turn), and each event is one `write`, so a comment can never land inside an event.
+ * give up on an idle body (Node's fetch after 300 s of no bytes; Codex after 300 s of no parsed event, so a
+ * comment, which its SSE parser drops, does not count for it). A ticker sends a keep-alive when a whole
+ * interval passed with no event, so the longest silence is under two intervals: a comment, or with
+ * `keepAliveEvents` and once the stream has begun, OpenAI's `keepalive` event (the OpenAI SDKs know it,
+ * Codex and other clients skip event types they do not know). Before the first event it is always a comment:
+ * a client's stream helper expects `response.created` first. The cost on the token path is two stores per
+ * event (and a copy of each event only after a keep-alive event shifted the numbering); a keep-alive is never
+ * written while the response is corked (an event was sent this turn), and each event is one `write`, so a
+ * keep-alive can never land inside an event.
  */
 export class SseStream {
     private closed = false;
@@ -34,6 +48,11 @@ export class SseStream {
     /** An event went out since the last tick: the stream is not idle. */
     private sentSinceTick = false;
     private readonly keepAlive: NodeJS.Timeout | undefined;
+    private readonly keepAliveEvents: boolean;
+    /** The wire number of the last event written (-1: none yet). */
+    private lastSequence = -1;
+    /** Keep-alive events inserted so far: how far the wire numbers run ahead of the events' own. */
+    private inserted = 0;
 
     public constructor(private readonly res: Response, options: SseStreamOptions = {}) {
         if (options.flushHeaders) {
@@ -49,6 +68,7 @@ export class SseStream {
             // A stream waiting on a long prefill must not keep the process from exiting.
             this.keepAlive.unref();
         }
+        this.keepAliveEvents = options.keepAliveEvents ?? false;
     }
 
     public get isClosed(): boolean {
@@ -61,14 +81,16 @@ export class SseStream {
     }
 
     /** Writes the event (it leaves with this turn's others); false when the buffer is full (the caller may wait for `drain`). */
-    public send(event: {type: string}): boolean {
+    public send(event: SseEvent): boolean {
         if (this.isClosed)
             return false;
         this.sentSinceTick = true;
         if (!this.opened)
             this.open();
         this.holdUntilNextTurn();
-        return this.res.write(frame(event));
+        const wire = this.inserted === 0 || event.sequence_number == null ? event : {...event, sequence_number: event.sequence_number + this.inserted};
+        this.lastSequence = wire.sequence_number ?? this.lastSequence;
+        return this.res.write(frame(wire));
     }
 
     public end(): void {
@@ -101,6 +123,11 @@ export class SseStream {
         }
         if (!this.opened)
             this.open();
+        if (this.keepAliveEvents && this.lastSequence >= 0) {
+            this.inserted++;
+            this.res.write(frame({type: "keepalive", sequence_number: ++this.lastSequence}));
+            return;
+        }
         this.res.write(keepAliveComment);
     }
 
@@ -122,6 +149,6 @@ export class SseStream {
     }
 }
 
-function frame(event: {type: string}): string {
+function frame(event: SseEvent): string {
     return `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }

@@ -48,7 +48,9 @@ const eventSchemas: Record<string, string> = {
 /** Events with no Open Responses schema (OpenAI's own, or this server's documented extensions). */
 export const extensionEvents = new Set([
     "response.custom_tool_call_input.delta", "response.custom_tool_call_input.done",
-    "response.compaction.started", "response.compaction.completed"
+    "response.compaction.started", "response.compaction.completed",
+    // OpenAI's own transport keep-alive (its SDK's ResponseKeepAliveEvent); the Open Responses spec has none.
+    "keepalive"
 ]);
 
 /** Output item types OpenAI emits that the spec's ItemField does not list. */

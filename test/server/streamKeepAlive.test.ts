@@ -35,9 +35,10 @@ const keepAlive = ": keep-alive";
 
 /**
  * Splits a raw SSE body into blocks and checks each is whole: a keep-alive comment, or one event (its `event:` line
- * naming the type its JSON `data:` line carries). A comment written inside an event would break one of the two.
+ * naming the type its JSON `data:` line carries), OpenAI's `keepalive` events included and counted. A keep-alive
+ * written inside an event would break one of the two.
  */
-function parseBlocks(text: string): {events: any[], comments: number} {
+function parseBlocks(text: string): {events: any[], comments: number, keepAliveEvents: number} {
     assert.ok(text.endsWith("\n\n"), "the body ends on a block boundary");
     const events: any[] = [];
     let comments = 0;
@@ -53,8 +54,11 @@ function parseBlocks(text: string): {events: any[], comments: number} {
         assert.ok(!match[2]!.includes(keepAlive));
         events.push(event);
     }
-    return {events, comments};
+    return {events, comments, keepAliveEvents: events.filter((event) => event.type === "keepalive").length};
 }
+
+/** A chunk that holds a keep-alive (a comment, or a `keepalive` event), written alone while the stream is idle. */
+const isKeepAlive = (chunk: string) => chunk.startsWith(keepAlive) || chunk.startsWith("event: keepalive\n");
 
 /** Longest silence between chunks, counting only those that `counts` accepts (and the request's start). */
 function longestGap(chunks: {at: number, text: string}[], start: number, counts: (text: string) => boolean): number {
@@ -84,15 +88,17 @@ describe("SSE keep-alive through a long prompt evaluation (full-size synthetic m
     });
     after(() => server.close());
 
-    it("a foreground stream outlives a prefill longer than the client's idle timeout, comments between whole events", async () => {
+    it("a foreground stream outlives a prefill longer than the client's idle timeout, keepalive events between whole events", async () => {
         const started = performance.now();
         const {chunks, text} = await readIdleBounded(server, "/v1/responses", {method: "POST", json: {model: "m", input: longPrompt("Foreground"), max_output_tokens: 4, stream: true}}, idleMs);
-        const {events, comments} = parseBlocks(text);
+        const {events, keepAliveEvents} = parseBlocks(text);
         assertValidStream(events);
-        assert.equal(events.at(-1)!.type, events.at(-1)!.type === "response.completed" ? "response.completed" : "response.incomplete");
-        assert.ok(comments >= 2, `${comments} keep-alives`);
-        const withoutComments = longestGap(chunks, started, (chunk) => !chunk.startsWith(keepAlive));
-        assert.ok(withoutComments > idleMs, `the events alone left a ${Math.round(withoutComments)} ms silence: without keep-alives this client gives up`);
+        assert.deepEqual(events.map((event) => event.sequence_number), events.map((_event, index) => index), "keepalive events take their place in the sequence");
+        assert.deepEqual(events.slice(0, 2).map((event) => event.type), ["response.created", "response.in_progress"]);
+        // Events, not comments, once the stream has begun: Codex's idle timer counts parsed events only.
+        assert.ok(keepAliveEvents >= 2, `${keepAliveEvents} keepalive events`);
+        const withoutKeepAlives = longestGap(chunks, started, (chunk) => !isKeepAlive(chunk));
+        assert.ok(withoutKeepAlives > idleMs, `the response's own events left a ${Math.round(withoutKeepAlives)} ms silence: without keep-alives this client gives up`);
         assert.ok(longestGap(chunks, started, () => true) < idleMs);
     });
 
@@ -123,15 +129,15 @@ describe("SSE keep-alive through a long prompt evaluation (full-size synthetic m
         assert.ok(comments >= 2, `${comments} keep-alives on the background stream`);
     });
 
-    it("the openai SDK parses a stream carrying keep-alives", async () => {
-        let comments = 0;
-        // Counts the comments in the very bytes the SDK parses.
+    it("the openai SDK parses a stream carrying keepalive events, with create and with its stream helper", async () => {
+        let keepAlives = 0;
+        // Counts the keep-alives in the very bytes the SDK parses.
         const countingFetch: typeof fetch = async (input, init) => {
             const res = await fetch(input, init);
             const [forSdk, forCount] = res.body!.tee();
             void (async () => {
                 for await (const chunk of forCount as unknown as AsyncIterable<Uint8Array>)
-                    comments += Buffer.from(chunk).toString().split(keepAlive).length - 1;
+                    keepAlives += Buffer.from(chunk).toString().split("event: keepalive\n").length - 1;
             })();
             return new Response(forSdk, {status: res.status, headers: res.headers});
         };
@@ -142,7 +148,14 @@ describe("SSE keep-alive through a long prompt evaluation (full-size synthetic m
             events.push(event);
         assertValidStream(events);
         assert.deepEqual(events.slice(0, 2).map((event) => event.type), ["response.created", "response.in_progress"]);
-        assert.ok(comments >= 2, `${comments} keep-alives reached the SDK`);
+        assert.ok(keepAlives >= 2 && events.filter((event) => (event.type as string) === "keepalive").length === keepAlives, `${keepAlives} keep-alives reached the SDK`);
+
+        // The helper that accumulates the response (it refuses any event before response.created) takes them in stride.
+        const before = keepAlives;
+        const helper = client.responses.stream({model: "m", input: longPrompt("Helper"), max_output_tokens: 4});
+        const final = await helper.finalResponse();
+        assert.ok(["completed", "incomplete"].includes(final.status!), final.status);
+        assert.ok(keepAlives - before >= 2, `${keepAlives - before} keep-alives reached the stream helper`);
     });
 });
 
@@ -155,11 +168,12 @@ describe("SSE keep-alive interleaved with token events (1 ms interval)", () => {
 
     it("never writes a keep-alive inside an event's bytes", async () => {
         const res = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "Tell me a story.", max_output_tokens: 48, stream: true}});
-        const {events, comments} = parseBlocks(await res.text());
+        const {events, keepAliveEvents} = parseBlocks(await res.text());
         assertValidStream(events);
+        assert.deepEqual(events.map((event) => event.sequence_number), events.map((_event, index) => index));
         const deltas = events.filter((event) => event.type === "response.output_text.delta").length;
         assert.ok(deltas >= 8, `${deltas} deltas`);
-        assert.ok(comments >= deltas / 2, `comments between token events (${comments} for ${deltas} deltas)`);
+        assert.ok(keepAliveEvents >= deltas / 2, `keepalive events between token events (${keepAliveEvents} for ${deltas} deltas)`);
     });
 });
 

@@ -46,7 +46,7 @@ export function responsesRouter(service: ResponsesService, options: ResponsesRou
 
         // The stream exists while the request waits for a sequence (or compacts), so a long wait gets keep-alives
         // too; a refusal before its first byte keeps its own HTTP status, a later one is the stream's `error` event.
-        const stream = new SseStream(res, {keepAliveMs: options.streamKeepAliveMs});
+        const stream = new SseStream(res, {keepAliveMs: options.streamKeepAliveMs, keepAliveEvents: true});
         let lease;
         try {
             lease = await service.admit(prepared, signal);
