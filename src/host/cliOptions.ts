@@ -24,7 +24,7 @@ export const cliFlags = {
     "reasoning-echo-max-bytes": {type: "string", env: "LOCAL_RESPONSES_REASONING_ECHO_MAX_BYTES", help: "reasoning remembered to re-inject when clients drop it (default 16777216; 0 disables)"},
     "allowed-origins": {type: "string", env: "LOCAL_RESPONSES_ALLOWED_ORIGINS", help: "comma-separated browser origins allowed (CORS); none by default"},
     "body-limit": {type: "string", env: "LOCAL_RESPONSES_BODY_LIMIT", help: "largest request body in bytes (default 16777216)"},
-    "stream-keepalive-secs": {type: "string", env: "LOCAL_RESPONSES_STREAM_KEEPALIVE_SECS", help: "seconds of silence before a stream gets a keep-alive (SSE comment, WebSocket ping; default 15; 0 disables)"},
+    "stream-keepalive-secs": {type: "string", env: "LOCAL_RESPONSES_STREAM_KEEPALIVE_SECS", help: "seconds of silence before a stream gets a keep-alive (keepalive event or SSE comment, WebSocket ping; default 15; 0 disables)"},
     "responses-store-max-entries": {type: "string", env: "LOCAL_RESPONSES_STORE_MAX_ENTRIES", help: "stored responses (default 1024; 0 disables storage)"},
     "responses-store-max-bytes": {type: "string", env: "LOCAL_RESPONSES_STORE_MAX_BYTES", help: "store byte budget (default 268435456)"},
     "responses-store-ttl-secs": {type: "string", env: "LOCAL_RESPONSES_STORE_TTL_SECS", help: "seconds a stored response lives (default 3600; 0 = no expiry)"},
