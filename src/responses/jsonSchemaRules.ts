@@ -1,7 +1,16 @@
 import {invalidRequest} from "./errors.js";
+import {checkJsonNesting} from "./jsonNesting.js";
 
-/** Limits on a schema a client may send (as the reference servers set them). */
-export const schemaLimits = {bytes: 64 * 1024, nodes: 512, depth: 24} as const;
+/**
+ * Limits on a schema a client may send (as the reference servers set them): `depth` counts nested schemas,
+ * `nesting` the JSON objects and arrays of the schema document (two per nested schema under `properties`).
+ */
+export const schemaLimits = {bytes: 64 * 1024, nodes: 512, depth: 24, nesting: 64} as const;
+
+/** Refuses a schema document nested deeper than any schema the rules accept, before anything walks it whole. */
+export function checkSchemaNesting(schema: unknown, param: string): void {
+    checkJsonNesting(schema, schemaLimits.nesting, param);
+}
 
 /**
  * The keywords the generation grammar enforces (node-llama-cpp's JSON-schema grammar) or that only
@@ -30,6 +39,7 @@ export type SchemaRuleOptions = {
  * keywords the grammar can enforce, and OpenAI's strict-mode rules. Throws a 400 naming the problem.
  */
 export function checkJsonSchema(schema: Record<string, unknown>, options: SchemaRuleOptions): void {
+    checkSchemaNesting(schema, options.param);
     const bytes = Buffer.byteLength(JSON.stringify(schema));
     if (bytes > schemaLimits.bytes)
         throw invalidRequest(`The schema is ${bytes} bytes; the limit is ${schemaLimits.bytes}.`, options.param, "schema_too_large");

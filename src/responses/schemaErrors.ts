@@ -1,5 +1,6 @@
 import type {ErrorObject} from "ajv";
 import {ApiError} from "./errors.js";
+import {paramOfPath} from "./jsonNesting.js";
 
 /** Turns the first ajv error of a request-body check into a 400 naming the offending parameter. */
 export function requestSchemaError(errors: ErrorObject[] | null | undefined, root = ""): ApiError {
@@ -29,13 +30,6 @@ function pickMostSpecific(errors: ErrorObject[]): ErrorObject | undefined {
 }
 
 function joinParam(root: string, instancePath: string, leaf?: string): string {
-    const parts = instancePath.split("/").filter((part) => part !== "");
-    let param = root;
-    for (const part of [...parts, ...(leaf == null ? [] : [leaf])]) {
-        if (/^\d+$/.test(part))
-            param += `[${part}]`;
-        else
-            param += param === "" ? part : `.${part}`;
-    }
-    return param;
+    const parts = instancePath.split("/").filter((part) => part !== "").map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+    return paramOfPath([...(root === "" ? [] : [root]), ...parts, ...(leaf == null ? [] : [leaf])]);
 }

@@ -1,6 +1,7 @@
 import type {ToolMode, ToolSpec} from "../engine/types.js";
 import {ApiError, invalidRequest} from "./errors.js";
 import {isObject} from "./inputItems.js";
+import {checkSchemaNesting} from "./jsonSchemaRules.js";
 import {checkClientSchema} from "./OutputValidator.js";
 import type {FunctionToolWire, ToolChoiceWire} from "./wire.js";
 
@@ -52,6 +53,8 @@ export function parseTools(raw: unknown, options: ToolOptions = {}): ParsedTools
                 const parameters = tool.parameters == null ? {type: "object", properties: {}} : tool.parameters;
                 if (!isObject(parameters))
                     throw invalidRequest(`'${param}.parameters' must be a JSON schema object.`, `${param}.parameters`, "invalid_type");
+                // Strict or not, the grammar builder walks the schema.
+                checkSchemaNesting(parameters, `${param}.parameters`);
                 if (tool.strict != null && typeof tool.strict !== "boolean")
                     throw invalidRequest(`'${param}.strict' must be a boolean.`, `${param}.strict`, "invalid_type");
                 // Strict arguments are validated before publication: the schema must be one the grammar enforces.

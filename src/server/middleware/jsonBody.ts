@@ -1,11 +1,19 @@
 import express, {type ErrorRequestHandler, type RequestHandler} from "express";
 import {ApiError} from "../../responses/errors.js";
+import {checkJsonNesting} from "../../responses/jsonNesting.js";
 
 /** Largest accepted JSON body; Codex sends ~40 KB, long agent histories a few MB. */
 export const defaultBodyLimitBytes = 16 * 1024 * 1024;
 
 export function jsonBody(limitBytes = defaultBodyLimitBytes): RequestHandler[] {
-    return [express.json({limit: limitBytes, type: ["application/json", "application/*+json"]}) as RequestHandler];
+    return [
+        express.json({limit: limitBytes, type: ["application/json", "application/*+json"]}) as RequestHandler,
+        // Nothing downstream recurses on a body deeper than this: checked once, here.
+        (req, _res, next) => {
+            checkJsonNesting(req.body);
+            next();
+        }
+    ];
 }
 
 /** Body-parser failures as OpenAI-shaped errors, before any route runs. */

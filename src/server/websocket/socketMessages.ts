@@ -1,6 +1,7 @@
 import type {RawData} from "ws";
 import {ApiError, invalidRequest, unsupported} from "../../responses/errors.js";
 import {isObject} from "../../responses/inputItems.js";
+import {checkJsonNesting} from "../../responses/jsonNesting.js";
 
 /** The Open Responses `WebSocketErrorEvent`: an HTTP-style status and OpenAI's error payload. */
 export type SocketErrorEvent = {
@@ -25,6 +26,7 @@ export function parseCreateMessage(data: RawData, isBinary: boolean): Record<str
     }
     if (!isObject(message))
         throw invalidRequest("A WebSocket message must be a JSON object.", null, "invalid_message");
+    checkJsonNesting(message);
     const {type, stream, stream_options: streamOptions, background, ...body} = message;
     if (type !== "response.create")
         throw invalidRequest(`Unsupported WebSocket message type '${String(type)}': send 'response.create'.`, "type", "unsupported_message_type");
