@@ -1,4 +1,5 @@
 import * as vscode from "vscode";
+import {ContextKeys} from "./ContextKeys.js";
 import {FirstRunProgress, walkthroughId} from "./logic/FirstRunProgress.js";
 import {listModelFiles} from "./logic/sidebar/listModelFiles.js";
 import type {LocalResponsesExtension} from "./LocalResponsesExtension.js";
@@ -10,7 +11,7 @@ import {Settings} from "./Settings.js";
  */
 export class FirstRun implements vscode.Disposable {
     private readonly progress = new FirstRunProgress();
-    private readonly applied = new Map<string, boolean>();
+    private readonly contextKeys = new ContextKeys();
     private readonly unsubscribes: (() => void)[];
 
     public constructor(private readonly face: LocalResponsesExtension) {
@@ -31,9 +32,7 @@ export class FirstRun implements vscode.Disposable {
      * service then sees them rise, as it would have, had it existed when they did.
      */
     public async open(): Promise<void> {
-        const keys = Object.keys(this.progress.keys());
-        await Promise.all(keys.map((key) => vscode.commands.executeCommand("setContext", key, false)));
-        this.applied.clear();
+        await this.contextKeys.reset(Object.fromEntries(Object.keys(this.progress.keys()).map((key) => [key, false])));
         await vscode.commands.executeCommand("workbench.action.openWalkthrough", walkthroughId, false);
         await new Promise((resolve) => setTimeout(resolve, 500));
         this.apply();
@@ -67,12 +66,7 @@ export class FirstRun implements vscode.Disposable {
     }
 
     private apply(): void {
-        for (const [key, value] of Object.entries(this.progress.keys())) {
-            if (this.applied.get(key) === value)
-                continue;
-            this.applied.set(key, value);
-            void vscode.commands.executeCommand("setContext", key, value);
-        }
+        this.contextKeys.set(this.progress.keys());
     }
 
     public dispose(): void {

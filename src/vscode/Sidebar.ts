@@ -13,6 +13,7 @@ import type {SidebarRow} from "./logic/sidebar/SidebarRow.js";
 import {contextKeys, sidebarViewIds} from "./logic/sidebar/viewIds.js";
 import {defaultThreads} from "../host/config.js";
 import type {LocalResponsesExtension} from "./LocalResponsesExtension.js";
+import {ContextKeys} from "./ContextKeys.js";
 import {Settings} from "./Settings.js";
 import {SidebarView} from "./SidebarView.js";
 
@@ -74,17 +75,11 @@ export class Sidebar implements vscode.Disposable {
         );
     }
 
-    private readonly contextValues = new Map<string, unknown>();
+    private readonly contextKeys = new ContextKeys();
 
-    /** Sets the context keys that menus (Start or Stop Server) read, when they change. */
+    /** Sets the context key that the Server view's title menu (Start or Stop Server) reads. */
     private setContextKeys(): void {
-        const state = this.face.controller.state;
-        for (const [key, value] of [[contextKeys.serverState, state.server]] as const) {
-            if (this.contextValues.get(key) === value)
-                continue;
-            this.contextValues.set(key, value);
-            void vscode.commands.executeCommand("setContext", key, value);
-        }
+        this.contextKeys.set({[contextKeys.serverState]: this.face.controller.state.server});
     }
 
     /** Re-subscribes to the store and the jobs of the current host (a rebuilt host has new ones). */
