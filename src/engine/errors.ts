@@ -1,10 +1,25 @@
 /** Engine failures with a meaning the layers above map to API errors. */
 export class EngineError extends Error {
     public constructor(
-        public readonly kind: "not_ready" | "queue_full" | "context_overflow" | "aborted" | "load_failed",
-        message: string
+        public readonly kind: EngineErrorKind,
+        message: string,
+        /** For upstream failures: the upstream's HTTP status (429/503 are passed on) and its `Retry-After` in seconds. */
+        public readonly details: {status?: number, retryAfterSeconds?: number} = {}
     ) {
         super(message);
         this.name = "EngineError";
     }
 }
+
+export type EngineErrorKind =
+    | "not_ready" | "queue_full" | "context_overflow" | "aborted" | "load_failed"
+    /** No upstream server could be reached (502). */
+    | "upstream_unavailable"
+    /** The upstream answered 429 or 503 (passed on with its Retry-After). */
+    | "upstream_busy"
+    /** The upstream sent nothing for longer than the configured timeout (504). */
+    | "upstream_timeout"
+    /** The upstream refused the request as invalid (400). */
+    | "upstream_rejected"
+    /** Any other upstream failure: an unexpected status or a malformed stream (502). */
+    | "upstream_error";

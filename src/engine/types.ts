@@ -30,7 +30,13 @@ export type ToolSpec = {
 export type ToolMode = {type: "auto"} | {type: "required", names?: string[]};
 
 /** What changes how a prompt renders beyond turns and tools: a forced call, thinking turned off (no budget, or JSON output). */
-export type PromptShape = Pick<GenerationRequest, "toolMode" | "thoughtBudget" | "json">;
+export type PromptShape = Pick<GenerationRequest, "toolMode" | "thoughtBudget" | "json"> & {
+    /**
+     * Requests with the same key should run where the previous one ran (an upstream that holds their prefix in
+     * its KV cache): `prompt_cache_key` or the conversation. The local engine ignores it.
+     */
+    affinityKey?: string
+};
 
 export type SamplingOptions = {
     /** Defaults to 1 (OpenAI's default); 0 is greedy. */
@@ -145,5 +151,18 @@ export type EngineStats = {
     sequencesBusy: number,
     sequencesTotal: number,
     queueDepth: number,
-    queueLimit: number
+    queueLimit: number,
+    /** With the upstream engine: each upstream server's state, load and errors. */
+    upstreams?: UpstreamStats[]
+};
+
+export type UpstreamStats = {
+    /** The upstream's base URL, without credentials. */
+    url: string,
+    state: "unknown" | "up" | "down",
+    /** Requests sent and not finished. */
+    outstanding: number,
+    requests: number,
+    errors: number,
+    lastError: string | null
 };

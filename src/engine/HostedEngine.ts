@@ -1,0 +1,17 @@
+import type {GenerationActivity} from "./GenerationActivity.js";
+import type {GenerationSummary, LoadProgress} from "./LlamaEngine.js";
+import type {ChatEngine, EngineState, ModelInfo} from "./types.js";
+
+/**
+ * What the host and its faces need from an engine beyond `ChatEngine`: loading, lifecycle and live activity.
+ * `LlamaEngine` (a local GGUF file) and `UpstreamEngine` (Chat Completions servers) both provide it.
+ */
+export interface HostedEngine extends ChatEngine {
+    readonly activity: GenerationActivity;
+    onStateChange(listener: (state: EngineState) => void): () => void;
+    onGeneration(listener: (summary: GenerationSummary) => void): () => void;
+    /** The local engine loads a GGUF file; the upstream engine connects and takes this as the upstream model's name ("" = the upstream's first). */
+    load(source: string, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo>;
+    unload(): Promise<void>;
+    dispose(): Promise<void>;
+}

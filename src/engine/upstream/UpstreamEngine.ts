@@ -1,0 +1,301 @@
+import {createHash} from "node:crypto";
+import {EngineError} from "../errors.js";
+import {GenerationActivity} from "../GenerationActivity.js";
+import type {HostedEngine} from "../HostedEngine.js";
+import type {GenerationSummary} from "../LlamaEngine.js";
+import type {
+    ChatEngine, ChatTurn, EngineLease, EngineState, EngineStats, GenerationRequest, GenerationResult, ModelInfo, PromptShape, ToolSpec
+} from "../types.js";
+import {estimatePromptTokens, toChatCompletionsBody} from "./chatRequest.js";
+import {streamCompletion} from "./streamCompletion.js";
+import {Upstream} from "./Upstream.js";
+import {discoverModel, probeHealth} from "./upstreamProbes.js";
+import {causeText, UpstreamConnectError} from "./upstreamErrors.js";
+import {UpstreamRouter} from "./UpstreamRouter.js";
+
+export type UpstreamEngineOptions = {
+    /** Base URLs of OpenAI-compatible servers (with or without a trailing `/v1`). */
+    urls: string[],
+    /** Sent as `Authorization: Bearer` to every upstream; never logged. */
+    apiKey?: string | null,
+    /** Name clients see (`--model-alias`); defaults to the upstream model's name. */
+    alias?: string | null,
+    /** Seconds an upstream may stay silent (before its headers, between chunks) before the request fails with 504. */
+    timeoutSeconds?: number,
+    /** Milliseconds between health checks (default 5000). */
+    healthIntervalMs?: number,
+    /** Context tokens per request when the upstream does not say (default 8192). */
+    contextSize?: number | null,
+    /** Slots per upstream when it does not say (llama-server's `/props` does). */
+    parallel?: number,
+    /** Requests beyond every upstream's slots that may be outstanding before new ones get 503. */
+    queueLimit?: number,
+    stopSequences?: readonly string[],
+    log?: (line: string) => void
+};
+
+/**
+ * The engine over one or more OpenAI-compatible Chat Completions servers (vLLM, SGLang, llama-server,
+ * Ollama…). The Responses layer above it does not know the difference from the local engine.
+ *
+ * - `acquire` never waits: it picks an upstream (affinity key, else least outstanding requests) and counts
+ *   the request there; waiting for a slot happens in the upstream's own queue. A lease's `promptTokens` is an
+ *   estimate (~4 characters a token) and `cachedPrefixTokens` is 0: the exact figures come with the upstream's
+ *   usage at the end of the generation.
+ * - A request that cannot reach its upstream, or that gets 429/503 before any output, is sent to another
+ *   available upstream; a failure after output has started ends the generation with that error.
+ */
+export class UpstreamEngine implements ChatEngine, HostedEngine {
+    public readonly activity = new GenerationActivity();
+    private readonly upstreams: Upstream[];
+    private readonly router: UpstreamRouter;
+    private readonly stateListeners = new Set<(state: EngineState) => void>();
+    private readonly generationListeners = new Set<(summary: GenerationSummary) => void>();
+    private currentState: EngineState = "unloaded";
+    private info: ModelInfo | null = null;
+    private upstreamModel = "";
+    private healthTimer: NodeJS.Timeout | null = null;
+
+    public constructor(private readonly options: UpstreamEngineOptions) {
+        if (options.urls.length === 0)
+            throw new Error("The upstream engine needs at least one upstream URL.");
+        this.upstreams = options.urls.map((url) => new Upstream(url, options.apiKey ?? null));
+        this.router = new UpstreamRouter(this.upstreams);
+    }
+
+    public get state(): EngineState {
+        return this.currentState;
+    }
+
+    public get model(): ModelInfo | null {
+        return this.info;
+    }
+
+    /** The name sent upstream as `model`. */
+    public get upstreamModelName(): string {
+        return this.upstreamModel;
+    }
+
+    public onStateChange(listener: (state: EngineState) => void): () => void {
+        this.stateListeners.add(listener);
+        return () => this.stateListeners.delete(listener);
+    }
+
+    public onGeneration(listener: (summary: GenerationSummary) => void): () => void {
+        this.generationListeners.add(listener);
+        return () => this.generationListeners.delete(listener);
+    }
+
+    /** Connects: finds the model (`name`, else the first upstream's first), the context size and slots, and starts health checks. */
+    public async load(name: string): Promise<ModelInfo> {
+        this.setState("loading");
+        try {
+            const found = await discoverModel(this.upstreams, name === "" ? null : name);
+            this.upstreamModel = found.model;
+            const contextSize = this.options.contextSize ?? found.contextSize ?? 8192;
+            this.info = {
+                id: this.options.alias ?? found.model,
+                path: this.upstreams.map((upstream) => upstream.label).join(","),
+                contextSize,
+                sequences: this.totalSlots(),
+                trainContextSize: found.contextSize ?? contextSize,
+                chatWrapper: `upstream ${found.model}`
+            };
+            this.startHealthChecks();
+            this.setState("ready");
+            this.options.log?.(`upstream: ${found.model} on ${this.upstreams.map((upstream) => `${upstream.label} (${upstream.state})`).join(", ")}; context ${contextSize}`);
+            return this.info;
+        } catch (error) {
+            this.setState("failed");
+            throw error instanceof EngineError ? error : new EngineError("load_failed", causeText(error));
+        }
+    }
+
+    public async unload(): Promise<void> {
+        if (this.healthTimer != null)
+            clearInterval(this.healthTimer);
+        this.healthTimer = null;
+        this.info = null;
+        this.setState("unloaded");
+    }
+
+    public async dispose(): Promise<void> {
+        await this.unload();
+    }
+
+    public stats(): EngineStats {
+        const busy = this.upstreams.reduce((sum, upstream) => sum + upstream.outstanding, 0);
+        const total = this.totalSlots();
+        return {
+            sequencesBusy: Math.min(busy, total),
+            sequencesTotal: total,
+            queueDepth: Math.max(0, busy - total),
+            queueLimit: this.options.queueLimit ?? 64,
+            upstreams: this.upstreams.map((upstream) => upstream.stats())
+        };
+    }
+
+    public async countPromptTokens(turns: ChatTurn[], tools: ToolSpec[] = []): Promise<number> {
+        return estimatePromptTokens(turns, tools);
+    }
+
+    public async generate(request: GenerationRequest): Promise<GenerationResult> {
+        const lease = await this.acquire(request.turns, request.tools ?? [], request.signal, request);
+        try {
+            return await lease.generate(request);
+        } finally {
+            lease.release();
+        }
+    }
+
+    public async acquire(turns: ChatTurn[], tools: ToolSpec[], signal?: AbortSignal, shape: PromptShape = {}): Promise<EngineLease> {
+        if (this.currentState !== "ready")
+            throw new EngineError("not_ready", "The upstream engine is not connected.");
+        if (signal?.aborted)
+            throw new EngineError("aborted", "The request was aborted before it started.");
+        const stats = this.stats();
+        if (stats.queueDepth >= stats.queueLimit)
+            throw new EngineError("queue_full", `Every upstream slot is busy and ${stats.queueDepth} requests already wait; retry shortly.`);
+        const promptTokens = estimatePromptTokens(turns, tools);
+        if (promptTokens > (this.info?.contextSize ?? Infinity) * 2)
+            // Only a clear overflow is refused here (the estimate is rough); the upstream refuses the rest itself.
+            throw new EngineError("context_overflow", `The input (about ${promptTokens} tokens) does not fit the upstream's context of ${this.info!.contextSize} tokens.`);
+        const key = shape.affinityKey ?? prefixKey(turns);
+        let upstream = this.pickOrThrow(key);
+        upstream.outstanding++;
+        let released = false;
+        return {
+            promptTokens,
+            cachedPrefixTokens: 0,
+            generate: async (request) => {
+                const result = await this.run(upstream, key, request, (next) => {
+                    upstream.outstanding--;
+                    next.outstanding++;
+                    upstream = next;
+                });
+                return result;
+            },
+            release: () => {
+                if (released)
+                    return;
+                released = true;
+                upstream.outstanding--;
+            }
+        };
+    }
+
+    private async run(first: Upstream, key: string, request: GenerationRequest, moveTo: (next: Upstream) => void): Promise<GenerationResult> {
+        const body = toChatCompletionsBody(request, {model: this.upstreamModel, stop: this.options.stopSequences});
+        const started = performance.now();
+        const tried = new Set<Upstream>();
+        let upstream = first;
+        this.activity.begin();
+        try {
+            for (;;) {
+                upstream.requests++;
+                try {
+                    const {result, upstreamUsage} = await streamCompletion(upstream, body, {
+                        signal: request.signal,
+                        timeoutMs: (this.options.timeoutSeconds ?? 600) * 1000,
+                        maxToolCalls: request.maxToolCalls,
+                        onEvent: request.onEvent,
+                        onDeltas: (count) => this.activity.tokens(count)
+                    });
+                    upstream.markUp();
+                    if (!upstreamUsage)
+                        result.usage.inputTokens = estimatePromptTokens(request.turns, request.tools);
+                    this.report(result, started);
+                    return result;
+                } catch (error) {
+                    const retryable = error instanceof UpstreamConnectError || (error instanceof EngineError && error.kind === "upstream_busy");
+                    if (error instanceof EngineError && error.kind === "aborted")
+                        throw error;
+                    upstream.recordError(error instanceof Error ? error.message : String(error));
+                    if (error instanceof UpstreamConnectError || (error instanceof EngineError && error.kind === "upstream_unavailable"))
+                        upstream.markDown(error.message);
+                    if (error instanceof EngineError && error.kind === "upstream_busy")
+                        upstream.busyUntil = Date.now() + (error.details.retryAfterSeconds ?? 1) * 1000;
+                    tried.add(upstream);
+                    const next = retryable ? this.router.pick(key, tried) : null;
+                    if (next == null) {
+                        if (error instanceof UpstreamConnectError)
+                            throw new EngineError("upstream_unavailable", tried.size > 1 ? `No upstream can be reached (last: ${error.message})` : error.message);
+                        throw error;
+                    }
+                    this.options.log?.(`upstream: ${upstream.label} failed before answering (${error instanceof Error ? error.message : String(error)}); trying ${next.label}`);
+                    moveTo(next);
+                    upstream = next;
+                }
+            }
+        } finally {
+            this.activity.end();
+        }
+    }
+
+    private pickOrThrow(key: string): Upstream {
+        const upstream = this.router.pick(key);
+        if (upstream != null)
+            return upstream;
+        const busy = this.upstreams.filter((candidate) => candidate.state !== "down" && candidate.busyUntil > Date.now());
+        if (busy.length > 0) {
+            const wait = Math.max(1, Math.ceil((Math.min(...busy.map((candidate) => candidate.busyUntil)) - Date.now()) / 1000));
+            throw new EngineError("upstream_busy", `Every upstream asked to wait (429/503); retry in ${wait} s.`, {status: 503, retryAfterSeconds: wait});
+        }
+        const reasons = this.upstreams.map((candidate) => `${candidate.label}: ${candidate.lastError ?? "down"}`).join("; ");
+        throw new EngineError("upstream_unavailable", `No upstream is reachable (${reasons}).`);
+    }
+
+    private report(result: GenerationResult, started: number): void {
+        if (this.generationListeners.size === 0)
+            return;
+        const summary: GenerationSummary = {...result, durationMs: performance.now() - started};
+        for (const listener of this.generationListeners)
+            listener(summary);
+    }
+
+    private totalSlots(): number {
+        return this.upstreams.reduce((sum, upstream) => sum + (upstream.slots ?? this.options.parallel ?? 4), 0);
+    }
+
+    private startHealthChecks(): void {
+        if (this.healthTimer != null)
+            clearInterval(this.healthTimer);
+        const check = () => {
+            for (const upstream of this.upstreams)
+                void probeHealth(upstream).then((healthy) => {
+                    const was = upstream.state;
+                    if (healthy)
+                        upstream.markUp();
+                    else if (was !== "down")
+                        upstream.markDown(upstream.lastError ?? "health check failed");
+                    if (was !== upstream.state)
+                        this.options.log?.(`upstream: ${upstream.label} is ${upstream.state}`);
+                });
+        };
+        this.healthTimer = setInterval(check, this.options.healthIntervalMs ?? 5000);
+        this.healthTimer.unref();
+    }
+
+    private setState(state: EngineState): void {
+        if (this.currentState === state)
+            return;
+        this.currentState = state;
+        for (const listener of this.stateListeners)
+            listener(state);
+    }
+}
+
+/**
+ * Without an explicit key, requests that start alike go to the same upstream: the key is the hash of the
+ * leading system turns and the first other turn, which every later turn of a `previous_response_id` chain, a
+ * conversation or a client that resends its history (Codex) starts with.
+ */
+export function prefixKey(turns: readonly ChatTurn[]): string {
+    const head: ChatTurn[] = [];
+    for (const turn of turns) {
+        head.push(turn);
+        if (turn.role !== "system")
+            break;
+    }
+    return `prefix:${createHash("sha256").update(JSON.stringify(head)).digest("base64url").slice(0, 22)}`;
+}

@@ -1,0 +1,39 @@
+import type {Upstream} from "./Upstream.js";
+
+/**
+ * Picks the upstream for a request: the one its affinity key went to last (its prefix is in that server's
+ * KV cache) while it is available and not overloaded, else the available one with the fewest outstanding
+ * requests (ties: the first listed). "Overloaded" means more than `slack` requests above the least busy one.
+ * Keys are remembered for the most recent `maxKeys` requests.
+ */
+export class UpstreamRouter {
+    private readonly affinity = new Map<string, Upstream>();
+
+    public constructor(
+        private readonly upstreams: readonly Upstream[],
+        private readonly options: {slack?: number, maxKeys?: number} = {}
+    ) {}
+
+    /** The upstream to use, or null when none is available. `exclude` skips upstreams a request already failed on. */
+    public pick(key: string | undefined, exclude: ReadonlySet<Upstream> = new Set()): Upstream | null {
+        const candidates = this.upstreams.filter((upstream) => upstream.available && !exclude.has(upstream));
+        if (candidates.length === 0)
+            return null;
+        const least = candidates.reduce((best, upstream) => (upstream.outstanding < best.outstanding ? upstream : best));
+        if (key == null)
+            return least;
+        const held = this.affinity.get(key);
+        const slack = this.options.slack ?? 2;
+        const chosen = held != null && candidates.includes(held) && held.outstanding <= least.outstanding + slack ? held : least;
+        this.remember(key, chosen);
+        return chosen;
+    }
+
+    private remember(key: string, upstream: Upstream): void {
+        this.affinity.delete(key);
+        this.affinity.set(key, upstream);
+        const max = this.options.maxKeys ?? 10_000;
+        if (this.affinity.size > max)
+            this.affinity.delete(this.affinity.keys().next().value!);
+    }
+}

@@ -1,0 +1,76 @@
+import {EngineError} from "../errors.js";
+import type {Upstream} from "./Upstream.js";
+import {causeText, errorMessage} from "./upstreamErrors.js";
+
+/** Generous: a busy machine answers slowly, and a refused connection fails at once anyway. */
+const probeTimeoutMs = 10_000;
+
+/** What the upstreams say about the model: its name and, when they tell, its context size. */
+export type DiscoveredModel = {model: string, contextSize: number | null};
+
+type ModelEntry = {id?: unknown, max_model_len?: unknown, context_length?: unknown, meta?: {n_ctx_train?: unknown} | null};
+
+/**
+ * Asks every upstream for `/v1/models` (and llama-server's `/props`), marking each up or down. The model is
+ * `wanted` when given (it must be listed by at least one upstream that lists models), else the first
+ * answering upstream's first model. The context size is the smallest any upstream reports: vLLM's
+ * `max_model_len`, llama-server's per-slot `n_ctx` (or `meta.n_ctx_train`), or a `context_length` field.
+ */
+export async function discoverModel(upstreams: readonly Upstream[], wanted: string | null): Promise<DiscoveredModel> {
+    const answers = await Promise.all(upstreams.map(async (upstream) => {
+        try {
+            const models = await getJson(upstream, "/v1/models") as {data?: ModelEntry[]};
+            upstream.markUp();
+            const props = await getJson(upstream, "/props").catch(() => null) as {total_slots?: unknown, default_generation_settings?: {n_ctx?: unknown}} | null;
+            if (typeof props?.total_slots === "number" && props.total_slots > 0)
+                upstream.slots = props.total_slots;
+            const slotContext = props?.default_generation_settings?.n_ctx;
+            return {entries: Array.isArray(models.data) ? models.data : [], slotContext: typeof slotContext === "number" ? slotContext : null};
+        } catch (error) {
+            upstream.markDown(causeText(error));
+            return null;
+        }
+    }));
+    const reachable = answers.filter((answer) => answer != null);
+    if (reachable.length === 0)
+        throw new EngineError("load_failed", `No upstream answered GET /v1/models: ${upstreams.map((upstream) => `${upstream.label}: ${upstream.lastError}`).join("; ")}`);
+    const listed = reachable.flatMap((answer) => answer.entries).filter((entry) => typeof entry.id === "string");
+    const model = wanted ?? (listed[0]?.id as string | undefined);
+    if (model == null)
+        throw new EngineError("load_failed", "The upstreams list no model; name one with --upstream-model.");
+    if (wanted != null && listed.length > 0 && !listed.some((entry) => entry.id === wanted))
+        throw new EngineError("load_failed", `No upstream serves the model '${wanted}' (they list: ${[...new Set(listed.map((entry) => entry.id))].join(", ")}).`);
+    const sizes = reachable.flatMap((answer) => {
+        const entry = answer.entries.find((candidate) => candidate.id === model);
+        return [answer.slotContext, entry?.max_model_len, entry?.context_length, answer.slotContext == null ? entry?.meta?.n_ctx_train : null]
+            .filter((value): value is number => typeof value === "number" && value > 0);
+    });
+    return {model, contextSize: sizes.length === 0 ? null : Math.min(...sizes)};
+}
+
+/** Whether the upstream answers: `GET /health` (llama-server, vLLM, SGLang), else `GET /v1/models` (Ollama, others). */
+export async function probeHealth(upstream: Upstream): Promise<boolean> {
+    try {
+        const response = await fetch(upstream.url("/health"), {headers: upstream.headers(false), signal: AbortSignal.timeout(probeTimeoutMs)});
+        await response.arrayBuffer().catch(() => undefined);
+        if (response.ok)
+            return true;
+        if (response.status !== 404) {
+            upstream.lastError = `GET /health answered ${response.status}`;
+            return false;
+        }
+        await getJson(upstream, "/v1/models");
+        return true;
+    } catch (error) {
+        upstream.lastError = causeText(error);
+        return false;
+    }
+}
+
+async function getJson(upstream: Upstream, path: string): Promise<unknown> {
+    const response = await fetch(upstream.url(path), {headers: upstream.headers(false), signal: AbortSignal.timeout(probeTimeoutMs)});
+    const text = await response.text();
+    if (!response.ok)
+        throw new Error(`GET ${path} answered ${response.status}: ${errorMessage(text)}`);
+    return JSON.parse(text);
+}
