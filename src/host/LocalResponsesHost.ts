@@ -60,6 +60,7 @@ export class LocalResponsesHost {
                 return job == null ? undefined : {response: job.payload.response, inputItems: job.payload.history};
             },
             onGeneration: (stats) => this.metrics.recordGeneration(stats),
+            onGenerationAborted: (kind) => this.metrics.recordAbortedGeneration(kind),
             onPromptProgress: events.onPromptProgress,
             strictModel: config.strictModel,
             strictTools: config.strictTools,

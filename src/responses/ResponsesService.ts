@@ -1,6 +1,7 @@
 import type {ChatEngine, ChatTurn, EngineLease, GenerationRequest, GenerationUsage, PromptProgress} from "../engine/types.js";
 import type {ConversationStore} from "../store/ConversationStore.js";
 import type {ResponseStore} from "../store/ResponseStore.js";
+import {abortKindOf, type AbortKind} from "./abortReasons.js";
 import type {AutoCompaction, Compactor} from "./Compactor.js";
 import {parseCreateRequest, type CreateParams} from "./createRequest.js";
 import {toApiError} from "./engineErrors.js";
@@ -33,6 +34,8 @@ export type ResponsesServiceOptions = {
     backgroundResponse?: (owner: string, id: string) => PreviousResponse | undefined,
     /** Told about every finished generation (metrics): usage, time to first token and generation time. */
     onGeneration?: (stats: GenerationStats) => void,
+    /** Told about every generation stopped before it finished (metrics), with who stopped it. */
+    onGenerationAborted?: (kind: AbortKind) => void,
     /** Told as each response's prompt is evaluated, step by step (the editor shows it while a long prompt runs). */
     onPromptProgress?: (responseId: string, progress: PromptProgress) => void,
     log?: (line: string) => void
@@ -180,16 +183,20 @@ export class ResponsesService {
             result = await lease.generate(request);
         } catch (error) {
             const apiError = toApiError(error);
-            if (options.signal?.aborted)
+            if (options.signal?.aborted) {
+                this.options.onGenerationAborted?.(abortKindOf(options.signal.reason));
                 throw apiError;
+            }
             return assembler.fail(apiError.code ?? "server_error", apiError.message);
         } finally {
             lease.release();
         }
 
-        if (result.stopReason === "abort")
+        if (result.stopReason === "abort") {
+            this.options.onGenerationAborted?.(abortKindOf(options.signal?.reason));
             // The client went away: a disconnected foreground generation is not stored.
             throw new ApiError(499, "The client closed the connection.", {code: "request_aborted"});
+        }
         prepared.timings = responseTimings({
             acceptedAt: prepared.acceptedAt, startedAt: started, endedAt: performance.now(), timeToFirstTokenMs: result.timeToFirstTokenMs, usage: result.usage
         });

@@ -1,6 +1,7 @@
 import type {RequestHandler} from "express";
 import {Counter, Gauge, Histogram, Registry} from "prom-client";
 import type {ChatEngine} from "../engine/types.js";
+import {abortKinds, type AbortKind} from "../responses/abortReasons.js";
 import type {GenerationStats} from "../responses/ResponsesService.js";
 import type {BackgroundJobs} from "../store/BackgroundJobs.js";
 import type {ConversationStore} from "../store/ConversationStore.js";
@@ -27,6 +28,7 @@ export class ServerMetrics {
     private readonly latency: Histogram<"method" | "route">;
     private readonly tokens: Counter<"kind">;
     private readonly generations: Counter<"status">;
+    private readonly abortedGenerations: Counter<"reason">;
     private readonly timeToFirstToken: Histogram;
     private readonly tokensPerSecond: Histogram;
 
@@ -39,6 +41,13 @@ export class ServerMetrics {
         });
         this.tokens = new Counter({name: `${prefix}tokens_total`, help: "Tokens by kind: input (prompt), cached (prompt tokens reused), output.", labelNames: ["kind"], registers});
         this.generations = new Counter({name: `${prefix}generations_total`, help: "Finished generations by response status.", labelNames: ["status"], registers});
+        this.abortedGenerations = new Counter({
+            name: `${prefix}generations_aborted_total`, registers, labelNames: ["reason"],
+            help: "Generations stopped before they finished, by reason: client_disconnected, cancelled, deadline, shutdown, model_unloaded, other."
+        });
+        // Every reason is exported from the start (at 0), so a rate query sees each series before its first abort.
+        for (const reason of abortKinds)
+            this.abortedGenerations.inc({reason}, 0);
         this.timeToFirstToken = new Histogram({
             name: `${prefix}time_to_first_token_seconds`, help: "Time from the start of a generation to its first token.",
             buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers
@@ -107,6 +116,10 @@ export class ServerMetrics {
             this.timeToFirstToken.observe(stats.timeToFirstTokenMs / 1000);
         if (stats.outputTokens > 0 && stats.durationMs > 0)
             this.tokensPerSecond.observe(stats.outputTokens / (stats.durationMs / 1000));
+    }
+
+    public recordAbortedGeneration(kind: AbortKind): void {
+        this.abortedGenerations.inc({reason: kind});
     }
 
     public get contentType(): string {

@@ -1,3 +1,4 @@
+import {GenerationAbort} from "../responses/abortReasons.js";
 import {toApiError} from "../responses/engineErrors.js";
 import {ApiError, invalidRequest, rateLimited, serverOverloaded} from "../responses/errors.js";
 import {streamErrorEvent} from "../responses/ResponseAssembler.js";
@@ -299,7 +300,7 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
             this.queue.splice(this.queue.indexOf(job), 1);
             this.finish(job, null);
         } else
-            job.controller.abort(new Error(`background response stopped: ${reason}`));
+            job.controller.abort(new GenerationAbort(reason === "cancel" ? "cancelled" : reason, `background response stopped: ${reason}`));
     }
 
     /** Publishes the terminal state once the runner let go of everything. */

@@ -1,4 +1,5 @@
 import {Router, type Request, type Response} from "express";
+import {GenerationAbort} from "../../responses/abortReasons.js";
 import type {ResponsesService} from "../../responses/ResponsesService.js";
 import {toApiError} from "../../responses/engineErrors.js";
 import type {ApiError} from "../../responses/errors.js";
@@ -10,7 +11,7 @@ export function disconnectSignal(res: Response): AbortSignal {
     const controller = new AbortController();
     res.on("close", () => {
         if (!res.writableFinished)
-            controller.abort(new Error("client disconnected"));
+            controller.abort(new GenerationAbort("client_disconnected", "client disconnected"));
     });
     return controller.signal;
 }

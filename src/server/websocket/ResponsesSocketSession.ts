@@ -1,4 +1,5 @@
 import type {RawData, WebSocket} from "ws";
+import {GenerationAbort} from "../../responses/abortReasons.js";
 import {toApiError} from "../../responses/engineErrors.js";
 import {ApiError} from "../../responses/errors.js";
 import type {ResponsesService} from "../../responses/ResponsesService.js";
@@ -35,7 +36,7 @@ export class ResponsesSocketSession {
     ) {
         this.local = new ConnectionResponses(options.maxLocalResponses);
         socket.on("message", (data, isBinary) => this.enqueue(data, isBinary));
-        socket.on("close", () => this.closed.abort(new Error("WebSocket closed")));
+        socket.on("close", () => this.closed.abort(new GenerationAbort("client_disconnected", "WebSocket closed")));
         socket.on("error", (error) => this.options.log?.(`websocket: ${error.message}`));
         if (options.pingIntervalMs != null && options.pingIntervalMs > 0)
             new SocketHeartbeat(socket, options.pingIntervalMs, () => this.options.log?.("websocket: the peer answered no ping (gone, or stalled mid-frame); connection terminated"));
@@ -44,7 +45,7 @@ export class ResponsesSocketSession {
     /** Ends the connection (server shutdown): a running turn is aborted with it. */
     public close(code = 1001, reason = "server shutting down"): void {
         this.socket.close(code, reason);
-        this.closed.abort(new Error(reason));
+        this.closed.abort(new GenerationAbort("shutdown", reason));
     }
 
     private enqueue(data: RawData, isBinary: boolean): void {
