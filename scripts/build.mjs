@@ -1,5 +1,6 @@
 // Bundles the two faces with esbuild: node-llama-cpp stays external (ESM with top-level await,
-// reached through a real dynamic import()), vscode is provided by the editor.
+// reached through a real dynamic import()), and so does classic-level (the durable store's LevelDB, which finds its
+// Node-API prebuild from its own folder); vscode is provided by the editor.
 import {build} from "esbuild";
 
 const common = {
@@ -8,7 +9,7 @@ const common = {
     target: "node20",
     format: "cjs",
     sourcemap: true,
-    external: ["vscode", "node-llama-cpp"],
+    external: ["vscode", "node-llama-cpp", "classic-level"],
     // CommonJS has no import.meta; code that needs its own location reads __dirname when bundled.
     define: {"import.meta.url": "undefined"},
     logLevel: "warning"

@@ -10,7 +10,9 @@ import {models, repoRoot} from "./helpers/paths.js";
 const cli = path.join(repoRoot, "dist/cli.js");
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}) {
-    const child = spawn(process.execPath, [cli, ...args], {env: {...process.env, ...env}, stdio: ["ignore", "pipe", "pipe"]});
+    // Each server gets its own durable store: the default data folder is the user's, and one process holds it at a time.
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "lr-data-"));
+    const child = spawn(process.execPath, [cli, ...args], {env: {...process.env, LOCAL_RESPONSES_DATA_DIR: dataDir, ...env}, stdio: ["ignore", "pipe", "pipe"]});
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));

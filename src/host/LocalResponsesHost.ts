@@ -1,3 +1,4 @@
+import path from "node:path";
 import {LlamaEngine, type LoadProgress} from "../engine/LlamaEngine.js";
 import type {EngineState, ModelInfo} from "../engine/types.js";
 import {CompactionCodec} from "../responses/compaction.js";
@@ -12,7 +13,9 @@ import {BackgroundJobs} from "../store/BackgroundJobs.js";
 import {ConversationStore} from "../store/ConversationStore.js";
 import {ResponseStore} from "../store/ResponseStore.js";
 import {StreamReaderSlots} from "../store/StreamReaderSlots.js";
+import {StoreDatabase} from "../store/durable/StoreDatabase.js";
 import type {HostConfig} from "./config.js";
+import {readOrCreateSecret} from "./dataFolder.js";
 
 export type HostEvents = {
     log?: (line: string) => void,
@@ -21,6 +24,14 @@ export type HostEvents = {
     /** Each response's prompt evaluation, step by step (the editor's status bar shows it). */
     onPromptProgress?: ResponsesServiceOptions["onPromptProgress"]
 };
+
+/** Configured sealing secrets win; a durable store keeps its own in 0600 files so sealed items verify after a restart. */
+function sealingSecrets(config: HostConfig): {reasoning: string | null, compaction: string | null} {
+    const {kind, dataDir} = config.storage;
+    const kept = (name: string, configured: string | null) =>
+        configured ?? (kind === "durable" && dataDir != null ? readOrCreateSecret(path.join(dataDir, name)) : null);
+    return {reasoning: kept("reasoning-secret", config.reasoningSecret), compaction: kept("compaction-secret", config.compaction.secret)};
+}
 
 /**
  * The one core both faces run: the engine, the stores, the Responses service and the HTTP server,
@@ -35,6 +46,8 @@ export class LocalResponsesHost {
     public readonly metrics: ServerMetrics;
     private readonly http: HttpServer;
     private endpoint: string | null = null;
+    /** The durable stores' database, opened by the first `start()` (null for `--store memory`). */
+    private storage: Promise<StoreDatabase | null> | null = null;
 
     public constructor(private readonly config: HostConfig, private readonly events: HostEvents = {}) {
         this.engine = new LlamaEngine({
@@ -51,7 +64,8 @@ export class LocalResponsesHost {
             this.engine.onStateChange(events.onEngineState);
         this.store = new ResponseStore(config.store);
         this.conversations = new ConversationStore(config.conversations);
-        const compactor = new Compactor(this.engine, new CompactionCodec(config.compaction.secret), config.compaction);
+        const secrets = sealingSecrets(config);
+        const compactor = new Compactor(this.engine, new CompactionCodec(secrets.compaction), config.compaction);
         this.responses = new ResponsesService(this.engine, this.store, {
             compactor,
             conversations: this.conversations,
@@ -64,7 +78,7 @@ export class LocalResponsesHost {
             onPromptProgress: events.onPromptProgress,
             strictModel: config.strictModel,
             strictTools: config.strictTools,
-            reasoningSecret: config.reasoningSecret,
+            reasoningSecret: secrets.reasoning,
             reasoningEchoMaxBytes: config.reasoningEchoMaxBytes,
             log: events.log
         });
@@ -153,7 +167,24 @@ export class LocalResponsesHost {
         this.config.port = port;
     }
 
+    /**
+     * Opens the durable store (once) and restores the responses, conversations and finished jobs it kept; `start`
+     * does it before serving. Fails when another process holds the data folder.
+     */
+    public openStorage(): Promise<StoreDatabase | null> {
+        const {kind, dataDir} = this.config.storage;
+        this.storage ??= kind !== "durable" || dataDir == null ? Promise.resolve(null) : StoreDatabase.open(dataDir, this.events.log).then((db) => {
+            this.store.persistTo(db.journal("responses/"), db.entries("responses/"));
+            this.conversations.persistTo(db.journal("conversations/"), db.entries("conversations/"));
+            this.jobs.persistTo(db.journal("jobs/"), db.entries("jobs/"));
+            this.events.log?.(`store: durable in ${dataDir} (${this.store.stats().entries} responses, ${this.conversations.stats().entries} conversations, ${this.jobs.stats().retained} finished background responses restored)`);
+            return db;
+        });
+        return this.storage;
+    }
+
     public async start(): Promise<string> {
+        await this.openStorage();
         const {url} = await this.http.listen(this.config.host, this.config.port);
         this.endpoint = url;
         return url;
@@ -173,5 +204,6 @@ export class LocalResponsesHost {
         await this.jobs.shutdown();
         await this.stop();
         await this.engine.dispose();
+        await (await this.storage?.catch(() => null))?.close();
     }
 }

@@ -1,10 +1,17 @@
 import {parseArgs} from "node:util";
 import type {GpuChoice} from "../engine/LlamaEngine.js";
 import {defaultConfig, type HostConfig, type StoreSettings} from "./config.js";
+import {defaultDataDir} from "./dataFolder.js";
 
 /** Each flag, its environment variable and its help line: one table so the three never drift apart. */
 export const cliFlags = {
-    "model": {type: "string", env: "LOCAL_RESPONSES_MODEL", help: "GGUF model file to serve (required)"},
+    "engine": {type: "string", env: "LOCAL_RESPONSES_ENGINE", help: "local (a GGUF file, the default) or upstream (OpenAI-compatible Chat Completions servers; docs/upstream.md)"},
+    "model": {type: "string", env: "LOCAL_RESPONSES_MODEL", help: "GGUF model file to serve (required with --engine local)"},
+    "upstream": {type: "string", multiple: true, env: "LOCAL_RESPONSES_UPSTREAM", help: "base URL of a Chat Completions server for --engine upstream (repeatable; env: comma-separated)"},
+    "upstream-api-key": {type: "string", env: "LOCAL_RESPONSES_UPSTREAM_API_KEY", help: "bearer key sent to the upstreams (never logged)"},
+    "upstream-api-key-file": {type: "string", env: "LOCAL_RESPONSES_UPSTREAM_API_KEY_FILE", help: "file holding the upstream key (first line)"},
+    "upstream-model": {type: "string", env: "LOCAL_RESPONSES_UPSTREAM_MODEL", help: "upstream model name (default: the first in the upstream's /v1/models)"},
+    "upstream-timeout-secs": {type: "string", env: "LOCAL_RESPONSES_UPSTREAM_TIMEOUT_SECS", help: "seconds an upstream may stay silent before the request fails with 504 (default 600)"},
     "model-alias": {type: "string", env: "LOCAL_RESPONSES_MODEL_ALIAS", help: "model name reported to clients (default: file name)"},
     "host": {type: "string", env: "LOCAL_RESPONSES_HOST", help: "address to bind (default 127.0.0.1)"},
     "port": {type: "string", env: "LOCAL_RESPONSES_PORT", help: "port (default 8080; 0 picks a free one)"},
@@ -25,6 +32,8 @@ export const cliFlags = {
     "allowed-origins": {type: "string", env: "LOCAL_RESPONSES_ALLOWED_ORIGINS", help: "comma-separated browser origins allowed (CORS); none by default"},
     "body-limit": {type: "string", env: "LOCAL_RESPONSES_BODY_LIMIT", help: "largest request body in bytes (default 16777216)"},
     "stream-keepalive-secs": {type: "string", env: "LOCAL_RESPONSES_STREAM_KEEPALIVE_SECS", help: "seconds of silence before a stream gets a keep-alive (keepalive event or SSE comment, WebSocket ping; default 15; 0 disables)"},
+    "store": {type: "string", env: "LOCAL_RESPONSES_STORE", help: "durable (kept in --data-dir across restarts) or memory (gone with the process) (default durable)"},
+    "data-dir": {type: "string", env: "LOCAL_RESPONSES_DATA_DIR", help: "folder of the durable store and the sealing secrets, one process at a time (default $XDG_DATA_HOME/local-responses or ~/.local/share/local-responses; platform equivalent elsewhere)"},
     "responses-store-max-entries": {type: "string", env: "LOCAL_RESPONSES_STORE_MAX_ENTRIES", help: "stored responses (default 1024; 0 disables storage)"},
     "responses-store-max-bytes": {type: "string", env: "LOCAL_RESPONSES_STORE_MAX_BYTES", help: "store byte budget (default 268435456)"},
     "responses-store-ttl-secs": {type: "string", env: "LOCAL_RESPONSES_STORE_TTL_SECS", help: "seconds a stored response lives (default 3600; 0 = no expiry)"},
@@ -55,7 +64,7 @@ export const cliFlags = {
 
 export type CliFlag = keyof typeof cliFlags;
 
-export type CliOptions = {config: HostConfig, apiKeyFile: string | null, noAuth: boolean, help: boolean};
+export type CliOptions = {config: HostConfig, apiKeyFile: string | null, upstreamApiKeyFile: string | null, noAuth: boolean, help: boolean};
 
 export class CliUsageError extends Error {}
 
@@ -90,6 +99,16 @@ export function parseCliOptions(argv: string[], env: NodeJS.ProcessEnv = process
     };
 
     const config = defaultConfig();
+    config.engine = parseEngine(read("engine") as string | undefined);
+    config.upstream = {
+        ...config.upstream,
+        urls: ((read("upstream") as string[] | undefined) ?? []).map(checkUpstreamUrl),
+        apiKey: (read("upstream-api-key") as string | undefined) ?? null,
+        model: (read("upstream-model") as string | undefined) ?? null,
+        timeoutSeconds: integer("upstream-timeout-secs", 1) ?? config.upstream.timeoutSeconds
+    };
+    if (config.engine === "upstream" && config.upstream.urls.length === 0)
+        throw new CliUsageError("--engine upstream needs at least one --upstream URL.");
     config.modelPath = (read("model") as string | undefined) ?? null;
     config.modelAlias = (read("model-alias") as string | undefined) ?? null;
     config.host = (read("host") as string | undefined) ?? config.host;
@@ -118,6 +137,10 @@ export function parseCliOptions(argv: string[], env: NodeJS.ProcessEnv = process
         ownerMaxBytes: integer(`${prefix}-owner-max-bytes`, 0) ?? defaults.ownerMaxBytes ?? 0
     });
     config.store = storeBounds("responses-store", config.store);
+    const storeKind = (read("store") as string | undefined) ?? "durable";
+    if (storeKind !== "durable" && storeKind !== "memory")
+        throw new CliUsageError(`--store must be durable or memory (got '${storeKind}').`);
+    config.storage = {kind: storeKind, dataDir: (read("data-dir") as string | undefined) ?? defaultDataDir()};
     const background = config.background;
     config.background = {
         maxJobs: integer("responses-background-max-jobs", 0) ?? background.maxJobs,
@@ -142,9 +165,30 @@ export function parseCliOptions(argv: string[], env: NodeJS.ProcessEnv = process
     return {
         config,
         apiKeyFile: (read("api-key-file") as string | undefined) ?? null,
+        upstreamApiKeyFile: (read("upstream-api-key-file") as string | undefined) ?? null,
         noAuth: read("no-auth") === true,
         help: read("help") === true
     };
+}
+
+function parseEngine(raw: string | undefined): HostConfig["engine"] {
+    if (raw == null || raw === "local")
+        return "local";
+    if (raw === "upstream")
+        return raw;
+    throw new CliUsageError(`--engine must be local or upstream (got '${raw}').`);
+}
+
+function checkUpstreamUrl(raw: string): string {
+    let url: URL;
+    try {
+        url = new URL(raw);
+    } catch {
+        throw new CliUsageError(`--upstream must be an http(s) URL (got '${raw}').`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:")
+        throw new CliUsageError(`--upstream must be an http(s) URL (got '${raw}').`);
+    return raw;
 }
 
 function parseGpu(raw: string | undefined): GpuChoice {

@@ -3,6 +3,9 @@ import type {GpuChoice} from "../engine/LlamaEngine.js";
 
 /** Everything a Local Responses server can be told, with the defaults both faces share. */
 export type HostConfig = {
+    /** `local`: a GGUF file run by node-llama-cpp; `upstream`: OpenAI-compatible Chat Completions servers. */
+    engine: "local" | "upstream",
+    upstream: UpstreamSettings,
     modelPath: string | null,
     /** Name reported for the model; defaults to the file name. */
     modelAlias: string | null,
@@ -32,13 +35,34 @@ export type HostConfig = {
      */
     streamKeepAliveSeconds: number,
     store: StoreSettings,
+    /** Where stored responses, conversations, finished jobs and the sealing secrets live across restarts. */
+    storage: StorageSettings,
     background: BackgroundSettings,
     conversations: ConversationSettings,
     compaction: CompactionSettings
 };
 
+/** The upstream engine (see docs/upstream.md). */
+export type UpstreamSettings = {
+    urls: string[],
+    /** Sent to every upstream as a bearer token; never logged. */
+    apiKey: string | null,
+    /** The upstream model's name; null: the first the upstream lists. */
+    model: string | null,
+    /** Seconds an upstream may stay silent before the request fails with 504. */
+    timeoutSeconds: number,
+    /** Milliseconds between health checks of each upstream. */
+    healthIntervalMs: number
+};
+
 /** The response store; per-key quotas of 0 are off. */
 export type StoreSettings = {maxEntries: number, maxBytes: number, ttlSeconds: number, ownerMaxEntries?: number, ownerMaxBytes?: number};
+
+/**
+ * `durable`: the stores persist in `dataDir` (LevelDB in `store/`, sealing secrets in 0600 files beside it) and survive
+ * restarts; `memory`: everything dies with the process, and unconfigured sealing secrets are random per process.
+ */
+export type StorageSettings = {kind: "durable" | "memory", dataDir: string | null};
 
 /** Background mode limits (defaults from the reference servers; see docs/api.md "Limits and settings"). */
 export type BackgroundSettings = {
@@ -74,6 +98,8 @@ export function defaultThreads(): number {
 
 export function defaultConfig(): HostConfig {
     return {
+        engine: "local",
+        upstream: {urls: [], apiKey: null, model: null, timeoutSeconds: 600, healthIntervalMs: 5000},
         modelPath: null,
         modelAlias: null,
         host: "127.0.0.1",
@@ -94,6 +120,8 @@ export function defaultConfig(): HostConfig {
         bodyLimitBytes: 16 * 1024 * 1024,
         streamKeepAliveSeconds: 15,
         store: {maxEntries: 1024, maxBytes: 256 * 1024 * 1024, ttlSeconds: 3600, ownerMaxEntries: 0, ownerMaxBytes: 0},
+        // Embedders and tests get memory unless they name a folder; the CLI and the extension choose durable.
+        storage: {kind: "memory", dataDir: null},
         background: {
             maxJobs: 64, maxJobsPerKey: 4, workers: 2, deadlineSeconds: 300, retentionSeconds: 900, retainedJobs: 64,
             inputMaxBytes: 2 * 1024 * 1024, eventMaxCount: 4096, eventMaxBytes: 2 * 1024 * 1024,

@@ -3,8 +3,9 @@ import {toApiError} from "../responses/engineErrors.js";
 import {ApiError, invalidRequest, rateLimited, serverOverloaded} from "../responses/errors.js";
 import {streamErrorEvent} from "../responses/ResponseAssembler.js";
 import type {Item, ResponseObject, ResponseStatus, StreamEvent} from "../responses/wire.js";
-import {JobEventLog, type JobEventLogLimits} from "./JobEventLog.js";
+import {JobEventLog, type EventLogSnapshot, type JobEventLogLimits} from "./JobEventLog.js";
 import {jsonBytes} from "./jsonBytes.js";
+import type {JournalEntries, StoreJournal} from "./StoreJournal.js";
 
 export type BackgroundJobsOptions = {
     /** Queued plus running jobs at once; 0 disables background mode (400). Defaults to 64. */
@@ -79,6 +80,12 @@ export type BackgroundJobsStats = {
 const activeStatuses = new Set<ResponseStatus>(["queued", "in_progress"]);
 
 /**
+ * A finished job as its journal keeps it (`j/<id>`): what a poll, `input_items` and a stream replay read. A job
+ * restored from it has `owner`, `response`, `history` (and `timings`) in its payload, nothing else.
+ */
+type PersistedJob = {owner: string, payload: JobPayload & {timings?: unknown}, bytes: number, stopReason: StopReason | null, finishedAt: number, log: EventLogSnapshot};
+
+/**
  * Background responses: admission (bounded globally, per key and by bytes), a FIFO of queued jobs, a bounded
  * pool of workers, per-job deadlines, cancellation that waits for the engine to let go, and retention of
  * finished records with their event logs. Transport-free: routes attach readers to a job's `log`.
@@ -90,6 +97,7 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
     private closed = false;
     private readonly counters = {submitted: 0, rejected: 0, completed: 0, failed: 0, cancelled: 0, expired: 0};
     private readonly changeListeners = new Set<(job: BackgroundJob<P>) => void>();
+    private journal: StoreJournal | null = null;
     private readonly now: () => number;
     private readonly schedule: (callback: () => void, ms: number) => () => void;
     public readonly maxActive: number;
@@ -204,6 +212,7 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
         if (job.phase !== "finished")
             return false;
         this.jobs.delete(job.id);
+        this.journal?.del(`j/${job.id}`);
         this.changed(job);
         return true;
     }
@@ -260,9 +269,32 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
         finished.forEach((job, index) => {
             if (job.finishedAt! + this.retentionSeconds * 1000 <= now || finished.length - index > this.maxRetained) {
                 this.jobs.delete(job.id);
+                this.journal?.del(`j/${job.id}`);
                 this.counters.expired++;
             }
         });
+    }
+
+    /**
+     * Restores the finished jobs a journal kept (their final objects and retained events, for polls and
+     * `starting_after` replays), then writes each job that finishes from now on and drops those swept.
+     * Jobs that were still active when the process ended were never written: they are gone.
+     */
+    public persistTo(journal: StoreJournal, entries: JournalEntries): void {
+        for (const [key, value] of entries) {
+            if (!key.startsWith("j/"))
+                continue;
+            const persisted = value as PersistedJob;
+            const job: BackgroundJob<P> = {
+                id: persisted.payload.response.id, owner: persisted.owner, payload: persisted.payload as P,
+                log: JobEventLog.restored(persisted.log, this.options.events), bytes: persisted.bytes,
+                phase: "finished", stopReason: persisted.stopReason, finishedAt: persisted.finishedAt,
+                controller: new AbortController(), settled: Promise.resolve(), settle: () => undefined, cancelDeadline: () => undefined
+            };
+            this.jobs.set(job.id, job);
+        }
+        this.journal = journal;
+        this.sweep();
     }
 
     private active(): BackgroundJob<P>[] {
@@ -328,6 +360,12 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
         job.finishedAt = this.now();
         job.cancelDeadline();
         job.log.close();
+        const {owner, response: finalResponse, history} = job.payload;
+        const timings = (job.payload as {timings?: unknown}).timings;
+        this.journal?.put(`j/${job.id}`, {
+            owner, payload: {owner, response: finalResponse, history, ...(timings != null ? {timings} : {})},
+            bytes: job.bytes, stopReason: job.stopReason, finishedAt: job.finishedAt, log: job.log.snapshot()
+        } satisfies PersistedJob);
         this.options.onFinished?.(job);
         job.settle();
         this.changed(job);

@@ -2,6 +2,7 @@ import {newId, nowSeconds} from "../responses/ids.js";
 import type {Item} from "../responses/wire.js";
 import {jsonBytes} from "./jsonBytes.js";
 import type {StoreBounds, StoreCounters} from "./storeBounds.js";
+import type {JournalEntries, StoreJournal} from "./StoreJournal.js";
 
 /** Defaults: 256 conversations (0 disables conversations: 400), 64 MiB of transcripts, 3600 s after a conversation's last use. */
 export type ConversationStoreOptions = StoreBounds;
@@ -16,9 +17,14 @@ type Conversation = {
     owner: string,
     items: Item[],
     itemBytes: number[],
+    /** Each item's journal key suffix, in transcript order (items are `i/<conversation id>/<ordinal>`). */
+    ordinals: number[],
     bytes: number,
     expiresAt: number
 };
+
+/** A conversation as its journal keeps it (`c/<id>`), `used` ordering uses across restarts. */
+type PersistedConversation = {conversation: ConversationObject, owner: string, expiresAt: number | null, used: number};
 
 /**
  * Conversation transcripts, bounded by entries, bytes and an idle TTL, least recently used evicted first,
@@ -34,6 +40,9 @@ export class ConversationStore {
     private readonly ownerMaxEntries: number;
     private readonly ownerMaxBytes: number;
     private readonly now: () => number;
+    private journal: StoreJournal | null = null;
+    private useCounter = 0;
+    private nextOrdinal = 0;
 
     public constructor(options: ConversationStoreOptions = {}) {
         this.maxEntries = options.maxEntries ?? 256;
@@ -50,7 +59,7 @@ export class ConversationStore {
 
     public create(owner: string, items: readonly Item[], metadata: Record<string, string>): ConversationObject {
         const conversation: ConversationObject = {id: newId("conv"), object: "conversation", created_at: nowSeconds(), metadata};
-        const record: Conversation = {conversation, owner, items: [], itemBytes: [], bytes: jsonBytes(conversation), expiresAt: 0};
+        const record: Conversation = {conversation, owner, items: [], itemBytes: [], ordinals: [], bytes: jsonBytes(conversation), expiresAt: 0};
         this.bytesUsed += record.bytes;
         this.records.set(conversation.id, record);
         this.addTo(record, items);
@@ -75,6 +84,7 @@ export class ConversationStore {
         const delta = jsonBytes(record.conversation) - before;
         record.bytes += delta;
         this.bytesUsed += delta;
+        this.persist(record);
         this.enforceLimits(owner);
         return record.conversation;
     }
@@ -96,6 +106,8 @@ export class ConversationStore {
         if (index < 0)
             return "no_item";
         record.items.splice(index, 1);
+        const [ordinal] = record.ordinals.splice(index, 1);
+        this.journal?.del(itemKey(id, ordinal!));
         const [bytes] = record.itemBytes.splice(index, 1);
         record.bytes -= bytes!;
         this.bytesUsed -= bytes!;
@@ -108,6 +120,43 @@ export class ConversationStore {
         this.remove(id);
         this.counters.deletions++;
         return true;
+    }
+
+    /**
+     * Restores the conversations a journal kept (in their LRU order, with their own expiry), then writes every
+     * later change to it; today's bounds apply at once, and what they drop leaves the journal too.
+     */
+    public persistTo(journal: StoreJournal, entries: JournalEntries): void {
+        const items = new Map<string, Array<[number, Item]>>();
+        const persisted: PersistedConversation[] = [];
+        for (const [key, value] of entries)
+            if (key.startsWith("c/"))
+                persisted.push(value as PersistedConversation);
+            else if (key.startsWith("i/")) {
+                const [, id, ordinal] = key.split("/");
+                items.set(id!, [...items.get(id!) ?? [], [Number(ordinal), value as Item]]);
+            }
+        persisted.sort((a, b) => a.used - b.used);
+        for (const {conversation, owner, expiresAt, used} of persisted) {
+            const transcript = (items.get(conversation.id) ?? []).sort((a, b) => a[0] - b[0]);
+            items.delete(conversation.id);
+            const itemBytes = transcript.map(([, item]) => jsonBytes(item));
+            const bytes = jsonBytes(conversation) + itemBytes.reduce((sum, size) => sum + size, 0);
+            this.records.set(conversation.id, {
+                conversation, owner, items: transcript.map(([, item]) => item), itemBytes, ordinals: transcript.map(([ordinal]) => ordinal),
+                bytes, expiresAt: expiresAt ?? Infinity
+            });
+            this.bytesUsed += bytes;
+            this.useCounter = Math.max(this.useCounter, used);
+            this.nextOrdinal = transcript.reduce((next, [ordinal]) => Math.max(next, ordinal + 1), this.nextOrdinal);
+        }
+        // Items whose conversation is gone.
+        for (const [id, orphans] of items)
+            for (const [ordinal] of orphans)
+                journal.del(itemKey(id, ordinal));
+        this.journal = journal;
+        for (const owner of new Set([...this.records.values()].map((record) => record.owner)))
+            this.enforceLimits(owner);
     }
 
     public stats(): ConversationStoreStats {
@@ -132,6 +181,9 @@ export class ConversationStore {
             const bytes = jsonBytes(item);
             record.items.push(item);
             record.itemBytes.push(bytes);
+            const ordinal = this.nextOrdinal++;
+            record.ordinals.push(ordinal);
+            this.journal?.put(itemKey(record.conversation.id, ordinal), item);
             record.bytes += bytes;
             this.bytesUsed += bytes;
         }
@@ -156,6 +208,15 @@ export class ConversationStore {
         record.expiresAt = this.ttlSeconds > 0 ? this.now() + this.ttlSeconds * 1000 : Infinity;
         this.records.delete(record.conversation.id);
         this.records.set(record.conversation.id, record);
+        this.persist(record);
+    }
+
+    /** Writes a conversation's object, owner, expiry and last use (its items are written as they come). */
+    private persist(record: Conversation): void {
+        this.journal?.put(`c/${record.conversation.id}`, {
+            conversation: record.conversation, owner: record.owner,
+            expiresAt: Number.isFinite(record.expiresAt) ? record.expiresAt : null, used: ++this.useCounter
+        } satisfies PersistedConversation);
     }
 
     private lookup(owner: string, id: string): Conversation | undefined {
@@ -196,5 +257,13 @@ export class ConversationStore {
             return;
         this.records.delete(id);
         this.bytesUsed -= record.bytes;
+        this.journal?.del(`c/${id}`);
+        for (const ordinal of record.ordinals)
+            this.journal?.del(itemKey(id, ordinal));
     }
+}
+
+/** Zero-padded so the journal's keys sort in transcript order. */
+function itemKey(conversationId: string, ordinal: number): string {
+    return `i/${conversationId}/${String(ordinal).padStart(12, "0")}`;
 }

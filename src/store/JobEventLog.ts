@@ -18,6 +18,9 @@ export type EventRead =
 
 type Entry = {event: StreamEvent, bytes: number};
 
+/** What a durable store keeps of a finished log: its retained events and how many were ever published. */
+export type EventLogSnapshot = {events: StreamEvent[], published: number};
+
 /**
  * The events of one background response, numbered in publication order and kept in a bounded buffer,
  * so that a reader can attach late or reconnect with `starting_after` and follow live events. A reader
@@ -49,6 +52,23 @@ export class JobEventLog {
             this.bytesUsed -= this.entries.shift()!.bytes;
         this.wake();
         return numbered;
+    }
+
+    /** A finished log as it was: its readers resume where they left off (numbers and retained events alike). */
+    public static restored(snapshot: EventLogSnapshot, limits: JobEventLogLimits = {}): JobEventLog {
+        const log = new JobEventLog(limits);
+        for (const event of snapshot.events) {
+            const bytes = jsonBytes(event);
+            log.entries.push({event, bytes});
+            log.bytesUsed += bytes;
+        }
+        log.nextSequence = snapshot.published;
+        log.closed = true;
+        return log;
+    }
+
+    public snapshot(): EventLogSnapshot {
+        return {events: this.entries.map((entry) => entry.event), published: this.nextSequence};
     }
 
     /** Marks the log finished: readers that reach its end stop waiting. */

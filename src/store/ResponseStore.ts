@@ -3,6 +3,7 @@ import type {ResponseTimings} from "../responses/timings.js";
 import type {Item, ResponseObject} from "../responses/wire.js";
 import {jsonBytes} from "./jsonBytes.js";
 import type {StoreBounds, StoreCounters} from "./storeBounds.js";
+import type {JournalEntries, StoreJournal} from "./StoreJournal.js";
 
 /** Defaults: 1024 entries, 256 MiB (unique item blocks plus response objects), 3600 s after a response finished, read or not. */
 export type ResponseStoreOptions = StoreBounds;
@@ -22,6 +23,8 @@ export type ResponseStoreChange = {type: "put" | "delete" | "evict" | "expire" |
 
 type Block = {item: Item, bytes: number, refs: number};
 type StoreRecord = {id: string, owner: string, response: ResponseObject, responseBytes: number, blockKeys: string[], expiresAt: number, timings?: ResponseTimings};
+/** A record as its journal keeps it (`r/<id>`); its blocks are `b/<key>`, its last use `u/<id>` (the LRU order). */
+type PersistedRecord = {owner: string, response: ResponseObject, blockKeys: string[], expiresAt: number | null, timings?: ResponseTimings, used: number};
 
 /**
  * In-memory response store bounded by entries, bytes and TTL, evicting least recently used first.
@@ -45,6 +48,9 @@ export class ResponseStore {
     public readonly ownerMaxEntries: number;
     public readonly ownerMaxBytes: number;
     private readonly now: () => number;
+    private journal: StoreJournal | null = null;
+    /** Orders uses across restarts: the journal records each record's last one. */
+    private useCounter = 0;
 
     public constructor(options: ResponseStoreOptions = {}) {
         this.ownerMaxEntries = options.ownerMaxEntries ?? 0;
@@ -71,10 +77,15 @@ export class ResponseStore {
         this.remove(response.id, "delete", false);
         const responseBytes = jsonBytes(response);
         const blockKeys = [...inputItems, ...response.output].map((item) => this.retainBlock(owner, item));
-        this.records.set(response.id, {
+        const record: StoreRecord = {
             id: response.id, owner, response, responseBytes, blockKeys, timings,
             expiresAt: this.ttlSeconds > 0 ? this.now() + this.ttlSeconds * 1000 : Infinity
-        });
+        };
+        this.records.set(response.id, record);
+        this.journal?.put(`r/${response.id}`, {
+            owner, response, blockKeys, expiresAt: Number.isFinite(record.expiresAt) ? record.expiresAt : null, used: ++this.useCounter,
+            ...(timings != null ? {timings} : {})
+        } satisfies PersistedRecord);
         this.bytesUsed += responseBytes + blockKeys.length * 8;
         this.charge(owner, responseBytes + blockKeys.length * 8);
         this.counters.writes++;
@@ -94,6 +105,7 @@ export class ResponseStore {
         // Refresh LRU position (Map keeps insertion order).
         this.records.delete(id);
         this.records.set(id, record);
+        this.journal?.put(`u/${id}`, ++this.useCounter);
         return this.snapshot(record);
     }
 
@@ -145,6 +157,50 @@ export class ResponseStore {
             }
         this.emit({type: "clear"});
         return count;
+    }
+
+    /**
+     * Restores the records a journal kept (in their LRU order, with their own expiry), then writes every later
+     * change to it. Bounds apply at once: a record beyond today's limits, expired, or missing a block is dropped
+     * from the journal too.
+     */
+    public persistTo(journal: StoreJournal, entries: JournalEntries): void {
+        const persisted: Array<[string, PersistedRecord]> = [];
+        const uses = new Map<string, number>();
+        for (const [key, value] of entries)
+            if (key.startsWith("r/"))
+                persisted.push([key.slice(2), value as PersistedRecord]);
+            else if (key.startsWith("u/"))
+                uses.set(key.slice(2), value as number);
+        const lastUse = ([id, record]: [string, PersistedRecord]) => Math.max(record.used, uses.get(id) ?? 0);
+        persisted.sort((a, b) => lastUse(a) - lastUse(b));
+        for (const entry of persisted) {
+            const [id, record] = entry;
+            const items = record.blockKeys.map((key) => entries.get(`b/${key}`) as Item | undefined);
+            if (items.some((item) => item == null)) {
+                journal.del(`r/${id}`);
+                journal.del(`u/${id}`);
+                continue;
+            }
+            const responseBytes = jsonBytes(record.response);
+            for (const item of items)
+                this.retainBlock(record.owner, item!);
+            this.records.set(id, {
+                id, owner: record.owner, response: record.response, responseBytes, blockKeys: record.blockKeys,
+                expiresAt: record.expiresAt ?? Infinity, ...(record.timings != null ? {timings: record.timings} : {})
+            });
+            this.bytesUsed += responseBytes + record.blockKeys.length * 8;
+            this.charge(record.owner, responseBytes + record.blockKeys.length * 8);
+            this.useCounter = Math.max(this.useCounter, lastUse(entry));
+        }
+        // Blocks no record references any more (their record was dropped) go too.
+        for (const key of entries.keys())
+            if (key.startsWith("b/") && !this.blocks.has(key.slice(2)))
+                journal.del(key);
+        this.journal = journal;
+        for (const owner of new Set([...this.records.values()].map((record) => record.owner)))
+            this.enforceOwnerQuota(owner);
+        this.enforceLimits();
     }
 
     public stats(): ResponseStoreStats {
@@ -234,6 +290,7 @@ export class ResponseStore {
             this.blocks.set(key, {item, bytes, refs: 1});
             this.bytesUsed += bytes;
             this.charge(owner, bytes);
+            this.journal?.put(`b/${key}`, item);
         }
         this.itemIndex.set(indexKey(owner, item.id), key);
         return key;
@@ -246,6 +303,7 @@ export class ResponseStore {
         if (--block.refs > 0)
             return;
         this.blocks.delete(key);
+        this.journal?.del(`b/${key}`);
         this.bytesUsed -= block.bytes;
         this.charge(owner, -block.bytes);
         const index = indexKey(owner, block.item.id);
@@ -258,6 +316,8 @@ export class ResponseStore {
         if (record == null)
             return;
         this.records.delete(id);
+        this.journal?.del(`r/${id}`);
+        this.journal?.del(`u/${id}`);
         this.bytesUsed -= record.responseBytes + record.blockKeys.length * 8;
         this.charge(record.owner, -(record.responseBytes + record.blockKeys.length * 8));
         for (const key of record.blockKeys)

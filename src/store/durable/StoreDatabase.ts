@@ -1,0 +1,165 @@
+import fs from "node:fs";
+import path from "node:path";
+import {ClassicLevel} from "classic-level";
+import type {JournalEntries, StoreJournal} from "../StoreJournal.js";
+
+/** The layout of the keys and values this version writes; older databases are migrated forward on open. */
+export const schemaVersion = 1;
+const schemaKey = "meta/schema";
+
+type Operation = {type: "put", key: string, value: unknown} | {type: "del", key: string};
+
+/** Forward migrations, by the version they start from (none yet: version 1 is the first). */
+const migrations: Record<number, (entries: Map<string, unknown>) => Operation[]> = {};
+
+/** Raised when another process holds the data folder: the server must not start on it. */
+export class DataFolderLockedError extends Error {}
+
+/**
+ * The durable stores' database: LevelDB (classic-level, Node-API prebuilds for every platform inside the one
+ * package), in `<data folder>/store`. LevelDB's LOCK file keeps a second process out; each batch is written to its
+ * log atomically, so a killed process leaves every batch whole or absent. Everything is read once when the server
+ * starts (the memory stores are the index); afterwards the stores only write, through journals, and the changes of
+ * one synchronous step go out as one batch, never waiting on the caller's path.
+ */
+export class StoreDatabase {
+    private pending: Operation[] = [];
+    private writing: Promise<void> = Promise.resolve();
+    private failedOnce = false;
+    private closed = false;
+
+    private constructor(
+        public readonly folder: string,
+        private readonly db: ClassicLevel<string, unknown>,
+        private readonly loaded: Map<string, unknown>,
+        private readonly log: (line: string) => void
+    ) {}
+
+    /**
+     * Opens (or creates) the store of a data folder. Another process on the folder: `DataFolderLockedError`.
+     * A store that cannot be used (corrupt, unreadable, foreign, from a newer schema) is moved aside with a logged
+     * reason, never deleted, and an empty one takes its place.
+     */
+    public static async open(folder: string, log: (line: string) => void = () => undefined): Promise<StoreDatabase> {
+        fs.mkdirSync(folder, {recursive: true, mode: 0o700});
+        const location = path.join(folder, "store");
+        try {
+            return await StoreDatabase.load(folder, location, log);
+        } catch (error) {
+            if (error instanceof DataFolderLockedError)
+                throw error;
+            const aside = `${location}.unusable-${new Date().toISOString().replace(/[:.]/g, "-")}`;
+            fs.renameSync(location, aside);
+            log(`store: ${location} cannot be used (${(error as Error).message}); moved aside to ${aside}; starting with an empty store`);
+            return StoreDatabase.load(folder, location, log);
+        }
+    }
+
+    private static async load(folder: string, location: string, log: (line: string) => void): Promise<StoreDatabase> {
+        if (fs.existsSync(location) && !fs.statSync(location).isDirectory())
+            throw new Error("it is a file, not a database folder");
+        const db = new ClassicLevel<string, unknown>(location, {valueEncoding: "json"});
+        try {
+            await db.open();
+        } catch (error) {
+            const cause = (error as {cause?: {code?: string, message?: string}}).cause;
+            if (cause?.code === "LEVEL_LOCKED")
+                throw new DataFolderLockedError(`The data folder ${folder} is in use by another Local Responses process. Stop that one, or give this one its own --data-dir (or --store memory).`);
+            throw new Error(cause?.message ?? (error as Error).message);
+        }
+        try {
+            const entries = new Map<string, unknown>();
+            for await (const [key, value] of db.iterator())
+                entries.set(key, value);
+            const operations = StoreDatabase.upgrade(entries);
+            if (operations.length > 0)
+                await db.batch(operations);
+            entries.delete(schemaKey);
+            return new StoreDatabase(folder, db, entries, log);
+        } catch (error) {
+            await db.close().catch(() => undefined);
+            throw error;
+        }
+    }
+
+    /** Checks the recorded schema version and returns what brings the entries to the current one. */
+    private static upgrade(entries: Map<string, unknown>): Operation[] {
+        const recorded = entries.get(schemaKey);
+        if (recorded == null) {
+            if (entries.size > 0)
+                throw new Error(`it holds ${entries.size} entries but no schema version: not a Local Responses store`);
+            return [{type: "put", key: schemaKey, value: schemaVersion}];
+        }
+        if (typeof recorded !== "number" || !Number.isInteger(recorded) || recorded < 1)
+            throw new Error(`its schema version ${JSON.stringify(recorded)} is not valid`);
+        if (recorded > schemaVersion)
+            throw new Error(`its schema version ${recorded} is newer than this server's (${schemaVersion})`);
+        const operations: Operation[] = [];
+        for (let version = recorded; version < schemaVersion; version++) {
+            const migration = migrations[version];
+            if (migration == null)
+                throw new Error(`no migration from schema version ${version}`);
+            for (const operation of migration(entries)) {
+                operations.push(operation);
+                if (operation.type === "put")
+                    entries.set(operation.key, operation.value);
+                else
+                    entries.delete(operation.key);
+            }
+        }
+        if (recorded < schemaVersion)
+            operations.push({type: "put", key: schemaKey, value: schemaVersion});
+        return operations;
+    }
+
+    /** The entries under a prefix as read at open (keys without the prefix); the store restores itself from them. */
+    public entries(prefix: string): JournalEntries {
+        const result = new Map<string, unknown>();
+        for (const [key, value] of this.loaded)
+            if (key.startsWith(prefix))
+                result.set(key.slice(prefix.length), value);
+        return result;
+    }
+
+    /** A journal writing under a prefix; its changes join the batch of the current step. */
+    public journal(prefix: string): StoreJournal {
+        return {
+            put: (key, value) => this.enqueue({type: "put", key: prefix + key, value}),
+            del: (key) => this.enqueue({type: "del", key: prefix + key})
+        };
+    }
+
+    /** Resolves once every change made so far is written. */
+    public flush(): Promise<void> {
+        this.writeBatch();
+        return this.writing;
+    }
+
+    public async close(): Promise<void> {
+        await this.flush();
+        this.closed = true;
+        await this.db.close();
+    }
+
+    private enqueue(operation: Operation): void {
+        if (this.closed)
+            return;
+        if (this.pending.length === 0)
+            queueMicrotask(() => this.writeBatch());
+        this.pending.push(operation);
+    }
+
+    /** Hands the step's changes to LevelDB as one atomic batch; a failure is logged once and the memory store goes on. */
+    private writeBatch(): void {
+        if (this.pending.length === 0 || this.closed)
+            return;
+        const batch = this.pending;
+        this.pending = [];
+        const written = this.db.batch(batch).catch((error: unknown) => {
+            if (!this.failedOnce)
+                this.log(`store: writing to ${this.folder} failed (${(error as Error).message}); stored data lives in memory until it works again`);
+            this.failedOnce = true;
+        });
+        this.writing = Promise.all([this.writing, written]).then(() => undefined);
+    }
+}
