@@ -12,8 +12,15 @@ type Operation = {type: "put", key: string, value: unknown} | {type: "del", key:
 /** Forward migrations, by the version they start from (none yet: version 1 is the first). */
 const migrations: Record<number, (entries: Map<string, unknown>) => Operation[]> = {};
 
-/** Raised when another process holds the data folder: the server must not start on it. */
+/** Raised when another process (or another store of this one) holds the data folder: the server must not start on it. */
 export class DataFolderLockedError extends Error {}
+
+/**
+ * Folders this process has open. LevelDB refuses a second open in the same process by itself, but on the way it
+ * closes a descriptor of the LOCK file, which drops the process's POSIX lock: other processes could then open the
+ * folder too. So a second open here never reaches LevelDB.
+ */
+const openHere = new Set<string>();
 
 /**
  * The durable stores' database: LevelDB (classic-level, Node-API prebuilds for every platform inside the one
@@ -43,15 +50,24 @@ export class StoreDatabase {
     public static async open(folder: string, log: (line: string) => void = () => undefined): Promise<StoreDatabase> {
         fs.mkdirSync(folder, {recursive: true, mode: 0o700});
         const location = path.join(folder, "store");
+        const key = fs.realpathSync(folder);
+        if (openHere.has(key))
+            throw lockedError(folder);
+        openHere.add(key);
         try {
-            return await StoreDatabase.load(folder, location, log);
+            try {
+                return await StoreDatabase.load(folder, location, log);
+            } catch (error) {
+                if (error instanceof DataFolderLockedError)
+                    throw error;
+                const aside = `${location}.unusable-${new Date().toISOString().replace(/[:.]/g, "-")}`;
+                fs.renameSync(location, aside);
+                log(`store: ${location} cannot be used (${(error as Error).message}); moved aside to ${aside}; starting with an empty store`);
+                return await StoreDatabase.load(folder, location, log);
+            }
         } catch (error) {
-            if (error instanceof DataFolderLockedError)
-                throw error;
-            const aside = `${location}.unusable-${new Date().toISOString().replace(/[:.]/g, "-")}`;
-            fs.renameSync(location, aside);
-            log(`store: ${location} cannot be used (${(error as Error).message}); moved aside to ${aside}; starting with an empty store`);
-            return StoreDatabase.load(folder, location, log);
+            openHere.delete(key);
+            throw error;
         }
     }
 
@@ -64,7 +80,7 @@ export class StoreDatabase {
         } catch (error) {
             const cause = (error as {cause?: {code?: string, message?: string}}).cause;
             if (cause?.code === "LEVEL_LOCKED")
-                throw new DataFolderLockedError(`The data folder ${folder} is in use by another Local Responses process. Stop that one, or give this one its own --data-dir (or --store memory).`);
+                throw lockedError(folder);
             throw new Error(cause?.message ?? (error as Error).message);
         }
         try {
@@ -139,6 +155,7 @@ export class StoreDatabase {
         await this.flush();
         this.closed = true;
         await this.db.close();
+        openHere.delete(fs.realpathSync(this.folder));
     }
 
     private enqueue(operation: Operation): void {
@@ -162,4 +179,8 @@ export class StoreDatabase {
         });
         this.writing = Promise.all([this.writing, written]).then(() => undefined);
     }
+}
+
+function lockedError(folder: string): DataFolderLockedError {
+    return new DataFolderLockedError(`The data folder ${folder} is in use by another Local Responses server. Stop that one, or give this one its own --data-dir (or --store memory).`);
 }
