@@ -157,6 +157,21 @@ export class Workbench {
         return this.page.locator(".notifications-toasts .notification-toast").filter({hasText: text}).first();
     }
 
+    /** A view of the sidebar by its title (Server, Models, …), expanded. */
+    public async sidebarView(title: string): Promise<Locator> {
+        const pane = this.page.locator(".part.sidebar .pane").filter({has: this.page.locator(".pane-header", {hasText: new RegExp(`^${title}`, "i")})}).first();
+        await pane.waitFor({timeout: 15_000});
+        const header = pane.locator(".pane-header").first();
+        if (await header.getAttribute("aria-expanded") === "false")
+            await header.click();
+        return pane;
+    }
+
+    /** The rows of a sidebar tree view that show `text`. */
+    public treeRow(view: Locator, text: string | RegExp): Locator {
+        return view.locator(".monaco-list-row").filter({hasText: text}).first();
+    }
+
     /** The active webview's page (two nested iframes; chained, so a reload of the inner one is followed). */
     public webview(): FrameLocator {
         return this.page.frameLocator("iframe.webview.ready").frameLocator("iframe#active-frame");

@@ -8,6 +8,7 @@ import path from "node:path";
 import {after, before, test} from "node:test";
 import OpenAI from "openai";
 import {LoopbackFileServer} from "../helpers/LoopbackFileServer.js";
+import {syntheticModel} from "../helpers/syntheticModel.js";
 import {CodeServer, freePort} from "./CodeServer.js";
 import {probeEndpoint} from "./probeEndpoint.js";
 import {Workbench} from "./Workbench.js";
@@ -26,6 +27,8 @@ let server: CodeServer;
 let workbench: Workbench;
 /** Serves the shared model on 127.0.0.1 for Download Model… (slowly: ~8 s, time to see and cancel it). */
 const modelHost = new LoopbackFileServer({file: modelPath, bytesPerSecond: 150_000});
+/** Serves a full-size synthetic model (113 MB) whose header Download Model…'s fit estimate reads. */
+let syntheticHost: LoopbackFileServer;
 let apiKey = "";
 /** Every key the server had: none may ever appear in the log. */
 const keysSeen: string[] = [];
@@ -37,16 +40,23 @@ before(async () => {
     assert.ok(fs.existsSync(vsix), `${vsix} is missing: run 'node scripts/package-vsix.mjs' first`);
     fs.rmSync(artifacts, {recursive: true, force: true});
     server = new CodeServer({tools, state});
+    await modelHost.start();
+    syntheticHost = new LoopbackFileServer({file: await syntheticModel()});
+    await syntheticHost.start();
     // One thread and two sequences: the CI machine has two cores and other work on them. A fixed free port
     // (not 0), so that a restarted server is found at the same endpoint, as with the default 8080.
+    // Download Model…'s own entries point at the loopback hosts (the curated hf: list needs the internet).
     server.prepare(vsix, {}, {
         "localResponses.server.port": await freePort(), "localResponses.threads": 1, "localResponses.parallel": 2,
-        "localResponses.jobs.workers": 1, "localResponses.model.downloadDirectory": downloads
+        "localResponses.jobs.workers": 1, "localResponses.model.downloadDirectory": downloads,
+        "localResponses.model.catalog": [
+            {label: "Loopback stories260K", uri: modelHost.url, quantization: "F32"},
+            {label: "Loopback SmolLM2 135M (synthetic)", uri: syntheticHost.url, quantization: "Q8_0"}
+        ]
     });
     // A Codex config a person already has: Configure Codex… must keep it.
     fs.mkdirSync(server.codexHome, {recursive: true});
     fs.writeFileSync(path.join(server.codexHome, "config.toml"), "approval_policy = \"never\"\n");
-    await modelHost.start();
     const url = await server.start();
     workbench = await Workbench.open(url, artifacts);
 });
@@ -58,6 +68,7 @@ after(async () => {
     await workbench?.close();
     await server?.stop();
     await modelHost.stop();
+    await syntheticHost?.stop();
 });
 
 test("the status bar shows the extension without a model, and activation loaded nothing", async () => {
@@ -157,6 +168,17 @@ test("the inspector lists the response and shows its output in the detail view",
     assert.match(input, /Once upon a time/);
     assert.match(await detail.innerText(), /e2e/, "metadata is shown");
     await workbench.screenshot("inspector-detail");
+
+    // Where its time went, and the chart of the last minutes (one generation so far).
+    const timings = await detail.locator("[data-testid='timings']").innerText();
+    assert.match(timings, /Queue wait\s+\d+ ms/);
+    assert.match(timings, /Time to first token\s+[\d.]+ m?s/);
+    assert.match(timings, /Output speed\s+[\d.]+ tokens\/s/);
+    assert.match(timings, /Cached input tokens\s+\d+ of \d+/);
+    assert.match(await view.locator("[data-testid='chart-summary']").innerText(), /^1 response in the last 10 minutes: median time to first token [\d.]+ m?s/);
+    assert.ok(await view.locator("[data-testid='timing-chart'] canvas").count() >= 1, "the chart is drawn");
+    await detail.locator("[data-testid='timings']").scrollIntoViewIfNeeded();
+    await workbench.screenshot("inspector-timings");
 });
 
 test("the inspector comes back as it was after being hidden and shown again", async () => {
@@ -166,6 +188,26 @@ test("the inspector comes back as it was after being hidden and shown again", as
     const detail = workbench.webview().locator(`[data-testid='detail'][data-response-id='${streamedResponseId}']`);
     await detail.waitFor({timeout: 15_000});
     assert.equal(await workbench.webview().locator("[data-testid='search'] >> nth=0").evaluate((field) => (field as HTMLInputElement).value), streamedResponseId.slice(-8));
+});
+
+test("the walkthrough's steps are done by what was done: model got, loaded, client given endpoint and key, response seen", async () => {
+    await workbench.runCommand("Local Responses: Get Started");
+    const walkthrough = workbench.page.locator(".gettingStartedContainer").first();
+    await walkthrough.waitFor({timeout: 20_000});
+    const checked = walkthrough.locator("[data-step-id] .codicon-getting-started-step-checked");
+    const deadline = Date.now() + 20_000;
+    while (await checked.count() < 4 && Date.now() < deadline)
+        await workbench.page.waitForTimeout(200);
+    await workbench.screenshot("walkthrough-done");
+    assert.equal(await checked.count(), 4, "all four steps are checked");
+    // The walkthrough's markdown is a webview too: close it, back to the inspector for what follows.
+    await workbench.page.keyboard.press("Escape");
+    const tab = workbench.page.locator(".tabs-container .tab").filter({hasText: "Welcome"}).first();
+    await tab.hover();
+    await tab.locator(".tab-actions .action-label").first().click();
+    await walkthrough.waitFor({state: "hidden", timeout: 10_000});
+    await workbench.runCommand("Local Responses: Open Inspector");
+    await workbench.webview().locator(`[data-testid='detail'][data-response-id='${streamedResponseId}']`).waitFor({timeout: 15_000});
 });
 
 /** Starts three background jobs behind the one worker (machine setting); the later ones wait in the queue. */
@@ -254,6 +296,50 @@ test("List Stored Responses shows status, time and tokens; a row opens in the in
     await view.locator(`[data-testid='detail'][data-response-id='${streamedResponseId}']`).waitFor({timeout: 15_000});
     assert.equal(await view.locator("[data-testid='search']").evaluate((field) => (field as HTMLInputElement).value), "", "the revealed response is not hidden by an old search");
     await workbench.screenshot("list-opened-in-inspector");
+});
+
+test("the sidebar: Server facts, the loaded model, responses (Enter opens, Delete deletes) and finished jobs", async () => {
+    const client = new OpenAI({apiKey, baseURL: endpoint, maxRetries: 0});
+    await workbench.clearNotifications();
+    await workbench.runCommand("View: Show Local Responses");
+    const serverView = await workbench.sidebarView("Server");
+    await workbench.treeRow(serverView, `Endpoint${endpoint}`).waitFor({timeout: 15_000});
+    assert.match(await workbench.treeRow(serverView, /^State/).innerText(), /listening · model ready/);
+    assert.match(await workbench.treeRow(serverView, /^Context/).innerText(), /\d+ tokens × 2 sequences/);
+    assert.match(await workbench.treeRow(serverView, /^Threads/).innerText(), /Threads\s*1/);
+    assert.match(await workbench.treeRow(serverView, /^Queue/).innerText(), /0 waiting \(limit \d+\)/);
+    const models = await workbench.sidebarView("Models");
+    assert.match(await workbench.treeRow(models, "stories260K.gguf").innerText(), /loaded/);
+
+    const responses = await workbench.sidebarView("Responses");
+    const doomed = await client.responses.create({model: "stories260K", input: "A dog ran in the park.", max_output_tokens: 8});
+    // Refreshed by the store's event: the newest response is the first row.
+    const deadline = Date.now() + 15_000;
+    while (!/completed · \d+→8 tokens|incomplete · \d+→8 tokens/.test(await responses.locator(".monaco-list-row").first().innerText().catch(() => "")) && Date.now() < deadline)
+        await workbench.page.waitForTimeout(200);
+    const first = responses.locator(".monaco-list-row").first();
+    assert.match(await first.innerText(), new RegExp(`${doomed.status} · ${doomed.usage!.input_tokens}→${doomed.usage!.output_tokens} tokens`));
+    const jobs = await workbench.sidebarView("Jobs");
+    await workbench.treeRow(jobs, /cancelled · stories260K/).waitFor({timeout: 10_000});
+    await workbench.screenshot("sidebar");
+
+    // Keyboard: Enter opens the focused response in the inspector, Delete asks and deletes it.
+    await first.click();
+    await workbench.webview().locator(`[data-testid='detail'][data-response-id='${doomed.id}']`).waitFor({timeout: 15_000});
+    await workbench.runCommand("Local Responses: Focus on Responses View");
+    await workbench.page.keyboard.press("Delete");
+    await workbench.dialog().waitFor({timeout: 10_000});
+    assert.match(await workbench.dialog().innerText(), new RegExp(`Delete stored response ${doomed.id}\\?`));
+    await workbench.screenshot("sidebar-delete-confirm");
+    await workbench.confirmDialog("Delete");
+    await assert.rejects(async () => {
+        const until = Date.now() + 10_000;
+        while (Date.now() < until) {
+            await client.responses.retrieve(doomed.id);
+            await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+    }, (error: unknown) => (error as {status?: number}).status === 404);
+    await workbench.webview().locator(`[data-testid='detail'][data-response-id='${doomed.id}']`).waitFor({state: "detached", timeout: 10_000});
 });
 
 test("Clear Response Store asks first, then deletes every stored response", async () => {
@@ -369,11 +455,19 @@ test("Stop / Start / Restart Server: the endpoint refuses, Copy Endpoint URL say
     await workbench.screenshot("server-restarted");
 });
 
-test("Download Model… from a loopback URL: a cancellable progress notification, then the download loads", async () => {
+test("Download Model…: the list says whether each model fits (from its header), a pick downloads with a cancellable progress, a pasted URL loads", async () => {
     const saved = path.join(downloads, "stories260K.gguf");
     await workbench.clearNotifications();
     await workbench.runCommand("Local Responses: Download Model…");
-    await workbench.answerQuickInput(modelHost.url);
+    const synthetic = await workbench.quickPickRow("Loopback SmolLM2 135M (synthetic)");
+    const deadline = Date.now() + 60_000;
+    while (!/Fits: needs|Tight: needs|Too large: needs/.test(await synthetic.innerText()) && Date.now() < deadline)
+        await workbench.page.waitForTimeout(250);
+    const fitLine = await synthetic.innerText();
+    assert.match(fitLine, /(Fits|Tight|Too large): needs [\d.]+ (MiB|GiB) \(weights 108\.\d MiB \+ context [\d.]+ (MiB|GiB) for 8192 tokens × 2\)/);
+    assert.match(await (await workbench.quickPickRow("Qwen2.5 Coder 1.5B Instruct")).innerText(), /Q4_K_M · ~1\.04 GiB/, "the curated list is there too");
+    await workbench.screenshot("download-catalog-fit");
+    await (await workbench.quickPickRow("Loopback stories260K")).click();
     const progress = workbench.notification(/Downloading model/);
     await progress.waitFor({timeout: 30_000});
     await workbench.page.waitForFunction(() => /[\d.]+ KiB of 1\.1 MiB/.test(document.querySelector(".notifications-toasts")?.textContent ?? ""), undefined, {timeout: 30_000});
