@@ -5,7 +5,7 @@ import {abortKindOf, type AbortKind} from "./abortReasons.js";
 import type {AutoCompaction, Compactor} from "./Compactor.js";
 import {parseCreateRequest, type CreateParams} from "./createRequest.js";
 import {toApiError} from "./engineErrors.js";
-import {ApiError, invalidRequest, responseNotFound} from "./errors.js";
+import {ApiError, describeForLog, invalidRequest, responseNotFound} from "./errors.js";
 import {newId, nowSeconds} from "./ids.js";
 import {normalizeInput} from "./inputItems.js";
 import {pageById} from "./pagination.js";
@@ -187,6 +187,8 @@ export class ResponsesService {
                 this.options.onGenerationAborted?.(abortKindOf(options.signal.reason));
                 throw apiError;
             }
+            if (apiError.status >= 500)
+                this.options.log?.(`generation failed: ${describeForLog(apiError)}`);
             return assembler.fail(apiError.code ?? "server_error", apiError.message);
         } finally {
             lease.release();

@@ -100,6 +100,14 @@ export function internalError(cause: unknown): ApiError {
     return new ApiError(500, "The server had an error while processing your request.", {code: "server_error", cause});
 }
 
+/** What a log says about an error: the failure behind it with its stack when there is one, else its message. */
+export function describeForLog(error: ApiError): string {
+    const cause = error.cause;
+    if (cause instanceof Error)
+        return cause.stack ?? `${cause.name}: ${cause.message}`;
+    return cause === undefined ? error.message : String(cause);
+}
+
 /** The `Retry-After` seconds of an error: its own, else 1 for every 429 and 503 (the OpenAI SDKs honour it). */
 export function retryAfterSeconds(error: ApiError): number | undefined {
     if (error.status !== 429 && error.status !== 503)

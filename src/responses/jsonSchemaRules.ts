@@ -5,7 +5,13 @@ import {checkJsonNesting} from "./jsonNesting.js";
  * Limits on a schema a client may send (as the reference servers set them): `depth` counts nested schemas,
  * `nesting` the JSON objects and arrays of the schema document (two per nested schema under `properties`).
  */
-export const schemaLimits = {bytes: 64 * 1024, nodes: 512, depth: 24, nesting: 64} as const;
+export const schemaLimits = {bytes: 64 * 1024, nodes: 512, depth: 24, nesting: 64, count: 1000} as const;
+
+/**
+ * Keywords whose value is a count the grammar spells out as a repetition: llama.cpp expands repetitions and refuses
+ * a grammar past ~2,000 of them, so a count is an integer from 0 to `schemaLimits.count`.
+ */
+const countKeywords = ["minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"] as const;
 
 /** Refuses a schema document nested deeper than any schema the rules accept, before anything walks it whole. */
 export function checkSchemaNesting(schema: unknown, param: string): void {
@@ -95,6 +101,11 @@ function checkNode(node: Record<string, unknown>, path: string, options: SchemaR
         throw invalidRequest(`Schema format '${String(node.format)}' (at '${path}') is not supported: only ${[...grammarFormats].join(", ")}.`, options.param, "unsupported_schema_keyword");
     if (typeof node.$ref === "string" && !/^#\/(\$defs|definitions)\/[^/]+$/.test(node.$ref))
         throw invalidRequest(`Schema reference '${node.$ref}' (at '${path}') is not supported: only local '#/$defs/NAME' references.`, options.param, "unsupported_schema_keyword");
+    for (const keyword of countKeywords) {
+        const count = node[keyword];
+        if (count != null && (typeof count !== "number" || !Number.isInteger(count) || count < 0 || count > schemaLimits.count))
+            throw invalidRequest(`'${keyword}' at '${path}' must be an integer from 0 to ${schemaLimits.count}.`, options.param, "invalid_schema");
+    }
     if (node.required != null && (!Array.isArray(node.required) || node.required.some((name) => typeof name !== "string")))
         throw invalidRequest(`'required' at '${path}' must be an array of property names.`, options.param, "invalid_schema");
 

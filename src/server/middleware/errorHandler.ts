@@ -1,7 +1,7 @@
 import {STATUS_CODES} from "node:http";
 import type {ErrorRequestHandler} from "express";
 import {toApiError} from "../../responses/engineErrors.js";
-import {ApiError, retryAfterSeconds} from "../../responses/errors.js";
+import {ApiError, describeForLog, retryAfterSeconds} from "../../responses/errors.js";
 
 /**
  * The last handler: every error leaves as `{"error": {...}}` with its status; the server keeps serving.
@@ -11,7 +11,7 @@ export function errorHandler(log?: (line: string) => void): ErrorRequestHandler 
     return (error, req, res, _next) => {
         const apiError = fromHttpError(error) ?? toApiError(error);
         if (apiError.status >= 500)
-            log?.(`error: ${req.method} ${req.originalUrl.split("?")[0]}: ${describeFailure(apiError)}`);
+            log?.(`error: ${req.method} ${req.originalUrl.split("?")[0]}: ${describeForLog(apiError)}`);
         if (res.headersSent) {
             res.end();
             return;
@@ -39,12 +39,4 @@ export function fromHttpError(error: unknown): ApiError | undefined {
         return new ApiError(400, "The URL path holds a malformed percent-escape ('%' must be followed by two hex digits that decode to UTF-8).", {code: "invalid_path"});
     const text = expose === true && typeof message === "string" && message !== "" ? message : STATUS_CODES[code] ?? "Bad request";
     return new ApiError(code, text);
-}
-
-/** What the log says about a 5xx: the underlying failure with its stack when there is one. */
-function describeFailure(error: ApiError): string {
-    const cause = error.cause;
-    if (cause instanceof Error)
-        return cause.stack ?? `${cause.name}: ${cause.message}`;
-    return cause === undefined ? error.message : String(cause);
 }

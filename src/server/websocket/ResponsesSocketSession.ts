@@ -1,7 +1,7 @@
 import type {RawData, WebSocket} from "ws";
 import {GenerationAbort} from "../../responses/abortReasons.js";
 import {toApiError} from "../../responses/engineErrors.js";
-import {ApiError} from "../../responses/errors.js";
+import {ApiError, describeForLog} from "../../responses/errors.js";
 import type {ResponsesService} from "../../responses/ResponsesService.js";
 import {ConnectionResponses} from "./ConnectionResponses.js";
 import {SocketHeartbeat} from "./SocketHeartbeat.js";
@@ -82,7 +82,7 @@ export class ResponsesSocketSession {
                 return;
             const apiError = toApiError(error);
             if (apiError.status >= 500)
-                this.options.log?.(`websocket: ${apiError.message}`);
+                this.options.log?.(`websocket: ${describeForLog(apiError)}`);
             this.forget(previousId);
             this.send(socketErrorEvent(apiError));
         }
