@@ -27,11 +27,20 @@ async function main(argv: string[]): Promise<number> {
         return 0;
     }
     const {config} = options;
-    if (config.modelPath == null) {
-        process.stderr.write("error: --model FILE is required (a .gguf file).\n");
+    if (config.engine === "upstream") {
+        const keyFile = options.upstreamApiKeyFile;
+        if (keyFile != null && config.upstream.apiKey == null) {
+            try {
+                config.upstream.apiKey = fs.readFileSync(keyFile, "utf8").split(/\r?\n/)[0]!.trim() || null;
+            } catch (error) {
+                process.stderr.write(`error: cannot read --upstream-api-key-file ${keyFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
+                return 2;
+            }
+        }
+    } else if (config.modelPath == null) {
+        process.stderr.write("error: --model FILE is required (a .gguf file), or --engine upstream --upstream URL.\n");
         return 2;
-    }
-    if (!fs.existsSync(config.modelPath) || !fs.statSync(config.modelPath).isFile()) {
+    } else if (!fs.existsSync(config.modelPath) || !fs.statSync(config.modelPath).isFile()) {
         process.stderr.write(`error: model file not found: ${config.modelPath}\n`);
         return 2;
     }
@@ -53,7 +62,7 @@ async function main(argv: string[]): Promise<number> {
     });
 
     try {
-        await host.loadModel(config.modelPath);
+        await host.loadModel(config.modelPath ?? "");
     } catch (error) {
         process.stderr.write(`error: ${(error as Error).message}\n`);
         await host.engine.dispose().catch(() => undefined);

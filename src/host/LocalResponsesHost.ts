@@ -1,5 +1,6 @@
 import path from "node:path";
-import {LlamaEngine, type LoadProgress} from "../engine/LlamaEngine.js";
+import type {HostedEngine} from "../engine/HostedEngine.js";
+import type {LoadProgress} from "../engine/LlamaEngine.js";
 import type {EngineState, ModelInfo} from "../engine/types.js";
 import {CompactionCodec} from "../responses/compaction.js";
 import {Compactor} from "../responses/Compactor.js";
@@ -15,6 +16,7 @@ import {ResponseStore} from "../store/ResponseStore.js";
 import {StreamReaderSlots} from "../store/StreamReaderSlots.js";
 import {StoreDatabase} from "../store/durable/StoreDatabase.js";
 import type {HostConfig} from "./config.js";
+import {createEngine} from "./createEngine.js";
 import {readOrCreateSecret} from "./dataFolder.js";
 
 export type HostEvents = {
@@ -38,7 +40,7 @@ function sealingSecrets(config: HostConfig): {reasoning: string | null, compacti
  * wired together. The CLI starts one from flags; the VS Code extension from its settings.
  */
 export class LocalResponsesHost {
-    public readonly engine: LlamaEngine;
+    public readonly engine: HostedEngine;
     public readonly store: ResponseStore;
     public readonly responses: ResponsesService;
     public readonly conversations: ConversationStore;
@@ -50,16 +52,7 @@ export class LocalResponsesHost {
     private storage: Promise<StoreDatabase | null> | null = null;
 
     public constructor(private readonly config: HostConfig, private readonly events: HostEvents = {}) {
-        this.engine = new LlamaEngine({
-            threads: config.threads,
-            contextSize: config.contextSize ?? undefined,
-            parallel: config.parallel,
-            queueLimit: config.queueLimit,
-            gpu: config.gpu,
-            flashAttention: config.flashAttention,
-            stopSequences: config.stopSequences,
-            alias: config.modelAlias ?? undefined
-        });
+        this.engine = createEngine(config, events.log);
         if (events.onEngineState != null)
             this.engine.onStateChange(events.onEngineState);
         this.store = new ResponseStore(config.store);
@@ -145,8 +138,9 @@ export class LocalResponsesHost {
         return this.engine.model;
     }
 
+    /** Loads the GGUF file `modelPath`, or with `--engine upstream` connects to the upstreams (`modelPath` is then ignored). */
     public async loadModel(modelPath: string, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> {
-        const info = await this.engine.load(modelPath, onProgress);
+        const info = await this.engine.load(this.config.engine === "upstream" ? this.config.upstream.model ?? "" : modelPath, onProgress);
         this.events.log?.(`model: loaded ${info.id} (context ${info.contextSize} × ${info.sequences} sequences, ${info.chatWrapper})`);
         return info;
     }

@@ -137,7 +137,9 @@ export class ResponsesService {
         }
         try {
             const shape = generationShape(prepared.params);
-            return await this.engine.acquire(prepared.turns, shape.tools ?? [], signal, shape);
+            // An upstream engine keeps requests of one cache key or conversation on one server (its KV cache).
+            const affinityKey = prepared.params.promptCacheKey ?? prepared.params.conversationId ?? undefined;
+            return await this.engine.acquire(prepared.turns, shape.tools ?? [], signal, {...shape, affinityKey});
         } catch (error) {
             throw toApiError(error);
         }

@@ -1,0 +1,31 @@
+import type {HostedEngine} from "../engine/HostedEngine.js";
+import {LlamaEngine} from "../engine/LlamaEngine.js";
+import {UpstreamEngine} from "../engine/upstream/UpstreamEngine.js";
+import type {HostConfig} from "./config.js";
+
+/** The engine the configuration names: node-llama-cpp on a local GGUF file, or upstream Chat Completions servers. */
+export function createEngine(config: HostConfig, log?: (line: string) => void): HostedEngine {
+    if (config.engine === "upstream")
+        return new UpstreamEngine({
+            urls: config.upstream.urls,
+            apiKey: config.upstream.apiKey,
+            alias: config.modelAlias,
+            timeoutSeconds: config.upstream.timeoutSeconds,
+            healthIntervalMs: config.upstream.healthIntervalMs,
+            contextSize: config.contextSize,
+            parallel: config.parallel,
+            queueLimit: config.queueLimit,
+            stopSequences: config.stopSequences,
+            log
+        });
+    return new LlamaEngine({
+        threads: config.threads,
+        contextSize: config.contextSize ?? undefined,
+        parallel: config.parallel,
+        queueLimit: config.queueLimit,
+        gpu: config.gpu,
+        flashAttention: config.flashAttention,
+        stopSequences: config.stopSequences,
+        alias: config.modelAlias ?? undefined
+    });
+}
