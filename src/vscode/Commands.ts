@@ -100,13 +100,13 @@ export class Commands implements vscode.Disposable {
             return;
         }
         await vscode.env.clipboard.writeText(endpoint);
-        this.face.firstRun.endpointCopied();
+        this.face.firstRun.record("endpointCopied");
         void vscode.window.showInformationMessage(`Local Responses: copied ${endpoint}`);
     }
 
     private async copyApiKey(): Promise<void> {
         await vscode.env.clipboard.writeText(await this.face.secret.get());
-        this.face.firstRun.keyCopied();
+        this.face.firstRun.record("keyCopied");
         // The key itself is never shown or logged.
         void vscode.window.showInformationMessage("Local Responses: API key copied to the clipboard.");
     }

@@ -1,6 +1,6 @@
 import * as vscode from "vscode";
 import {ContextKeys} from "./ContextKeys.js";
-import {FirstRunProgress, walkthroughId} from "./logic/FirstRunProgress.js";
+import {FirstRunProgress, walkthroughId, type FirstRunEvent} from "./logic/FirstRunProgress.js";
 import {listModelFiles} from "./logic/sidebar/listModelFiles.js";
 import type {LocalResponsesExtension} from "./LocalResponsesExtension.js";
 import {Settings} from "./Settings.js";
@@ -38,23 +38,9 @@ export class FirstRun implements vscode.Disposable {
         this.apply();
     }
 
-    public endpointCopied(): void {
-        this.progress.endpointCopied();
-        this.apply();
-    }
-
-    public keyCopied(): void {
-        this.progress.keyCopied();
-        this.apply();
-    }
-
-    public codexConfigured(): void {
-        this.progress.codexConfiguredDone();
-        this.apply();
-    }
-
-    public responseSeen(): void {
-        this.progress.responseSeen();
+    /** Something a person did that a step waits for. */
+    public record(event: FirstRunEvent): void {
+        this.progress.record(event);
         this.apply();
     }
 

@@ -55,7 +55,8 @@ export class LocalResponsesExtension implements vscode.Disposable {
             resolveModelPath: (raw) => Settings.resolveModelPath(raw),
             log: (line) => this.log.info(line),
             onRequest: (entry) => this.log.request(entry),
-            onPromptProgress: (id, progress) => this.stats.recordPromptProgress(id, progress)
+            onPromptProgress: (id, progress) => this.stats.recordPromptProgress(id, progress),
+            dataDir: vscode.Uri.joinPath(context.globalStorageUri, "data").fsPath
         });
         this.controller.onHost((host) => this.followHost(host));
         this.statusBar = new StatusBar(this.controller, this.stats, () => this.jobsSource?.list().filter((job) => job.cancellable).length ?? null);
@@ -162,7 +163,7 @@ export class LocalResponsesExtension implements vscode.Disposable {
             jobs: () => this.jobsSource,
             status: () => this.statusBar.view,
             timings: () => this.timings.list(),
-            responseShown: () => this.firstRun.responseSeen(),
+            responseShown: () => this.firstRun.record("responseSeen"),
             subscribe: (listeners) => {
                 let offSources: (() => void)[] = [];
                 const wire = () => {

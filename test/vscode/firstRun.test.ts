@@ -66,14 +66,14 @@ test("walkthrough: each step completes on a context key the face sets on its rea
     assert.deepEqual(done(), [], "no model file yet");
     progress.modelFiles(1);
     progress.modelState(true);
-    progress.endpointCopied();
+    progress.record("endpointCopied");
     assert.deepEqual(done(), [walkthroughKeys.hasModelFile, walkthroughKeys.modelLoaded], "the endpoint alone does not connect a client");
-    progress.keyCopied();
-    progress.responseSeen();
+    progress.record("keyCopied");
+    progress.record("responseSeen");
     assert.deepEqual(done(), Object.values(walkthroughKeys));
     progress.modelState(false);
     assert.ok(!done().includes(walkthroughKeys.modelLoaded), "an unloaded model is not loaded");
     const codex = new FirstRunProgress();
-    codex.codexConfiguredDone();
+    codex.record("codexConfigured");
     assert.deepEqual(Object.entries(codex.keys()).filter(([, value]) => value).map(([key]) => key), [walkthroughKeys.clientConnected]);
 });

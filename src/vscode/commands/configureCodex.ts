@@ -32,7 +32,7 @@ export async function configureCodex(face: LocalResponsesExtension): Promise<voi
             content: `# ${configFile}\nmodel_provider = "local-responses"\nmodel = ${JSON.stringify(provider.model)}\n\n${codexProviderBlock(provider)}\n# Then, in the shell that runs codex:\n# ${codexShellHint()}\n`
         });
         await vscode.window.showTextDocument(document);
-        face.firstRun.codexConfigured();
+        face.firstRun.record("codexConfigured");
         return;
     }
 
@@ -44,7 +44,7 @@ export async function configureCodex(face: LocalResponsesExtension): Promise<voi
     await fs.mkdir(path.dirname(configFile), {recursive: true});
     await fs.writeFile(configFile, mergeCodexConfig(existing, provider));
     face.log.info(`codex: wrote provider 'local-responses' (${endpoint}) to ${configFile}`);
-    face.firstRun.codexConfigured();
+    face.firstRun.record("codexConfigured");
     const next = await vscode.window.showInformationMessage(
         `Codex now uses Local Responses (${configFile}). Set ${codexKeyVariable} in the shell that runs codex.`, "Copy API Key", "Open config.toml");
     if (next === "Copy API Key")

@@ -5,6 +5,9 @@ export const walkthroughId = "local-responses.local-responses#firstRun";
 
 export type FirstRunKeys = Record<typeof walkthroughKeys[keyof typeof walkthroughKeys], boolean>;
 
+/** What a person did: copied the endpoint or the key, had Configure Codex… write or show its block, saw a response in the inspector. */
+export type FirstRunEvent = "endpointCopied" | "keyCopied" | "codexConfigured" | "responseSeen";
+
 /**
  * What a new user has done, from real events: a model file known (downloaded or picked), a model loaded, a client
  * given the endpoint and key (Configure Codex wrote or showed its block, or both were copied), and a response seen
@@ -13,10 +16,7 @@ export type FirstRunKeys = Record<typeof walkthroughKeys[keyof typeof walkthroug
 export class FirstRunProgress {
     private hasModelFile = false;
     private modelLoaded = false;
-    private copiedEndpoint = false;
-    private copiedKey = false;
-    private codexConfigured = false;
-    private sawResponse = false;
+    private readonly events = new Set<FirstRunEvent>();
 
     public modelFiles(count: number): void {
         this.hasModelFile ||= count > 0;
@@ -27,29 +27,16 @@ export class FirstRunProgress {
         this.hasModelFile ||= loaded;
     }
 
-    public endpointCopied(): void {
-        this.copiedEndpoint = true;
-    }
-
-    public keyCopied(): void {
-        this.copiedKey = true;
-    }
-
-    public codexConfiguredDone(): void {
-        this.codexConfigured = true;
-    }
-
-    /** The inspector showed a stored response's detail. */
-    public responseSeen(): void {
-        this.sawResponse = true;
+    public record(event: FirstRunEvent): void {
+        this.events.add(event);
     }
 
     public keys(): FirstRunKeys {
         return {
             [walkthroughKeys.hasModelFile]: this.hasModelFile,
             [walkthroughKeys.modelLoaded]: this.modelLoaded,
-            [walkthroughKeys.clientConnected]: this.codexConfigured || (this.copiedEndpoint && this.copiedKey),
-            [walkthroughKeys.sawResponseInInspector]: this.sawResponse
+            [walkthroughKeys.clientConnected]: this.events.has("codexConfigured") || (this.events.has("endpointCopied") && this.events.has("keyCopied")),
+            [walkthroughKeys.sawResponseInInspector]: this.events.has("responseSeen")
         };
     }
 }
