@@ -62,7 +62,7 @@ describe("malformed paths and bodies get a 4xx in OpenAI's shape, never a 500", 
     });
 
     /** POSTs `body` declared as `encoding`, whatever it really is. */
-    const postEncoded = (path: string, encoding: string, body: string | Buffer = JSON.stringify({model: "m", input: "hi"})) =>
+    const postEncoded = (path: string, encoding: string, body: BodyInit = JSON.stringify({model: "m", input: "hi"})) =>
         server.fetch(path, {method: "POST", headers: {"content-type": "application/json", "content-encoding": encoding}, body});
 
     it("Content-Encoding gzip, deflate or br over a body not so encoded is 400 invalid_body_encoding", async () => {
@@ -74,7 +74,7 @@ describe("malformed paths and bodies get a 4xx in OpenAI's shape, never a 500", 
     });
 
     it("a truly gzipped body is accepted; an unsupported Content-Encoding is 415", async () => {
-        const accepted = await postEncoded("/v1/responses/input_tokens", "gzip", gzipSync(JSON.stringify({model: "m", input: "hi"})));
+        const accepted = await postEncoded("/v1/responses/input_tokens", "gzip", new Blob([gzipSync(JSON.stringify({model: "m", input: "hi"}))]));
         assert.equal(accepted.status, 200, await accepted.clone().text());
         assert.ok(((await accepted.json()) as {input_tokens: number}).input_tokens > 0);
         for (const encoding of ["compress", "zstd", "gzip, gzip"]) {
@@ -84,7 +84,7 @@ describe("malformed paths and bodies get a 4xx in OpenAI's shape, never a 500", 
     });
 
     it("a truncated gzip body is 400 invalid_body_encoding", async () => {
-        const truncated = gzipSync(JSON.stringify({model: "m", input: "hi"})).subarray(0, 12);
+        const truncated = new Blob([gzipSync(JSON.stringify({model: "m", input: "hi"})).subarray(0, 12)]);
         assert.equal((await expectApiError(await postEncoded("/v1/responses", "gzip", truncated), 400)).code, "invalid_body_encoding");
     });
 });
