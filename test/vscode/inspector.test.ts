@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
 import {test} from "node:test";
+import {repoRoot} from "../helpers/paths.js";
 import {ResponseStore} from "../../src/store/ResponseStore.js";
 import {inspectorHtml} from "../../src/vscode/logic/inspectorHtml.js";
 import {isFromWebview} from "../../src/vscode/logic/inspectorProtocol.js";
@@ -92,4 +95,11 @@ test("messages from the page are checked before anything acts on them", () => {
     assert.equal(isFromWebview({type: "eval", code: "1"}), false);
     assert.equal(isFromWebview("ready"), false);
     assert.equal(isFromWebview(null), false);
+});
+
+test("the chart's stylesheet in media/ is the one of the uPlot version bundled into the page", () => {
+    const vendored = fs.readFileSync(path.join(repoRoot, "media/uplot.min.css"), "utf8").replace(/^\/\*[^\n]*\*\/\n/, "");
+    assert.equal(vendored, fs.readFileSync(path.join(repoRoot, "node_modules/uplot/dist/uPlot.min.css"), "utf8"));
+    const version = (JSON.parse(fs.readFileSync(path.join(repoRoot, "node_modules/uplot/package.json"), "utf8")) as {version: string}).version;
+    assert.match(fs.readFileSync(path.join(repoRoot, "media/uplot.min.css"), "utf8"), new RegExp(`^/\\* uPlot ${version.replace(/\./g, "\\.")} `));
 });
