@@ -14,6 +14,7 @@
  * --malloc-arena-max N runs the server with MALLOC_ARENA_MAX=N (glibc).
  */
 import {fork, type ChildProcess} from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import {fileURLToPath} from "node:url";
 import {parseArgs} from "node:util";
@@ -321,7 +322,7 @@ async function main(): Promise<number> {
         const refusals = [...stats.expected].map(([reason, count]) => `${reason}: ${count}`).join(", ") || "none";
         process.stdout.write(`[${String(seconds).padStart(5)} s] requests ${total} (+${total - lastTotal}): ${byKind}\n`
             + `          unexpected errors ${stats.unexpected}; expected refusals: ${refusals}\n`
-            + `          RSS ${mb(sample.rss)} MB, heap used ${mb(sample.heapUsed)} / total ${mb(sample.heapTotal)} MB, external ${mb(sample.external)} MB`
+            + `          RSS ${mb(sample.rss)} MB${rssParts(server.child.pid!, sample)}, heap used ${mb(sample.heapUsed)} / total ${mb(sample.heapTotal)} MB, external ${mb(sample.external)} MB`
             + (status == null ? "" : `; store ${status.responses.entries}/${status.responses.max_entries} entries, ${status.responses.evictions} evicted; conversations ${status.conversations.entries}`) + "\n");
         lastTotal = total;
     };
@@ -363,6 +364,21 @@ async function main(): Promise<number> {
     for (const [message, count] of stats.unexpectedMessages)
         process.stdout.write(`  unexpected ${count}×: ${message}\n`);
     return stats.unexpected === 0 ? 0 : 1;
+}
+
+/**
+ * Linux: how much of the RSS is anonymous memory (malloc, V8) and how much file pages (code, the model file), and
+ * the anonymous memory outside V8's heap (llama.cpp, glibc malloc arenas, buffers) as anonymous − heap total.
+ */
+function rssParts(pid: number, sample: MemorySample): string {
+    try {
+        const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+        const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
+        const anonymous = kb("RssAnon") * 1024;
+        return ` (anonymous ${mb(anonymous)} of which outside the JS heap ${mb(anonymous - sample.heapTotal)}, file ${mb(kb("RssFile") * 1024)})`;
+    } catch {
+        return "";
+    }
 }
 
 /** Least-squares slope of (seconds, bytes) points, in MB per minute. */

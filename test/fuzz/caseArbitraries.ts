@@ -211,6 +211,9 @@ function rawCase(apiKey: string): fc.Arbitrary<RawCase> {
         ["HTTP/1.0 without Host", `GET /v1/models HTTP/1.0\r\n${auth}\r\n`],
         ["obsolete line folding", `GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}X-A: a\r\n b\r\n\r\n`],
         ["malformed percent-escape", `GET /v1/responses/%zz HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}\r\n`],
+        ["WebSocket upgrade without Sec-WebSocket-Key", `GET /v1/responses HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\r\n`],
+        ["WebSocket upgrade with version 99", `GET /v1/responses HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 99\r\n\r\n`],
+        ["WebSocket upgrade on POST", `POST /v1/responses HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nContent-Length: 0\r\n\r\n`],
         ["empty body with Content-Length", `POST /v1/responses HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Type: application/json\r\nContent-Length: 0\r\n\r\n`]
     ];
     return fc.oneof(
