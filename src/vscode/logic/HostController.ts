@@ -11,7 +11,9 @@ export type HostControllerDeps = {
     resolveModelPath: (raw: string) => string,
     log: (line: string) => void,
     onRequest: (entry: RequestLogEntry) => void,
-    onPromptProgress?: HostEvents["onPromptProgress"]
+    onPromptProgress?: HostEvents["onPromptProgress"],
+    /** The durable store's folder (the extension's global storage); absent: everything lives in memory. */
+    dataDir?: string
 };
 
 export type ControllerState = {
@@ -187,13 +189,18 @@ export class HostController {
 
     private async createHost(): Promise<void> {
         const key = await this.deps.apiKey();
-        const host = new LocalResponsesHost(toHostConfig(this.settings, key, null), {
+        const config = toHostConfig(this.settings, key, null);
+        if (this.deps.dataDir != null)
+            config.storage = {kind: "durable", dataDir: this.deps.dataDir};
+        const host = new LocalResponsesHost(config, {
             log: this.deps.log,
             onRequest: this.deps.onRequest,
             onEngineState: () => this.emitChange(),
             onPromptProgress: this.deps.onPromptProgress
         });
         this.current = host;
+        // Restored now so the inspector shows what was kept; a folder held by another window fails `start` with its name.
+        void host.openStorage().catch(() => undefined);
         for (const listener of this.hostListeners)
             listener(host);
         this.emitChange();

@@ -1,0 +1,47 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import {test} from "node:test";
+import {HostController} from "../../src/vscode/logic/HostController.js";
+import {readSettings} from "../../src/vscode/logic/settings.js";
+import {models} from "../helpers/paths.js";
+
+/** A controller as the extension builds one, its store in a global-storage-like folder. */
+function controller(dataDir: string): HostController {
+    const {settings} = readSettings((key) => ({threads: 1, parallel: 1, contextSize: 2048, "server.port": 0} as Record<string, unknown>)[key]);
+    return new HostController(settings, {apiKey: async () => "sk-test", resolveModelPath: (raw) => raw, log: () => undefined, onRequest: () => undefined, dataDir});
+}
+
+test("extension core: stored responses survive a window reload (a new controller on the same folder); Clear Response Store empties the disk", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "lr-vscode-data-"));
+    const before = controller(dataDir);
+    let created: Awaited<ReturnType<HostController["host"]["responses"]["create"]>>;
+    try {
+        await before.initialize();
+        await before.loadModel(models.chatml);
+        await before.startServer();
+        created = await before.host.responses.create("owner", {model: "local", input: "Tell me a story.", max_output_tokens: 6});
+    } finally {
+        await before.dispose();
+    }
+
+    const after = controller(dataDir);
+    try {
+        await after.initialize();
+        await after.host.openStorage();
+        assert.deepEqual(after.host.store.get("owner", created.id)?.response, created, "restored before any server start");
+        assert.equal(after.host.store.clear(), 1);
+    } finally {
+        await after.dispose();
+    }
+
+    const cleared = controller(dataDir);
+    try {
+        await cleared.initialize();
+        await cleared.host.openStorage();
+        assert.equal(cleared.host.store.stats().entries, 0);
+    } finally {
+        await cleared.dispose();
+    }
+});
