@@ -13,6 +13,8 @@ export class Upstream {
     public lastError: string | null = null;
     /** Until when (ms since epoch) the upstream asked us to wait (its 429/503 `Retry-After`). */
     public busyUntil = 0;
+    /** The status (429 or 503) that started the wait, passed on to clients refused meanwhile. */
+    public busyStatus = 503;
     /** Parallel slots it reports (llama-server's `/props` `total_slots`), else null. */
     public slots: number | null = null;
 

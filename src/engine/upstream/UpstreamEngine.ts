@@ -213,8 +213,10 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
                     upstream.recordError(error instanceof Error ? error.message : String(error));
                     if (error instanceof UpstreamConnectError || (error instanceof EngineError && error.kind === "upstream_unavailable"))
                         upstream.markDown(error.message);
-                    if (error instanceof EngineError && error.kind === "upstream_busy")
+                    if (error instanceof EngineError && error.kind === "upstream_busy") {
                         upstream.busyUntil = Date.now() + (error.details.retryAfterSeconds ?? 1) * 1000;
+                        upstream.busyStatus = error.details.status ?? 503;
+                    }
                     tried.add(upstream);
                     const next = retryable ? this.router.pick(key, tried) : null;
                     if (next == null) {
@@ -239,7 +241,8 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
         const busy = this.upstreams.filter((candidate) => candidate.state !== "down" && candidate.busyUntil > Date.now());
         if (busy.length > 0) {
             const wait = Math.max(1, Math.ceil((Math.min(...busy.map((candidate) => candidate.busyUntil)) - Date.now()) / 1000));
-            throw new EngineError("upstream_busy", `Every upstream asked to wait (429/503); retry in ${wait} s.`, {status: 503, retryAfterSeconds: wait});
+            const status = busy.every((candidate) => candidate.busyStatus === 429) ? 429 : 503;
+            throw new EngineError("upstream_busy", `Every upstream asked to wait (${status}); retry in ${wait} s.`, {status, retryAfterSeconds: wait});
         }
         const reasons = this.upstreams.map((candidate) => `${candidate.label}: ${candidate.lastError ?? "down"}`).join("; ");
         throw new EngineError("upstream_unavailable", `No upstream is reachable (${reasons}).`);

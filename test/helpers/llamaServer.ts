@@ -1,0 +1,132 @@
+import {spawn, spawnSync, type ChildProcess} from "node:child_process";
+import net from "node:net";
+import path from "node:path";
+import {repoRoot} from "./paths.js";
+
+/**
+ * llama.cpp's `llama-server` and `rpc-server` for upstream-engine tests, built from node-llama-cpp's bundled
+ * llama.cpp by scripts/build-llama-server.sh (once per machine: ~10-20 min on 2 cores, then a cache hit).
+ * Nothing here skips: a failed build fails the test that needed it.
+ */
+let binDir: string | null = null;
+
+export function llamaServerBinDir(): string {
+    if (binDir != null)
+        return binDir;
+    const script = path.join(repoRoot, "scripts/build-llama-server.sh");
+    const result = spawnSync("nice", ["-n", "19", "bash", script], {encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 * 1024 * 1024});
+    const lines = (result.stdout ?? "").trim().split("\n");
+    if (result.status !== 0 || lines.length === 0 || lines.at(-1) === "")
+        throw new Error(`scripts/build-llama-server.sh failed (exit ${result.status}):\n${(result.stderr ?? "").slice(-4000)}`);
+    binDir = lines.at(-1)!;
+    return binDir;
+}
+
+export type LlamaServerProcess = {
+    /** Base URL without `/v1`. */
+    url: string,
+    port: number,
+    /** What the process wrote (for failure messages). */
+    output(): string,
+    /** Stops it (SIGTERM, or SIGKILL for an abrupt death) and waits for the exit. */
+    stop(signal?: NodeJS.Signals): Promise<void>
+};
+
+export type LlamaServerOptions = {
+    model: string,
+    /** Parallel slots (`-np`); the total context is `contextPerSlot × slots`. */
+    slots?: number,
+    contextPerSlot?: number,
+    /** Keep generating past end-of-text (long generations for cancel and disconnect tests). */
+    ignoreEos?: boolean,
+    /** `--rpc host:port,…`: split the model over rpc-servers. */
+    rpc?: string[],
+    apiKey?: string,
+    extraArgs?: string[]
+};
+
+export async function freePort(): Promise<number> {
+    return await new Promise((resolve, reject) => {
+        const server = net.createServer();
+        server.once("error", reject);
+        server.listen(0, "127.0.0.1", () => {
+            const {port} = server.address() as net.AddressInfo;
+            server.close(() => resolve(port));
+        });
+    });
+}
+
+/** A llama-server on 127.0.0.1 with one thread and `--jinja`, answering `/health` before this returns. */
+export async function startLlamaServer(options: LlamaServerOptions): Promise<LlamaServerProcess> {
+    const bin = path.join(llamaServerBinDir(), "llama-server");
+    const port = await freePort();
+    const slots = options.slots ?? 2;
+    const args = [
+        "-m", options.model, "--host", "127.0.0.1", "--port", String(port), "-t", "1", "-tb", "1",
+        "-c", String((options.contextPerSlot ?? 2048) * slots), "-np", String(slots), "--jinja", "--threads-http", "8", "--no-webui",
+        ...(options.ignoreEos ? ["--ignore-eos"] : []),
+        ...(options.rpc != null ? ["--rpc", options.rpc.join(","), "-ngl", "99"] : []),
+        ...(options.apiKey != null ? ["--api-key", options.apiKey] : []),
+        ...(options.extraArgs ?? [])
+    ];
+    const child = spawn(bin, args, {stdio: ["ignore", "pipe", "pipe"]});
+    const url = `http://127.0.0.1:${port}`;
+    const handle = track(child, url, port);
+    await waitUntil(async () => {
+        if (child.exitCode != null)
+            throw new Error(`llama-server exited (${child.exitCode}):\n${handle.output().slice(-3000)}`);
+        const response = await fetch(`${url}/health`).catch(() => null);
+        return response?.ok === true;
+    }, 120_000, () => `llama-server did not become healthy:\n${handle.output().slice(-3000)}`);
+    return handle;
+}
+
+/** An `rpc-server` (ggml's RPC backend) on 127.0.0.1, ready once it listens. */
+export async function startRpcServer(): Promise<LlamaServerProcess> {
+    const bin = path.join(llamaServerBinDir(), "ggml-rpc-server");
+    const port = await freePort();
+    const child = spawn(bin, ["-H", "127.0.0.1", "-p", String(port), "-t", "1"], {stdio: ["ignore", "pipe", "pipe"]});
+    const handle = track(child, `127.0.0.1:${port}`, port);
+    await waitUntil(async () => {
+        if (child.exitCode != null)
+            throw new Error(`rpc-server exited (${child.exitCode}):\n${handle.output().slice(-3000)}`);
+        return await new Promise<boolean>((resolve) => {
+            const socket = net.connect(port, "127.0.0.1", () => {
+                socket.destroy();
+                resolve(true);
+            });
+            socket.once("error", () => resolve(false));
+        });
+    }, 30_000, () => `rpc-server did not listen:\n${handle.output().slice(-3000)}`);
+    return handle;
+}
+
+function track(child: ChildProcess, url: string, port: number): LlamaServerProcess {
+    let output = "";
+    const append = (chunk: Buffer) => {
+        output = (output + chunk.toString("utf8")).slice(-64 * 1024);
+    };
+    child.stdout?.on("data", append);
+    child.stderr?.on("data", append);
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    return {
+        url,
+        port,
+        output: () => output,
+        stop: async (signal = "SIGTERM") => {
+            if (child.exitCode == null && child.signalCode == null)
+                child.kill(signal);
+            await exited;
+        }
+    };
+}
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, message: () => string): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+        if (await check())
+            return;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(message());
+}
