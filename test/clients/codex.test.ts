@@ -93,7 +93,9 @@ describe("Codex CLI (codex exec --json, real engine)", () => {
     };
 
     before(async () => {
-        harness = await startClientHarness({contextSize: 32768, parallel: 1, stopSequences: ["."]}, {
+        // Keep-alives every 2 s against Codex's idle timeout of 20 s (below): the 13k-token prefills take 35 s to minutes here, so
+        // each turn passes only because Codex counts the server's `keepalive` events (it drops SSE comments).
+        harness = await startClientHarness({contextSize: 32768, parallel: 1, stopSequences: ["."], streamKeepAliveSeconds: 2}, {
             // The one change to a request: the tiny model never calls a tool by itself, so the plain turn's first
             // request names a tool in `tool_choice` (what the server answers, and what Codex does with it, are real).
             request: (body, requestPath) => {
@@ -116,7 +118,7 @@ describe("Codex CLI (codex exec --json, real engine)", () => {
             `env_key = "${keyVariable}"`,
             `request_max_retries = 0`,
             `stream_max_retries = 0`,
-            `stream_idle_timeout_ms = 400000`
+            `stream_idle_timeout_ms = 20000`
         ].join("\n") + "\n");
     });
 
