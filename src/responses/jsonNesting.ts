@@ -40,7 +40,8 @@ function pathBeyond(value: unknown, depth: number, maxDepth: number): Array<stri
         }
         return undefined;
     }
-    for (const key of Object.keys(value)) {
+    // for...in allocates no key array (JSON.parse makes plain objects whose keys are all own and enumerable).
+    for (const key in value) {
         const below = pathBeyond((value as Record<string, unknown>)[key], depth + 1, maxDepth);
         if (below != null)
             return [key, ...below];
