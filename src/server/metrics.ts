@@ -1,6 +1,6 @@
 import type {RequestHandler} from "express";
 import {Counter, Gauge, Histogram, Registry} from "prom-client";
-import type {ChatEngine} from "../engine/types.js";
+import type {ChatEngine, UpstreamStats} from "../engine/types.js";
 import {abortKinds, type AbortKind} from "../responses/abortReasons.js";
 import type {GenerationStats} from "../responses/ResponsesService.js";
 import type {BackgroundJobs} from "../store/BackgroundJobs.js";
@@ -78,6 +78,8 @@ export class ServerMetrics {
         gauge("background_event_bytes", "Bytes of retained background stream events.", () => sources.jobs.stats().eventBytes);
         gauge("background_stream_readers", "Background stream readers attached.", () => sources.readers.active);
 
+        upstreamMetrics(this.registry, sources.engine);
+
         // Cumulative counts the stores keep themselves, exported as counters by their growth since the last scrape.
         cumulativeCounter(this.registry, "store_events_total", "Response store events: hit, miss, write, eviction, expiration, deletion.", () => {
             const stats = sources.store.stats();
@@ -128,6 +130,40 @@ export class ServerMetrics {
 
     public text(): Promise<string> {
         return this.registry.metrics();
+    }
+}
+
+/**
+ * With the upstream engine, each upstream server's state and load, labelled by its URL (credentials are
+ * never part of it): up (1/0), outstanding requests, and requests and errors since start (counters).
+ */
+function upstreamMetrics(registry: Registry, engine: ChatEngine): void {
+    const upstreams = () => engine.stats().upstreams ?? [];
+    const labelled = (name: string, help: string, read: (upstream: UpstreamStats) => number) => new Gauge({
+        name: `${prefix}${name}`, help, labelNames: ["upstream"], registers: [registry],
+        collect() {
+            this.reset();
+            for (const upstream of upstreams())
+                this.set({upstream: upstream.url}, read(upstream));
+        }
+    });
+    labelled("upstream_up", "1 when the upstream answers its health check or last request.", (upstream) => (upstream.state === "down" ? 0 : 1));
+    labelled("upstream_outstanding_requests", "Requests sent to the upstream and not finished.", (upstream) => upstream.outstanding);
+    for (const [name, help, read] of [
+        ["upstream_requests_total", "Requests sent to the upstream.", (upstream: UpstreamStats) => upstream.requests],
+        ["upstream_errors_total", "Requests the upstream failed (unreachable, error status, cut or malformed stream, timeout).", (upstream: UpstreamStats) => upstream.errors]
+    ] as const) {
+        const last = new Map<string, number>();
+        new Counter({
+            name: `${prefix}${name}`, help, labelNames: ["upstream"], registers: [registry],
+            collect() {
+                for (const upstream of upstreams()) {
+                    const value = read(upstream);
+                    this.inc({upstream: upstream.url}, Math.max(0, value - (last.get(upstream.url) ?? 0)));
+                    last.set(upstream.url, value);
+                }
+            }
+        });
     }
 }
 

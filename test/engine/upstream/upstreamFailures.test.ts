@@ -196,6 +196,14 @@ describe("upstream failures through the HTTP server", () => {
             assert.match(failed.response.error.message, /not JSON/);
             const stored = await server.fetch(`/v1/responses/${failed.response.id}`);
             assert.equal(stored.status, 404, "a failed foreground response is not stored");
+            const label = upstream.url.replace(/\/v1$/, "");
+            const status = await (await server.fetch("/v1/status")).json() as {engine: {upstreams: {url: string, state: string, errors: number, last_error?: string, lastError?: string}[]}};
+            assert.equal(status.engine.upstreams[0]!.url, label);
+            assert.equal(status.engine.upstreams[0]!.errors, 1);
+            const metrics = await (await server.fetch("/metrics")).text();
+            assert.ok(metrics.includes(`local_responses_upstream_up{upstream="${label}"} 1`), metrics);
+            assert.ok(metrics.includes(`local_responses_upstream_errors_total{upstream="${label}"} 1`));
+            assert.ok(metrics.includes(`local_responses_upstream_requests_total{upstream="${label}"} 1`));
         } finally {
             await server.close();
             await upstream.close();
