@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import {after, before, describe, it} from "node:test";
+import {createOpenAI} from "@ai-sdk/openai";
+import {streamText} from "ai";
 import OpenAI from "openai";
 import {CliUsageError, parseCliOptions} from "../../src/host/cliOptions.js";
 import {assertValidStream} from "../helpers/conformance.js";
@@ -174,6 +176,33 @@ describe("SSE keep-alive interleaved with token events (1 ms interval)", () => {
         const deltas = events.filter((event) => event.type === "response.output_text.delta").length;
         assert.ok(deltas >= 8, `${deltas} deltas`);
         assert.ok(keepAliveEvents >= deltas / 2, `keepalive events between token events (${keepAliveEvents} for ${deltas} deltas)`);
+    });
+
+    it("the AI SDK's strict stream validation and the OpenAI SDK's stream helper take keepalive events between tokens", async () => {
+        const result = streamText({model: createOpenAI({baseURL: server.url, apiKey: server.apiKey}).responses("m"), prompt: "Tell me a story.", maxOutputTokens: 24});
+        const errors: unknown[] = [];
+        let text = "";
+        for await (const part of result.fullStream) {
+            if (part.type === "text-delta")
+                text += part.text;
+            if (part.type === "error")
+                errors.push(part.error);
+        }
+        assert.deepEqual(errors, []);
+        assert.equal(text, await result.text);
+
+        const helper = server.client.responses.stream({model: "m", input: "Tell me a story.", max_output_tokens: 24});
+        let keepAlives = 0;
+        let deltas = "";
+        for await (const event of helper) {
+            if ((event.type as string) === "keepalive")
+                keepAlives++;
+            if (event.type === "response.output_text.delta")
+                deltas += event.delta;
+        }
+        const final = await helper.finalResponse();
+        assert.ok(keepAlives > 0, "keepalive events reached the helper");
+        assert.equal(final.output_text, deltas, "the accumulated response is the streamed text");
     });
 });
 
