@@ -8,7 +8,8 @@
 // package.json, node-llama-cpp's dependency closure copied from node_modules (without llama.cpp's source bundle,
 // gitRelease.bundle, ~35 MB, only for building from source), and the binary packages, fetched by exact version
 // through the npm registry and checked against the lockfile's integrity (scripts/lib/pinnedPackages.mjs) into
-// .tools/binaries — never installed into node_modules. A VSIX whose inputs did not change is not built again (its
+// .tools/binaries — never installed into node_modules. The durable store's classic-level is copied the same way,
+// with only the target's own prebuild (keepLevelDbPrebuild). A VSIX whose inputs did not change is not built again (its
 // input digest is kept beside the stage). `vsce` (4.x, needs Node >= 22) comes from the e2e tools folder
 // (scripts/e2e-setup.sh).
 import {execFileSync} from "node:child_process";
@@ -20,7 +21,7 @@ import {tsImport} from "tsx/esm/api";
 import {fetchPinnedPackage, repo} from "./lib/pinnedPackages.mjs";
 
 // The table the extension's loader reads at run time (TypeScript, loaded through tsx, a devDependency).
-const {packagesForTarget, vscodeTargets} = await tsImport("../src/engine/prebuiltBinaries.ts", import.meta.url);
+const {binariesForTarget, packagesForTarget, vscodeTargets} = await tsImport("../src/engine/prebuiltBinaries.ts", import.meta.url);
 
 const {values} = parseArgs({
     options: {target: {type: "string", multiple: true}, gpu: {type: "string"}, force: {type: "boolean", default: false}, tools: {type: "string"}}
@@ -86,7 +87,10 @@ function packageTarget(target) {
     const binaries = packagesForTarget(target, extra);
     const staged = {
         ...pkg,
-        dependencies: Object.fromEntries([["node-llama-cpp", nodeLlamaCppVersion], ...binaries.map((name) => [name, nodeLlamaCppVersion])]),
+        dependencies: Object.fromEntries([
+            ["node-llama-cpp", nodeLlamaCppVersion], ...binaries.map((name) => [name, nodeLlamaCppVersion]),
+            ["classic-level", pkg.dependencies["classic-level"]]
+        ]),
         devDependencies: undefined,
         scripts: undefined,
         bin: undefined
@@ -98,6 +102,10 @@ function packageTarget(target) {
     // --- node-llama-cpp and what it needs at run time -------------------------------------------------------
     const copied = new Set();
     copyPackage(path.join(repo, "node_modules/node-llama-cpp"), stage, copied);
+
+    // --- the durable store's LevelDB (classic-level) with the one prebuild of this target ---------------------
+    copyPackage(path.join(repo, "node_modules/classic-level"), stage, copied);
+    keepLevelDbPrebuild(path.join(stage, "node_modules/classic-level"), binariesForTarget(target));
 
     // --- the binary packages of this target, from the verified cache ----------------------------------------
     for (const name of binaries) {
@@ -152,6 +160,50 @@ function copyPackage(dir, stage, copied) {
         }
         copyPackage(resolved, stage, copied);
     }
+}
+
+/**
+ * classic-level carries Node-API prebuilds for every platform in the one package (prebuilds/<platform>-<archs>/,
+ * found at run time by node-gyp-build) and LevelDB's sources: keep only this target's prebuild, and cut the macOS
+ * one, a universal binary, down to the target's architecture (node-gyp-build reads the folder name's arch list).
+ */
+function keepLevelDbPrebuild(dir, {platform, arch}) {
+    for (const file of ["deps", "binding.cc", "binding.gyp"])
+        fs.rmSync(path.join(dir, file), {recursive: true, force: true});
+    const prebuilds = path.join(dir, "prebuilds");
+    const folders = fs.readdirSync(prebuilds);
+    const kept = folders.find((name) => {
+        const [os, archs] = name.split("-");
+        return os === platform && archs.split("+").includes(arch);
+    });
+    for (const name of folders)
+        if (name !== kept)
+            fs.rmSync(path.join(prebuilds, name), {recursive: true});
+    if (kept == null) {
+        console.log(`package-vsix: classic-level has no prebuild for ${platform}-${arch}; the durable store falls back to memory there`);
+        return;
+    }
+    if (kept === `${platform}-${arch}`)
+        return;
+    const thin = path.join(prebuilds, `${platform}-${arch}`);
+    fs.renameSync(path.join(prebuilds, kept), thin);
+    for (const file of fs.readdirSync(thin))
+        fs.writeFileSync(path.join(thin, file), machOSlice(fs.readFileSync(path.join(thin, file)), arch));
+}
+
+/** The one-architecture Mach-O inside a universal ("fat") binary: the bytes its fat header points at. */
+function machOSlice(bytes, arch) {
+    const cpuTypes = {x64: 0x01000007, arm64: 0x0100000c};
+    if (bytes.readUInt32BE(0) !== 0xcafebabe)
+        throw new Error("not a universal Mach-O binary");
+    for (let index = 0; index < bytes.readUInt32BE(4); index++) {
+        const entry = 8 + index * 20;
+        if (bytes.readUInt32BE(entry) === cpuTypes[arch]) {
+            const offset = bytes.readUInt32BE(entry + 8);
+            return bytes.subarray(offset, offset + bytes.readUInt32BE(entry + 12));
+        }
+    }
+    throw new Error(`the universal binary has no ${arch} slice`);
 }
 
 function resolvePackage(name, fromDir) {

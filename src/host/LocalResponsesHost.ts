@@ -14,7 +14,7 @@ import {BackgroundJobs} from "../store/BackgroundJobs.js";
 import {ConversationStore} from "../store/ConversationStore.js";
 import {ResponseStore} from "../store/ResponseStore.js";
 import {StreamReaderSlots} from "../store/StreamReaderSlots.js";
-import {StoreDatabase} from "../store/durable/StoreDatabase.js";
+import {DurableStoreUnavailableError, StoreDatabase} from "../store/durable/StoreDatabase.js";
 import type {HostConfig} from "./config.js";
 import {createEngine} from "./createEngine.js";
 import {readOrCreateSecret} from "./dataFolder.js";
@@ -173,6 +173,11 @@ export class LocalResponsesHost {
             this.jobs.persistTo(db.journal("jobs/"), db.entries("jobs/"));
             this.events.log?.(`store: durable in ${dataDir} (${this.store.stats().entries} responses, ${this.conversations.stats().entries} conversations, ${this.jobs.stats().retained} finished background responses restored)`);
             return db;
+        }, (error: unknown) => {
+            if (!(error instanceof DurableStoreUnavailableError))
+                throw error;
+            this.events.log?.(`store: ${error.message}; everything is kept in memory and lost when the server stops`);
+            return null;
         });
         return this.storage;
     }

@@ -84,12 +84,18 @@ describe("platform VSIXs", () => {
         });
     }
 
-    it("the default VSIXs carry one binary package each, and only they differ", () => {
+    it("the default VSIXs carry one binary package and one LevelDB prebuild each, and only they differ", () => {
+        const levelDbPrebuilds = "node_modules/classic-level/prebuilds/";
         const otherThanBinaries = (target: string) => listFiles(path.join(unpacked.get(target)!, "extension"))
-            .filter((file) => !file.startsWith("node_modules/@node-llama-cpp/"));
+            .filter((file) => !file.startsWith("node_modules/@node-llama-cpp/") && !file.startsWith(levelDbPrebuilds));
         const reference = otherThanBinaries("linux-x64");
-        for (const target of vscodeTargets)
+        for (const target of vscodeTargets) {
             assert.deepEqual(otherThanBinaries(target), reference, target);
+            // classic-level 3.0.0 has no Windows-on-ARM prebuild: there the durable store falls back to memory.
+            const prebuilds = fs.existsSync(path.join(unpacked.get(target)!, "extension", levelDbPrebuilds))
+                ? fs.readdirSync(path.join(unpacked.get(target)!, "extension", levelDbPrebuilds)) : [];
+            assert.deepEqual(prebuilds, target === "win32-arm64" ? [] : [target], target);
+        }
     });
 });
 

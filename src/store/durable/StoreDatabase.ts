@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import {ClassicLevel} from "classic-level";
+import type {ClassicLevel} from "classic-level";
 import type {JournalEntries, StoreJournal} from "../StoreJournal.js";
 
 /** The layout of the keys and values this version writes; older databases are migrated forward on open. */
@@ -74,7 +74,9 @@ export class StoreDatabase {
     private static async load(folder: string, location: string, log: (line: string) => void): Promise<StoreDatabase> {
         if (fs.existsSync(location) && !fs.statSync(location).isDirectory())
             throw new Error("it is a file, not a database folder");
-        const db = new ClassicLevel<string, unknown>(location, {valueEncoding: "json"});
+        // Stored conversations are private: the folder is the owner's alone, whatever the data folder's mode.
+        fs.mkdirSync(location, {recursive: true, mode: 0o700});
+        const db = new (await loadLevelDb())<string, unknown>(location, {valueEncoding: "json"});
         try {
             await db.open();
         } catch (error) {
@@ -183,4 +185,19 @@ export class StoreDatabase {
 
 function lockedError(folder: string): DataFolderLockedError {
     return new DataFolderLockedError(`The data folder ${folder} is in use by another Local Responses server. Stop that one, or give this one its own --data-dir (or --store memory).`);
+}
+
+/** Raised where LevelDB has no prebuild (Windows on ARM): the host keeps its stores in memory there. */
+export class DurableStoreUnavailableError extends Error {}
+
+/**
+ * Loaded on first use, not with the bundle: where classic-level ships no prebuild for the platform, requiring it
+ * throws, and that must not stop the extension (or the CLI with `--store memory`) from loading.
+ */
+async function loadLevelDb(): Promise<typeof ClassicLevel> {
+    try {
+        return (await import("classic-level")).ClassicLevel;
+    } catch (error) {
+        throw new DurableStoreUnavailableError(`The durable store's database (LevelDB, classic-level) has no build for ${process.platform}-${process.arch}: ${(error as Error).message}`);
+    }
 }
