@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
-import http from "node:http";
-import type {AddressInfo} from "node:net";
 import {after, before, describe, it} from "node:test";
 import {EngineError} from "../../../src/engine/errors.js";
 import {UpstreamEngine} from "../../../src/engine/upstream/UpstreamEngine.js";
 import {defaultConfig} from "../../../src/host/config.js";
 import {freePort} from "../../helpers/llamaServer.js";
+import {chunk, scriptedUpstream, sseHead, type Script} from "../../helpers/scriptedUpstream.js";
 import {readSse, startTestServer} from "../../helpers/testServer.js";
 
 /**
@@ -13,40 +12,6 @@ import {readSse, startTestServer} from "../../helpers/testServer.js";
  * Retry-After, an upstream that goes silent), from a scripted loopback HTTP server. The happy paths and a
  * real upstream dying are tested against llama-server in test/server/upstream*.test.ts.
  */
-type Script = (req: http.IncomingMessage, res: http.ServerResponse, body: any) => void;
-
-async function scriptedUpstream(script: () => Script): Promise<{url: string, requests: any[], closed: () => number, close(): Promise<void>}> {
-    const requests: any[] = [];
-    let closed = 0;
-    const server = http.createServer((req, res) => {
-        if (req.method === "GET") {
-            res.setHeader("content-type", "application/json");
-            res.end(req.url === "/v1/models" ? JSON.stringify({object: "list", data: [{id: "scripted", max_model_len: 4096}]}) : "{}");
-            return;
-        }
-        let text = "";
-        req.on("data", (chunk) => (text += chunk));
-        req.on("end", () => {
-            const body = JSON.parse(text);
-            requests.push(body);
-            res.on("close", () => closed++);
-            script()(req, res, body);
-        });
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    return {
-        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-        requests,
-        closed: () => closed,
-        close: () => new Promise((resolve) => {
-            server.closeAllConnections();
-            server.close(() => resolve());
-        })
-    };
-}
-
-const chunk = (delta: object, finish: string | null = null) => `data: ${JSON.stringify({choices: [{index: 0, delta, finish_reason: finish}]})}\n\n`;
-const sseHead = (res: http.ServerResponse) => res.writeHead(200, {"content-type": "text/event-stream"});
 
 function expectKind(kind: EngineError["kind"], pattern?: RegExp) {
     return (error: unknown) => {
