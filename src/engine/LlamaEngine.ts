@@ -309,6 +309,11 @@ export class LlamaEngine implements ChatEngine {
                 const parallel = this.options.parallel ?? 4;
                 const afterDispatch = new AfterDispatch();
                 const tokenizerWorker = new TokenizerWorker({modelPath: path.resolve(modelPath), gpu: this.options.gpu ?? false});
+                const segments = createSegmentTokenizer(model.tokenizer);
+                // LlamaChat renders and tokenizes the whole history again on every call, through \`model.tokenizer\`, on
+                // the event loop. Through the segment cache (which returns exactly the model's tokens) it finds every
+                // segment the engine tokenized to choose the sequence, long ones included, instead of tokenizing it twice.
+                Object.defineProperty(model, "tokenizer", {value: segments, configurable: true});
                 const context = await model.createContext({
                     contextSize,
                     sequences: parallel,
@@ -330,7 +335,7 @@ export class LlamaEngine implements ChatEngine {
                     chats: new Map(),
                     active: new Map(),
                     afterDispatch,
-                    promptTokenizer: new PromptTokenizer(createSegmentTokenizer(model.tokenizer), tokenizerWorker),
+                    promptTokenizer: new PromptTokenizer(segments, tokenizerWorker),
                     tokenizerWorker,
                     maxTokenChars: maxTokenCharacters(model),
                     info: {
