@@ -6,7 +6,8 @@
 # - Output: $CACHE/<bundle commit>/bin/{llama-server,ggml-rpc-server,rpc-server}; the last line printed on stdout is
 #   that bin folder. CACHE defaults to ~/.cache/local-responses/llama-server (override: LOCAL_RESPONSES_LLAMA_CACHE).
 # - Idempotent: when bin/.complete exists for that commit it prints the folder and exits at once. A lock (flock)
-#   keeps two callers (a test helper and a person) from building the same commit twice at the same time.
+#   keeps two callers (a test helper and a person) from building the same commit twice at the same time;
+#   with LLAMA_BUILD_NO_WAIT=1 a caller that finds the lock taken exits 75 at once instead of waiting.
 # - Portable: -DGGML_NATIVE=OFF (no -march=native); on x86-64 AVX2/FMA/F16C/BMI2 are switched on explicitly, which
 #   every x86-64 machine of the last decade has. Static libraries, so the binaries can be copied elsewhere.
 # - Jobs: LLAMA_BUILD_JOBS (default 2); run under `nice -n 19` on a shared machine. About 10-20 min on 2 cores.
@@ -39,7 +40,12 @@ fi
 
 mkdir -p "$dest"
 exec 9>"$dest/.lock"
-flock 9
+if [[ "${LLAMA_BUILD_NO_WAIT:-}" == 1 ]]; then
+  # Tests use this: a build started elsewhere (a person, another checkout) is reported, not waited on for an hour.
+  flock -n 9 || { log "another build of $commit is running (lock: $dest/.lock); run again when it ends"; exit 75; }
+else
+  flock 9
+fi
 if [[ -f "$bin/.complete" ]]; then # built by another caller while we waited for the lock
   echo "$bin"
   exit 0

@@ -3,11 +3,12 @@ import type {Upstream} from "./Upstream.js";
 /**
  * Picks the upstream for a request: the one its affinity key went to last (its prefix is in that server's
  * KV cache) while it is available and not overloaded, else the available one with the fewest outstanding
- * requests (ties: the first listed). "Overloaded" means more than `slack` requests above the least busy one.
+ * requests (ties taken in turn). "Overloaded" means more than `slack` requests above the least busy one.
  * Keys are remembered for the most recent `maxKeys` requests.
  */
 export class UpstreamRouter {
     private readonly affinity = new Map<string, Upstream>();
+    private turn = 0;
 
     public constructor(
         private readonly upstreams: readonly Upstream[],
@@ -19,7 +20,10 @@ export class UpstreamRouter {
         const candidates = this.upstreams.filter((upstream) => upstream.available && !exclude.has(upstream));
         if (candidates.length === 0)
             return null;
-        const least = candidates.reduce((best, upstream) => (upstream.outstanding < best.outstanding ? upstream : best));
+        // Ties rotate, so requests that arrive one after another (each done before the next) still spread.
+        const start = this.turn++ % candidates.length;
+        const rotated = [...candidates.slice(start), ...candidates.slice(0, start)];
+        const least = rotated.reduce((best, upstream) => (upstream.outstanding < best.outstanding ? upstream : best));
         if (key == null)
             return least;
         const held = this.affinity.get(key);

@@ -33,6 +33,13 @@ describe("upstream routing", () => {
         assert.equal(router.pick(undefined, new Set([b!])), null);
     });
 
+    it("takes tied upstreams in turn, so sequential requests without a key spread", () => {
+        const [a, b] = make();
+        const router = new UpstreamRouter([a!, b!]);
+        const picks = [0, 1, 2, 3].map(() => router.pick(undefined));
+        assert.deepEqual(picks, [a, b, a, b]);
+    });
+
     it("keys requests by their opening turns, so every turn of a chain shares one key", () => {
         const first = prefixKey([{role: "system", text: "s"}, {role: "user", text: "q1"}]);
         const later = prefixKey([{role: "system", text: "s"}, {role: "user", text: "q1"}, {role: "model", parts: [{type: "text", text: "a"}]}, {role: "user", text: "q2"}]);
