@@ -27,7 +27,7 @@ export const cliFlags = {
     "flash-attention": {type: "boolean", env: "LOCAL_RESPONSES_FLASH_ATTENTION", help: "enable flash attention (slower on CPU)"},
     "strict-model": {type: "boolean", env: "LOCAL_RESPONSES_STRICT_MODEL", help: "require 'model' to name the loaded model"},
     "strict-tools": {type: "boolean", env: "LOCAL_RESPONSES_STRICT_TOOLS", help: "refuse hosted tool types with 400 instead of ignoring them"},
-    "reasoning-secret": {type: "string", env: "LOCAL_RESPONSES_REASONING_SECRET", help: "HMAC secret for reasoning encrypted_content tokens (default: random per process; not encryption)"},
+    "reasoning-secret": {type: "string", env: "LOCAL_RESPONSES_REASONING_SECRET", help: "HMAC secret for reasoning encrypted_content tokens (default: kept in --data-dir; random per process with --store memory; not encryption)"},
     "reasoning-echo-max-bytes": {type: "string", env: "LOCAL_RESPONSES_REASONING_ECHO_MAX_BYTES", help: "reasoning remembered to re-inject when clients drop it (default 16777216; 0 disables)"},
     "allowed-origins": {type: "string", env: "LOCAL_RESPONSES_ALLOWED_ORIGINS", help: "comma-separated browser origins allowed (CORS); none by default"},
     "body-limit": {type: "string", env: "LOCAL_RESPONSES_BODY_LIMIT", help: "largest request body in bytes (default 16777216)"},
@@ -58,7 +58,7 @@ export const cliFlags = {
     "conversation-store-owner-max-bytes": {type: "string", env: "LOCAL_RESPONSES_CONVERSATION_STORE_OWNER_MAX_BYTES", help: "conversation bytes per API key (default 0 = no quota)"},
     "compaction-keep-tokens": {type: "string", env: "LOCAL_RESPONSES_COMPACTION_KEEP_TOKENS", help: "newest tokens kept verbatim by compaction (default context/16, at most 8192)"},
     "compaction-summary-max-tokens": {type: "string", env: "LOCAL_RESPONSES_COMPACTION_SUMMARY_MAX_TOKENS", help: "compaction summary length when not given (default 1024)"},
-    "compaction-secret": {type: "string", env: "LOCAL_RESPONSES_COMPACTION_SECRET", help: "HMAC secret for compaction items (default: random per process; integrity only, not encryption)"},
+    "compaction-secret": {type: "string", env: "LOCAL_RESPONSES_COMPACTION_SECRET", help: "HMAC secret for compaction items (default: kept in --data-dir; random per process with --store memory; integrity only, not encryption)"},
     "help": {type: "boolean", env: "", help: "show this help"}
 } as const;
 
