@@ -1,0 +1,59 @@
+/**
+ * The layers of docs/architecture.md, checked in `npm test` (test/architecture.test.ts runs dependency-cruiser):
+ * each folder imports only the folders below it, node-llama-cpp only in src/engine, vscode only in the VS Code face,
+ * and no import circles.
+ */
+const below = {
+    protocol: [],
+    engine: ["protocol"],
+    responses: ["protocol", "engine"],
+    // Storage implements the ports src/responses declares (structurally), knowing only the wire vocabulary.
+    store: ["protocol"],
+    server: ["protocol", "engine", "responses", "store"],
+    host: ["protocol", "engine", "responses", "store", "server"]
+};
+const layerRule = (layer) => ({
+    name: `${layer}-imports-only-below`,
+    comment: `src/${layer} may import only ${below[layer].length === 0 ? "nothing of ours" : below[layer].map((name) => `src/${name}`).join(", ")}`,
+    severity: "error",
+    from: {path: `^src/${layer}/`},
+    to: {path: "^src/", pathNot: [`^src/${layer}/`, ...below[layer].map((name) => `^src/${name}/`)]}
+});
+
+module.exports = {
+    forbidden: [
+        ...Object.keys(below).map(layerRule),
+        {
+            name: "only-engine-imports-node-llama-cpp",
+            severity: "error",
+            from: {path: "^src/", pathNot: "^src/engine/"},
+            to: {path: "node_modules/(node-llama-cpp|@node-llama-cpp)/"}
+        },
+        {
+            name: "only-vscode-face-imports-vscode",
+            severity: "error",
+            from: {path: "^(src|webview)/", pathNot: ["^src/vscode/", "^src/extension\\.ts$"]},
+            to: {path: "^vscode$"}
+        },
+        {
+            name: "faces-are-not-imported",
+            comment: "nothing below the faces imports src/vscode, src/extension.ts or src/cli.ts",
+            severity: "error",
+            from: {path: "^src/(engine|responses|store|server|host)/"},
+            to: {path: "^src/(vscode/|extension\\.ts$|cli\\.ts$)"}
+        },
+        {
+            name: "no-circular",
+            severity: "error",
+            from: {path: "^(src|webview)/"},
+            to: {circular: true}
+        }
+    ],
+    options: {
+        doNotFollow: {path: "node_modules"},
+        exclude: {path: "^(test|bench|scripts|dist)/"},
+        tsConfig: {fileName: "tsconfig.json"},
+        tsPreCompilationDeps: true,
+        enhancedResolveOptions: {exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default", "types"]}
+    }
+};
