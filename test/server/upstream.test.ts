@@ -39,6 +39,8 @@ describe("upstream engine: the Responses API over a real llama-server (OpenAI SD
         assert.ok(response.output_text.length > 0);
         assert.equal(response.usage?.output_tokens, 12, "llama-server's own completion_tokens");
         assert.ok(response.usage!.input_tokens > 3);
+        const counted = await server.client.responses.inputTokens.count({model: "m", input: "Once upon a time"});
+        assert.equal(counted.input_tokens, response.usage!.input_tokens, "counted by llama-server's /apply-template + /tokenize, as it evaluates");
         const status = await (await server.fetch("/v1/status")).json() as {engine: {upstreams: {url: string, state: string, requests: number}[]}};
         assert.equal(status.engine.upstreams[0]!.url, upstream.url);
         assert.equal(status.engine.upstreams[0]!.state, "up");

@@ -6,12 +6,13 @@ import type {GenerationSummary} from "../LlamaEngine.js";
 import type {
     ChatEngine, ChatTurn, EngineLease, EngineState, EngineStats, GenerationRequest, GenerationResult, ModelInfo, PromptShape, ToolSpec
 } from "../types.js";
-import {estimatePromptTokens, toChatCompletionsBody} from "./chatRequest.js";
+import {estimatePromptTokens, toChatCompletionsBody, toChatMessages, toChatTools} from "./chatRequest.js";
 import {streamCompletion} from "./streamCompletion.js";
 import {Upstream} from "./Upstream.js";
 import {discoverModel, probeHealth} from "./upstreamProbes.js";
 import {causeText, UpstreamConnectError} from "./upstreamErrors.js";
 import {UpstreamRouter} from "./UpstreamRouter.js";
+import {UpstreamTokenCounter} from "./upstreamTokenCount.js";
 
 export type UpstreamEngineOptions = {
     /** Base URLs of OpenAI-compatible servers (with or without a trailing `/v1`). */
@@ -55,6 +56,7 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
     private info: ModelInfo | null = null;
     private upstreamModel = "";
     private healthTimer: NodeJS.Timeout | null = null;
+    private readonly tokenCounter = new UpstreamTokenCounter();
 
     public constructor(private readonly options: UpstreamEngineOptions) {
         if (options.urls.length === 0)
@@ -135,8 +137,12 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
         };
     }
 
+    /** The upstream's own count where it offers one (vLLM, SGLang, llama-server), else an estimate (~4 characters a token). */
     public async countPromptTokens(turns: ChatTurn[], tools: ToolSpec[] = []): Promise<number> {
-        return estimatePromptTokens(turns, tools);
+        const upstream = this.router.pick(undefined);
+        const counted = upstream == null ? null
+            : await this.tokenCounter.count(upstream, this.upstreamModel, toChatMessages(turns), tools.length === 0 ? undefined : toChatTools(tools));
+        return counted ?? estimatePromptTokens(turns, tools);
     }
 
     public async generate(request: GenerationRequest): Promise<GenerationResult> {
