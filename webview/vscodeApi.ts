@@ -1,4 +1,4 @@
-import type {FromWebview, PersistedViewState} from "../src/vscode/logic/inspectorProtocol.js";
+import type {FromWebview, PersistedViewState} from "../src/vscode/inspector/inspectorProtocol.js";
 
 type VsCodeApi = {
     postMessage(message: FromWebview): void,

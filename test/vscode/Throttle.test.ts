@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import {test} from "node:test";
-import {Throttle, type Timers} from "../../src/vscode/logic/Throttle.js";
-import {TokenRate} from "../../src/vscode/logic/TokenRate.js";
+import {Throttle, type Timers} from "../../src/vscode/Throttle.js";
+import {TokenRate} from "../../src/vscode/status/TokenRate.js";
 
 /** A manual clock: timers fire only when the test advances time. */
 class FakeTimers implements Timers {

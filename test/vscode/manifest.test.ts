@@ -3,8 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import {test} from "node:test";
 import {repoRoot} from "../helpers/paths.js";
-import {commandIds} from "../../src/vscode/logic/commandIds.js";
-import {readSettings, settingsSection} from "../../src/vscode/logic/settings.js";
+import {commandIds} from "../../src/vscode/manifest/commandIds.js";
+import {readSettings, settingsSection} from "../../src/vscode/settings/extensionSettings.js";
 
 type Manifest = {
     contributes: {commands: {command: string, title: string, category: string}[], configuration: {properties: Record<string, {default?: unknown}>}},
@@ -37,26 +37,49 @@ test("untrusted workspaces: supported deliberately, with the machine-level setti
     assert.ok(!manifest.activationEvents.includes("*"), "activation is not eager");
 });
 
-/** Imports of a module, by specifier, in every .ts file under a folder. */
-function importers(dir: string, specifier: RegExp): string[] {
-    const found: string[] = [];
-    for (const entry of fs.readdirSync(dir, {withFileTypes: true, recursive: true})) {
-        if (!entry.isFile() || !entry.name.endsWith(".ts"))
-            continue;
-        const file = path.join(entry.parentPath, entry.name);
-        const specifiers = [...fs.readFileSync(file, "utf8").matchAll(/from\s+["']([^"']+)["']|import\(["']([^"']+)["']\)/g)].map((match) => match[1] ?? match[2] ?? "");
-        if (specifiers.some((name) => specifier.test(name)))
-            found.push(path.relative(repoRoot, file));
-    }
-    return found.sort();
+/** The modules a .ts file imports, by specifier (static imports and dynamic import()). */
+function specifiersOf(file: string): string[] {
+    return [...fs.readFileSync(file, "utf8").matchAll(/from\s+["']([^"']+)["']|import\(["']([^"']+)["']\)/g)].map((match) => match[1] ?? match[2] ?? "");
 }
 
-test("layering: only src/vscode (not its logic/) and src/extension.ts import vscode; only src/engine imports node-llama-cpp", () => {
+/** The .ts files under a folder (a test folder: its test files only). */
+function tsFiles(dir: string, suffix = ".ts"): string[] {
+    return fs.readdirSync(dir, {withFileTypes: true, recursive: true})
+        .filter((entry) => entry.isFile() && entry.name.endsWith(suffix))
+        .map((entry) => path.join(entry.parentPath, entry.name));
+}
+
+/** Imports of a module, by specifier, in every .ts file under a folder. */
+function importers(dir: string, specifier: RegExp): string[] {
+    return tsFiles(dir).filter((file) => specifiersOf(file).some((name) => specifier.test(name))).map((file) => path.relative(repoRoot, file)).sort();
+}
+
+/** Every file of src/ that the given files reach through relative imports. */
+function sourcesReached(from: string[]): string[] {
+    const seen = new Set<string>();
+    const queue = [...from];
+    for (let file = queue.pop(); file != null; file = queue.pop()) {
+        if (seen.has(file) || !fs.existsSync(file))
+            continue;
+        seen.add(file);
+        for (const name of specifiersOf(file).filter((specifier) => specifier.startsWith(".")))
+            queue.push(path.resolve(path.dirname(file), name).replace(/\.js$/, ".ts"));
+    }
+    return [...seen].map((file) => path.relative(repoRoot, file)).filter((file) => file.startsWith("src/")).sort();
+}
+
+test("layering: only src/vscode and src/extension.ts import vscode; only src/engine imports node-llama-cpp", () => {
     const vscodeImporters = importers(path.join(repoRoot, "src"), /^vscode$/);
     assert.ok(vscodeImporters.length > 0);
     for (const file of vscodeImporters)
-        assert.ok(file === "src/extension.ts" || (file.startsWith("src/vscode/") && !file.startsWith("src/vscode/logic/")), file);
+        assert.ok(file === "src/extension.ts" || file.startsWith("src/vscode/"), file);
     for (const file of importers(path.join(repoRoot, "src"), /^node-llama-cpp$/))
         assert.ok(file.startsWith("src/engine/"), file);
     assert.deepEqual(importers(path.join(repoRoot, "webview"), /^vscode$/), []);
+});
+
+test("layering: each VS Code feature's vscode-free side (what the webview bundle and the unit tests import) reaches no vscode", () => {
+    const shared = sourcesReached([...tsFiles(path.join(repoRoot, "webview")), ...tsFiles(path.join(repoRoot, "test/vscode"), ".test.ts")]);
+    assert.ok(shared.some((file) => file.startsWith("src/vscode/inspector/")), "the webview shares the inspector's protocol");
+    assert.deepEqual(shared.filter((file) => specifiersOf(path.join(repoRoot, file)).includes("vscode")), []);
 });

@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import * as vscode from "vscode";
-import {codexKeyVariable, codexProviderBlock, codexShellHint, mergeCodexConfig} from "../logic/codexConfig.js";
+import {codexKeyVariable, codexProviderBlock, codexShellHint, mergeCodexConfig} from "./codexConfig.js";
 import type {LocalResponsesExtension} from "../LocalResponsesExtension.js";
 
 /**

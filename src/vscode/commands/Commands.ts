@@ -1,10 +1,10 @@
 import * as vscode from "vscode";
-import {configureCodex} from "./commands/configureCodex.js";
-import {downloadModelCommand} from "./commands/downloadModel.js";
-import {loadModelCommand} from "./commands/loadModel.js";
-import {listResponsesCommand} from "./commands/listResponses.js";
-import {commandIds} from "./logic/commandIds.js";
-import type {LocalResponsesExtension} from "./LocalResponsesExtension.js";
+import {configureCodex} from "../codex/configureCodex.js";
+import {downloadModelCommand} from "../models/downloadModel.js";
+import {loadModelCommand} from "../models/loadModel.js";
+import {listResponsesCommand} from "../inspector/listResponses.js";
+import {commandIds} from "../manifest/commandIds.js";
+import type {LocalResponsesExtension} from "../LocalResponsesExtension.js";
 
 /**
  * Registers every command of the palette. Each one that cannot run says why (no model, server stopped)

@@ -1,5 +1,5 @@
 import type * as vscode from "vscode";
-import {generateApiKey} from "../host/apiKeyFile.js";
+import {generateApiKey} from "../../host/apiKeyFile.js";
 
 const secretName = "localResponses.apiKey";
 

@@ -2,7 +2,7 @@ import type {LoadProgress} from "../../engine/LlamaEngine.js";
 import type {EngineState, ModelInfo} from "../../engine/types.js";
 import {LocalResponsesHost, type HostEvents} from "../../host/LocalResponsesHost.js";
 import type {RequestLogEntry} from "../../server/middleware/requestLog.js";
-import {planSettingsChange, settingId, toHostConfig, type ExtensionSettings, type SettingsChangePlan} from "./settings.js";
+import {planSettingsChange, settingId, toHostConfig, type ExtensionSettings, type SettingsChangePlan} from "../settings/extensionSettings.js";
 
 export type HostControllerDeps = {
     /** The API key from SecretStorage. */

@@ -1,9 +1,9 @@
 import * as vscode from "vscode";
-import {ContextKeys} from "./ContextKeys.js";
-import {FirstRunProgress, walkthroughId, type FirstRunEvent} from "./logic/FirstRunProgress.js";
-import {listModelFiles} from "./logic/sidebar/listModelFiles.js";
-import type {LocalResponsesExtension} from "./LocalResponsesExtension.js";
-import {Settings} from "./Settings.js";
+import {ContextKeys} from "../manifest/ContextKeys.js";
+import {FirstRunProgress, walkthroughId, type FirstRunEvent} from "./FirstRunProgress.js";
+import {listModelFiles} from "../models/listModelFiles.js";
+import type {LocalResponsesExtension} from "../LocalResponsesExtension.js";
+import {Settings} from "../settings/Settings.js";
 
 /**
  * The first-run walkthrough's progress: sets its steps' context keys when the real thing happened (a model file

@@ -1,4 +1,4 @@
-import {walkthroughKeys} from "./sidebar/viewIds.js";
+import {walkthroughKeys} from "../manifest/viewIds.js";
 
 /** The first-run walkthrough's steps, each done when its context key turns true (package.json `completionEvents`). */
 export const walkthroughId = "local-responses.local-responses#firstRun";

@@ -3,7 +3,7 @@ import type {BackgroundJob, BackgroundJobs, JobPayload} from "../../store/Backgr
 import type {StreamEvent} from "../../responses/wire.js";
 import type {JobEventView, JobSummary} from "./inspectorProtocol.js";
 import type {InspectorJobs} from "./inspectorSources.js";
-import {Throttle} from "./Throttle.js";
+import {Throttle} from "../Throttle.js";
 
 /** A job emits an event per token: listeners hear about a job at most this often. */
 const notifyIntervalMs = 150;

@@ -1,9 +1,9 @@
 import * as vscode from "vscode";
-import {inspectorHtml} from "./logic/inspectorHtml.js";
-import {isFromWebview, type FromWebview, type InspectorState, type TimingSample, type ToWebview} from "./logic/inspectorProtocol.js";
-import type {InspectorJobs, InspectorResponses} from "./logic/inspectorSources.js";
-import {Throttle} from "./logic/Throttle.js";
-import type {StatusView} from "./logic/statusView.js";
+import {inspectorHtml} from "./inspectorHtml.js";
+import {isFromWebview, type FromWebview, type InspectorState, type TimingSample, type ToWebview} from "./inspectorProtocol.js";
+import type {InspectorJobs, InspectorResponses} from "./inspectorSources.js";
+import {Throttle} from "../Throttle.js";
+import type {StatusView} from "../status/statusView.js";
 
 export const inspectorViewType = "localResponses.inspector";
 

@@ -1,6 +1,6 @@
 import {monitorEventLoopDelay, type IntervalHistogram} from "node:perf_hooks";
-import type {ActivitySnapshot, GenerationActivity} from "../engine/GenerationActivity.js";
-import {formatDelayLine} from "./logic/logLines.js";
+import type {ActivitySnapshot, GenerationActivity} from "../../engine/GenerationActivity.js";
+import {formatDelayLine} from "./logLines.js";
 
 /**
  * Measures the extension host's event-loop delay while the engine generates and logs one line per busy

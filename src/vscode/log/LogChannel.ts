@@ -1,6 +1,6 @@
 import * as vscode from "vscode";
-import type {RequestLogEntry} from "../server/middleware/requestLog.js";
-import {formatRequestLine} from "./logic/logLines.js";
+import type {RequestLogEntry} from "../../server/middleware/requestLog.js";
+import {formatRequestLine} from "./logLines.js";
 
 /**
  * The extension's `LogOutputChannel`: one line per HTTP request (method, path, status, tokens, ms) and the

@@ -3,10 +3,10 @@ import path from "node:path";
 import * as vscode from "vscode";
 import {downloadModel, isDownloadableModelUri} from "../../engine/downloadModel.js";
 import {estimateModelFit} from "../../engine/modelFit.js";
-import {formatBytes} from "../logic/formatBytes.js";
-import {describeEntry, describeFit, parseCatalog, type CatalogEntry} from "../logic/modelCatalog.js";
+import {formatBytes} from "./formatBytes.js";
+import {describeEntry, describeFit, parseCatalog, type CatalogEntry} from "./modelCatalog.js";
 import type {LocalResponsesExtension} from "../LocalResponsesExtension.js";
-import {Settings} from "../Settings.js";
+import {Settings} from "../settings/Settings.js";
 import {loadAndRemember} from "./loadModel.js";
 
 type PickItem = vscode.QuickPickItem & {entry?: CatalogEntry, custom?: true};

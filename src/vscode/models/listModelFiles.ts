@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type {ModelFile} from "./modelRows.js";
+import type {ModelFile} from "../sidebar/modelRows.js";
 
 /** The .gguf files in a folder (not its partial downloads), with their sizes; none when the folder does not exist. */
 export async function listModelFiles(directory: string): Promise<ModelFile[]> {

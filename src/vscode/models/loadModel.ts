@@ -1,7 +1,7 @@
 import path from "node:path";
 import * as vscode from "vscode";
 import type {LocalResponsesExtension} from "../LocalResponsesExtension.js";
-import {Settings} from "../Settings.js";
+import {Settings} from "../settings/Settings.js";
 
 /** Load Model…: recent models first, or a file picker for `.gguf`; the choice becomes the model setting. */
 export async function loadModelCommand(face: LocalResponsesExtension): Promise<void> {

@@ -1,5 +1,5 @@
 import * as vscode from "vscode";
-import {readSettings, resolveModelPath, settingsSection, type ExtensionSettings} from "./logic/settings.js";
+import {readSettings, resolveModelPath, settingsSection, type ExtensionSettings} from "./extensionSettings.js";
 
 /** Reads this extension's settings from the editor and follows their changes. */
 export class Settings {

@@ -1,20 +1,20 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import * as vscode from "vscode";
-import {loadAndRemember} from "./commands/loadModel.js";
-import {commandIds} from "./logic/commandIds.js";
-import {formatBytes} from "./logic/formatBytes.js";
-import {jobRows} from "./logic/sidebar/jobRows.js";
-import {listModelFiles} from "./logic/sidebar/listModelFiles.js";
-import {modelRows} from "./logic/sidebar/modelRows.js";
-import {responseRows} from "./logic/sidebar/responseRows.js";
-import {serverRows} from "./logic/sidebar/serverRows.js";
-import type {SidebarRow} from "./logic/sidebar/SidebarRow.js";
-import {contextKeys, sidebarViewIds} from "./logic/sidebar/viewIds.js";
-import {defaultThreads} from "../host/config.js";
-import type {LocalResponsesExtension} from "./LocalResponsesExtension.js";
-import {ContextKeys} from "./ContextKeys.js";
-import {Settings} from "./Settings.js";
+import {loadAndRemember} from "../models/loadModel.js";
+import {commandIds} from "../manifest/commandIds.js";
+import {formatBytes} from "../models/formatBytes.js";
+import {jobRows} from "./jobRows.js";
+import {listModelFiles} from "../models/listModelFiles.js";
+import {modelRows} from "./modelRows.js";
+import {responseRows} from "./responseRows.js";
+import {serverRows} from "./serverRows.js";
+import type {SidebarRow} from "./SidebarRow.js";
+import {contextKeys, sidebarViewIds} from "../manifest/viewIds.js";
+import {defaultThreads} from "../../host/config.js";
+import type {LocalResponsesExtension} from "../LocalResponsesExtension.js";
+import {ContextKeys} from "../manifest/ContextKeys.js";
+import {Settings} from "../settings/Settings.js";
 import {SidebarView} from "./SidebarView.js";
 
 /**

@@ -1,4 +1,4 @@
-import type {JobSummary} from "../inspectorProtocol.js";
+import type {JobSummary} from "../inspector/inspectorProtocol.js";
 import {statusIcon} from "./responseRows.js";
 import type {SidebarRow} from "./SidebarRow.js";
 

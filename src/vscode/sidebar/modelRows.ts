@@ -1,4 +1,4 @@
-import {formatBytes} from "../formatBytes.js";
+import {formatBytes} from "../models/formatBytes.js";
 import {baseName} from "./serverRows.js";
 import type {SidebarRow} from "./SidebarRow.js";
 

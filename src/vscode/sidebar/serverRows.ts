@@ -1,6 +1,6 @@
-import type {EngineStats, ModelInfo} from "../../../engine/types.js";
-import type {ControllerState} from "../HostController.js";
-import {formatCount} from "../statusView.js";
+import type {EngineStats, ModelInfo} from "../../engine/types.js";
+import type {ControllerState} from "../controller/HostController.js";
+import {formatCount} from "../status/statusView.js";
 import type {SidebarRow} from "./SidebarRow.js";
 
 export type ServerFacts = {

@@ -1,9 +1,9 @@
 import * as vscode from "vscode";
-import type {HostController} from "./logic/HostController.js";
-import type {ServerStats} from "./logic/ServerStats.js";
-import {formatStatus, type StatusView} from "./logic/statusView.js";
-import {Throttle} from "./logic/Throttle.js";
-import {commandIds} from "./logic/commandIds.js";
+import type {HostController} from "../controller/HostController.js";
+import type {ServerStats} from "./ServerStats.js";
+import {formatStatus, type StatusView} from "./statusView.js";
+import {Throttle} from "../Throttle.js";
+import {commandIds} from "../manifest/commandIds.js";
 
 /** Renders at most four times a second: the stats it shows change on every generated token. */
 const renderIntervalMs = 250;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import {test} from "node:test";
-import {codexKeyVariable, codexProviderBlock, mergeCodexConfig} from "../../src/vscode/logic/codexConfig.js";
+import {codexKeyVariable, codexProviderBlock, mergeCodexConfig} from "../../../src/vscode/codex/codexConfig.js";
 
 const provider = {endpoint: "http://127.0.0.1:8080/v1", model: "stories260K"};
 

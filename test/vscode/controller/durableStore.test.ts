@@ -3,9 +3,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import {test} from "node:test";
-import {HostController} from "../../src/vscode/logic/HostController.js";
-import {readSettings} from "../../src/vscode/logic/settings.js";
-import {models} from "../helpers/paths.js";
+import {HostController} from "../../../src/vscode/controller/HostController.js";
+import {readSettings} from "../../../src/vscode/settings/extensionSettings.js";
+import {models} from "../../helpers/paths.js";
 
 /** A controller as the extension builds one, its store in a global-storage-like folder. */
 function controller(dataDir: string): HostController {

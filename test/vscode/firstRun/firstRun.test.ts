@@ -2,11 +2,11 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import {test} from "node:test";
-import type {ModelFit} from "../../src/engine/modelFit.js";
-import {FirstRunProgress, walkthroughId} from "../../src/vscode/logic/FirstRunProgress.js";
-import {describeEntry, describeFit, parseCatalog} from "../../src/vscode/logic/modelCatalog.js";
-import {walkthroughKeys} from "../../src/vscode/logic/sidebar/viewIds.js";
-import {repoRoot} from "../helpers/paths.js";
+import type {ModelFit} from "../../../src/engine/modelFit.js";
+import {FirstRunProgress, walkthroughId} from "../../../src/vscode/firstRun/FirstRunProgress.js";
+import {describeEntry, describeFit, parseCatalog} from "../../../src/vscode/models/modelCatalog.js";
+import {walkthroughKeys} from "../../../src/vscode/manifest/viewIds.js";
+import {repoRoot} from "../../helpers/paths.js";
 
 test("the curated catalog (media/models.json) parses whole: labels, downloadable URIs, quantizations, sizes, unique ids", () => {
     const {entries, problems} = parseCatalog(JSON.parse(fs.readFileSync(path.join(repoRoot, "media/models.json"), "utf8")), "media/models.json");

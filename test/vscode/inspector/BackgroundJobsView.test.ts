@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import {test} from "node:test";
-import {BackgroundJobs, type JobPayload} from "../../src/store/BackgroundJobs.js";
-import type {ResponseObject, StreamEvent} from "../../src/responses/wire.js";
-import {BackgroundJobsView} from "../../src/vscode/logic/BackgroundJobsView.js";
+import {BackgroundJobs, type JobPayload} from "../../../src/store/BackgroundJobs.js";
+import type {ResponseObject, StreamEvent} from "../../../src/responses/wire.js";
+import {BackgroundJobsView} from "../../../src/vscode/inspector/BackgroundJobsView.js";
 
 function payload(id: string, owner: string): JobPayload {
     return {owner, history: [], response: {id, object: "response", created_at: 1_700_000_000, status: "queued", model: "m", output: [], usage: null, error: null, background: true} as unknown as ResponseObject};

@@ -2,13 +2,13 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import {test} from "node:test";
-import {repoRoot} from "../helpers/paths.js";
-import {inspectorHtml} from "../../src/vscode/logic/inspectorHtml.js";
-import type {ResponseDetail} from "../../src/vscode/logic/inspectorProtocol.js";
-import {dropdown, textField} from "../../webview/components/ui.js";
-import {detailView} from "../../webview/views/detailView.js";
-import {jobEventsList, jobsTable} from "../../webview/views/jobsView.js";
-import {responsesTable} from "../../webview/views/responsesView.js";
+import {repoRoot} from "../../helpers/paths.js";
+import {inspectorHtml} from "../../../src/vscode/inspector/inspectorHtml.js";
+import type {ResponseDetail} from "../../../src/vscode/inspector/inspectorProtocol.js";
+import {dropdown, textField} from "../../../webview/components/ui.js";
+import {detailView} from "../../../webview/views/detailView.js";
+import {jobEventsList, jobsTable} from "../../../webview/views/jobsView.js";
+import {responsesTable} from "../../../webview/views/responsesView.js";
 import {MiniElement, withMiniDom} from "./miniDom.js";
 
 const detail: ResponseDetail = {

@@ -2,13 +2,13 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import {test} from "node:test";
-import {repoRoot} from "../helpers/paths.js";
-import {ResponseStore} from "../../src/store/ResponseStore.js";
-import {inspectorHtml} from "../../src/vscode/logic/inspectorHtml.js";
-import {isFromWebview} from "../../src/vscode/logic/inspectorProtocol.js";
-import {filterResponses, summarizeResponse} from "../../src/vscode/logic/responseSummary.js";
-import {StoreResponses} from "../../src/vscode/logic/StoreResponses.js";
-import type {ResponseObject} from "../../src/responses/wire.js";
+import {repoRoot} from "../../helpers/paths.js";
+import {ResponseStore} from "../../../src/store/ResponseStore.js";
+import {inspectorHtml} from "../../../src/vscode/inspector/inspectorHtml.js";
+import {isFromWebview} from "../../../src/vscode/inspector/inspectorProtocol.js";
+import {filterResponses, summarizeResponse} from "../../../src/vscode/inspector/responseSummary.js";
+import {StoreResponses} from "../../../src/vscode/inspector/StoreResponses.js";
+import type {ResponseObject} from "../../../src/responses/wire.js";
 
 function response(id: string, text: string, extra: Partial<ResponseObject> = {}): ResponseObject {
     return {

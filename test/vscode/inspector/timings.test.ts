@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import {test} from "node:test";
-import type {GenerationSummary} from "../../src/engine/LlamaEngine.js";
-import {formatDuration, formatPerSecond, timingFacts} from "../../src/vscode/logic/timingFormat.js";
-import {TimingHistory, timingWindowMs} from "../../src/vscode/logic/TimingHistory.js";
-import {chartData, describeTimingSamples, median} from "../../src/vscode/logic/timingSummary.js";
+import type {GenerationSummary} from "../../../src/engine/LlamaEngine.js";
+import {formatDuration, formatPerSecond, timingFacts} from "../../../src/vscode/inspector/timingFormat.js";
+import {TimingHistory, timingWindowMs} from "../../../src/vscode/inspector/TimingHistory.js";
+import {chartData, describeTimingSamples, median} from "../../../src/vscode/inspector/timingSummary.js";
 
 const summary = (durationMs: number, ttft: number | null, outputTokens: number): GenerationSummary => ({
     stopReason: "stop", text: "", calls: [], durationMs, timeToFirstTokenMs: ttft,

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import {test} from "node:test";
-import {defaultConfig} from "../../src/host/config.js";
-import {planSettingsChange, readSettings, resolveModelPath, settingId, settingKeys, toHostConfig} from "../../src/vscode/logic/settings.js";
+import {defaultConfig} from "../../../src/host/config.js";
+import {planSettingsChange, readSettings, resolveModelPath, settingId, settingKeys, toHostConfig} from "../../../src/vscode/settings/extensionSettings.js";
 
 const reader = (values: Record<string, unknown>) => (key: string) => values[key];
 
@@ -75,7 +75,7 @@ test("each change is applied with the least disruption it needs", () => {
 });
 
 test("every field names a setting that package.json declares (messages say what a person edits)", () => {
-    const manifest = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, "../../package.json"), "utf8")) as {contributes: {configuration: {properties: Record<string, unknown>}}};
+    const manifest = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, "../../../package.json"), "utf8")) as {contributes: {configuration: {properties: Record<string, unknown>}}};
     const declared = Object.keys(manifest.contributes.configuration.properties).sort();
     const named = (Object.keys(settingKeys) as (keyof typeof settingKeys)[]).map(settingId).sort();
     assert.deepEqual(named, declared);

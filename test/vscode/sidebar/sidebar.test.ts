@@ -3,17 +3,17 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import {test} from "node:test";
-import {repoRoot} from "../helpers/paths.js";
-import type {ControllerState} from "../../src/vscode/logic/HostController.js";
-import {commandIds} from "../../src/vscode/logic/commandIds.js";
-import type {JobSummary, ResponseSummary} from "../../src/vscode/logic/inspectorProtocol.js";
-import {jobRows} from "../../src/vscode/logic/sidebar/jobRows.js";
-import {listModelFiles} from "../../src/vscode/logic/sidebar/listModelFiles.js";
-import {modelRows} from "../../src/vscode/logic/sidebar/modelRows.js";
-import {responseRowLimit, responseRows} from "../../src/vscode/logic/sidebar/responseRows.js";
-import {serverRows} from "../../src/vscode/logic/sidebar/serverRows.js";
-import type {SidebarRow} from "../../src/vscode/logic/sidebar/SidebarRow.js";
-import {sidebarViewIds} from "../../src/vscode/logic/sidebar/viewIds.js";
+import {repoRoot} from "../../helpers/paths.js";
+import type {ControllerState} from "../../../src/vscode/controller/HostController.js";
+import {commandIds} from "../../../src/vscode/manifest/commandIds.js";
+import type {JobSummary, ResponseSummary} from "../../../src/vscode/inspector/inspectorProtocol.js";
+import {jobRows} from "../../../src/vscode/sidebar/jobRows.js";
+import {listModelFiles} from "../../../src/vscode/models/listModelFiles.js";
+import {modelRows} from "../../../src/vscode/sidebar/modelRows.js";
+import {responseRowLimit, responseRows} from "../../../src/vscode/sidebar/responseRows.js";
+import {serverRows} from "../../../src/vscode/sidebar/serverRows.js";
+import type {SidebarRow} from "../../../src/vscode/sidebar/SidebarRow.js";
+import {sidebarViewIds} from "../../../src/vscode/manifest/viewIds.js";
 
 const listening: ControllerState = {
     server: "listening", engine: "ready", pendingModelPath: null, loadProgress: null, endpoint: "http://127.0.0.1:8080/v1", lastError: null,

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import {test} from "node:test";
-import {HostController} from "../../src/vscode/logic/HostController.js";
-import {readSettings} from "../../src/vscode/logic/settings.js";
-import {ServerStats} from "../../src/vscode/logic/ServerStats.js";
-import {formatStatus} from "../../src/vscode/logic/statusView.js";
-import {models} from "../helpers/paths.js";
+import {HostController} from "../../../src/vscode/controller/HostController.js";
+import {readSettings} from "../../../src/vscode/settings/extensionSettings.js";
+import {ServerStats} from "../../../src/vscode/status/ServerStats.js";
+import {formatStatus} from "../../../src/vscode/status/statusView.js";
+import {models} from "../../helpers/paths.js";
 
 test("status bar model: a real prompt's evaluation shows as progress, then leaves when tokens come", async () => {
     const stats = new ServerStats();

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import {test} from "node:test";
-import {PromptProgressTracker} from "../../src/vscode/logic/PromptProgressTracker.js";
-import {formatCount, formatStatus, type StatusModel} from "../../src/vscode/logic/statusView.js";
+import {PromptProgressTracker} from "../../../src/vscode/status/PromptProgressTracker.js";
+import {formatCount, formatStatus, type StatusModel} from "../../../src/vscode/status/statusView.js";
 
 const base: StatusModel = {
     server: "listening", engine: "ready", modelName: "stories260K", loadProgress: null, active: 0, tokensPerSecond: 0,
