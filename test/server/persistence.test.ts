@@ -17,13 +17,14 @@ function durableServer(dataDir: string): Promise<TestServer> {
     return startTestServer({model: models.think, storage: {kind: "durable", dataDir}});
 }
 
-const story = "The little dog ran to the park and played with a red ball under the big green tree all day long.";
-function history(turns: number): any[] {
-    return Array.from({length: turns}, (_, index) => [
-        {role: "user", content: `Turn ${index}: ${story}`},
-        {role: "assistant", content: `Answer ${index}: ${story}`}
-    ]).flat().concat([{role: "user", content: "What happened next?"}]);
-}
+/** Twelve messages of about sixty tokens and a question: enough for compaction to summarize some of them. */
+const longHistory = [
+    ...Array.from({length: 12}, (_, index) => ({
+        role: index % 2 === 0 ? "user" : "assistant",
+        content: `Message ${index}: the little dog ran to the park and played with a red ball under the big green tree all day long.`
+    })),
+    {role: "user", content: "What happened next?"}
+];
 
 async function countTokens(server: TestServer, input: unknown[]): Promise<number> {
     const res = await server.fetch("/v1/responses/input_tokens", {method: "POST", json: {model: "m", input}});
@@ -56,7 +57,7 @@ describe("durable store across a server restart (real host, engine and HTTP)", (
         const background = await first.client.responses.create({model: "m", input: "Once upon a time", background: true, max_output_tokens: 12});
         const finishedJob = await waitFinished(first, background.id);
         const jobEvents = await readSse(await first.fetch(`/v1/responses/${background.id}?stream=true&starting_after=1`));
-        const compacted: any = await first.client.responses.compact({model: "m", input: history(6), max_output_tokens: 24} as any);
+        const compacted: any = await first.client.responses.compact({model: "m", input: longHistory, max_output_tokens: 24} as any);
         const reasoning = r1.output.find((item) => item.type === "reasoning") as any;
         assert.match(reasoning.encrypted_content, /^lr1\./);
         const replayed = {type: "reasoning", id: reasoning.id, summary: [], content: null, encrypted_content: reasoning.encrypted_content};
