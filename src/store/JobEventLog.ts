@@ -48,13 +48,12 @@ export class JobEventLog {
         const bytes = jsonBytes(numbered);
         this.entries.push({event: numbered, bytes});
         this.bytesUsed += bytes;
-        while (this.entries.length > 1 && (this.entries.length > this.maxEvents || this.bytesUsed > this.maxBytes))
-            this.bytesUsed -= this.entries.shift()!.bytes;
+        this.trim();
         this.wake();
         return numbered;
     }
 
-    /** A finished log as it was: its readers resume where they left off (numbers and retained events alike). */
+    /** A finished log as it was (within today's limits): its readers resume where they left off, numbers and all. */
     public static restored(snapshot: EventLogSnapshot, limits: JobEventLogLimits = {}): JobEventLog {
         const log = new JobEventLog(limits);
         for (const event of snapshot.events) {
@@ -62,6 +61,7 @@ export class JobEventLog {
             log.entries.push({event, bytes});
             log.bytesUsed += bytes;
         }
+        log.trim();
         log.nextSequence = snapshot.published;
         log.closed = true;
         return log;
@@ -121,6 +121,12 @@ export class JobEventLog {
             this.waiters.add(done);
             signal?.addEventListener("abort", done, {once: true});
         });
+    }
+
+    /** Drops the oldest events beyond the limits, always keeping the newest. */
+    private trim(): void {
+        while (this.entries.length > 1 && (this.entries.length > this.maxEvents || this.bytesUsed > this.maxBytes))
+            this.bytesUsed -= this.entries.shift()!.bytes;
     }
 
     private wake(): void {
