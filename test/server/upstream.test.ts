@@ -72,7 +72,7 @@ describe("upstream engine: the Responses API over a real llama-server (OpenAI SD
         assert.equal(retrieved.output_text, second.output_text);
     });
 
-    it("sends function calls and their outputs back as tool messages llama-server renders (--jinja)", async () => {
+    it("sends function calls and their outputs back as tool messages that llama-server renders (--jinja)", async () => {
         const response = await server.client.responses.create({
             model: "m",
             input: [
@@ -80,7 +80,8 @@ describe("upstream engine: the Responses API over a real llama-server (OpenAI SD
                 {type: "function_call", call_id: "call_a", name: "get_weather", arguments: "{\"city\":\"Paris\"}"},
                 {type: "function_call_output", call_id: "call_a", output: "sunny"}
             ],
-            tools: [{type: "function", name: "get_weather", description: "Weather of a city", parameters: {type: "object", properties: {city: {type: "string"}}, required: ["city"]}, strict: false}],
+            // No `tools` this turn: on these tiny models a tools grammar may fail upstream (see the forced-call test);
+            // what is tested here is the history (assistant tool_calls + tool messages with their tool_call_id).
             max_output_tokens: 6,
             temperature: 0
         });
