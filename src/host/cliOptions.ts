@@ -205,7 +205,7 @@ export function cliHelp(): string {
         const env = flag.env === "" ? "" : ` [${flag.env}]`;
         return `  --${name.padEnd(width)}  ${flag.help}${env}`;
     });
-    return `Usage: local-responses serve --model FILE [options]\n\nServes the OpenAI Responses API from a local GGUF model on 127.0.0.1.\n\nOptions (environment variable in brackets):\n${lines.join("\n")}\n`;
+    return `Usage: local-responses serve --model FILE [options]\n       local-responses serve --engine upstream --upstream URL [options]\n\nServes the OpenAI Responses API on 127.0.0.1 from a local GGUF model, or in front of OpenAI-compatible Chat Completions servers.\n\nOptions (environment variable in brackets):\n${lines.join("\n")}\n`;
 }
 
 /** `--stop '\n'` arrives as backslash-n from a shell: read the usual escapes. */
