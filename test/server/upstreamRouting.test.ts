@@ -97,7 +97,8 @@ describe("upstream engine over llama-server --rpc (one model split over two rpc-
         const upstream = await startLlamaServer({model: models.chatml, slots: 1, rpc: rpc.map((server) => server.url)});
         const server = await startTestServer({engine: "upstream", upstream: {...defaultConfig().upstream, urls: [upstream.url]}});
         try {
-            assert.match(upstream.output(), /RPC/i, "llama-server used the RPC devices");
+            for (const worker of rpc)
+                assert.match(upstream.output(), new RegExp(`RPC\\d+\\[127\\.0\\.0\\.1:${worker.port}\\].*buffer size`), "the model's weights went to both rpc-servers");
             const response = await server.client.responses.create({model: "m", input: "Once upon a time", max_output_tokens: 8, temperature: 0});
             assert.ok(response.output_text.length > 0);
             const stream = await server.client.responses.create({model: "m", input: "Once upon a time", max_output_tokens: 8, temperature: 0, stream: true});
