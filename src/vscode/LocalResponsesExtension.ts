@@ -1,6 +1,7 @@
 import * as vscode from "vscode";
 import type {LocalResponsesHost} from "../host/LocalResponsesHost.js";
 import {ApiKeySecret} from "./controller/ApiKeySecret.js";
+import type {CommandContext} from "./CommandContext.js";
 import {Commands} from "./commands/Commands.js";
 import {EventLoopMonitor} from "./log/EventLoopMonitor.js";
 import {InspectorPanel, inspectorViewType, type InspectorData, type InspectorTarget} from "./inspector/InspectorPanel.js";
@@ -25,7 +26,7 @@ const recentModelsKey = "localResponses.recentModels";
  * commands read the controller. `activate` builds this and returns at once: the model loads in the
  * background, and only when `autoStart` is on and a model is configured.
  */
-export class LocalResponsesExtension implements vscode.Disposable {
+export class LocalResponsesExtension implements CommandContext, vscode.Disposable {
     public readonly log = new LogChannel();
     public readonly secret: ApiKeySecret;
     public readonly controller: HostController;
@@ -116,6 +117,14 @@ export class LocalResponsesExtension implements vscode.Disposable {
     public notifyModelsChanged(): void {
         for (const listener of this.modelListeners)
             listener();
+    }
+
+    public get extensionUri(): vscode.Uri {
+        return this.context.extensionUri;
+    }
+
+    public modelDirectory(): string {
+        return Settings.downloadDirectory(this.controller.currentSettings, this.context.globalStorageUri);
     }
 
     /** Load Model…'s recent files, most recent first. */

@@ -3,18 +3,19 @@ import os from "node:os";
 import path from "node:path";
 import * as vscode from "vscode";
 import {codexKeyVariable, codexProviderBlock, codexShellHint, mergeCodexConfig} from "./codexConfig.js";
-import type {LocalResponsesExtension} from "../LocalResponsesExtension.js";
+import type {CommandContext} from "../CommandContext.js";
+import {commandIds} from "../manifest/commandIds.js";
 
 /**
  * Configure Codex…: writes (or shows) a `config.toml` provider block for this endpoint. The key goes in an
  * environment variable that Codex reads, never into the file.
  */
-export async function configureCodex(face: LocalResponsesExtension): Promise<void> {
-    const {endpoint, model} = face.controller.state;
+export async function configureCodex(context: Pick<CommandContext, "controller" | "log" | "firstRun">): Promise<void> {
+    const {endpoint, model} = context.controller.state;
     if (endpoint == null) {
         const choice = await vscode.window.showWarningMessage("Local Responses: start the server first, so Codex has an endpoint to point at.", "Start Server");
         if (choice === "Start Server")
-            await vscode.commands.executeCommand("localResponses.startServer");
+            await vscode.commands.executeCommand(commandIds.startServer);
         return;
     }
     const provider = {endpoint, model: model?.id ?? "local"};
@@ -32,7 +33,7 @@ export async function configureCodex(face: LocalResponsesExtension): Promise<voi
             content: `# ${configFile}\nmodel_provider = "local-responses"\nmodel = ${JSON.stringify(provider.model)}\n\n${codexProviderBlock(provider)}\n# Then, in the shell that runs codex:\n# ${codexShellHint()}\n`
         });
         await vscode.window.showTextDocument(document);
-        face.firstRun.record("codexConfigured");
+        context.firstRun.record("codexConfigured");
         return;
     }
 
@@ -43,12 +44,12 @@ export async function configureCodex(face: LocalResponsesExtension): Promise<voi
     });
     await fs.mkdir(path.dirname(configFile), {recursive: true});
     await fs.writeFile(configFile, mergeCodexConfig(existing, provider));
-    face.log.info(`codex: wrote provider 'local-responses' (${endpoint}) to ${configFile}`);
-    face.firstRun.record("codexConfigured");
+    context.log.info(`codex: wrote provider 'local-responses' (${endpoint}) to ${configFile}`);
+    context.firstRun.record("codexConfigured");
     const next = await vscode.window.showInformationMessage(
         `Codex now uses Local Responses (${configFile}). Set ${codexKeyVariable} in the shell that runs codex.`, "Copy API Key", "Open config.toml");
     if (next === "Copy API Key")
-        await vscode.commands.executeCommand("localResponses.copyApiKey");
+        await vscode.commands.executeCommand(commandIds.copyApiKey);
     else if (next === "Open config.toml")
         await vscode.window.showTextDocument(vscode.Uri.file(configFile));
 }

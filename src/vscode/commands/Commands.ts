@@ -2,9 +2,9 @@ import * as vscode from "vscode";
 import {configureCodex} from "../codex/configureCodex.js";
 import {downloadModelCommand} from "../models/downloadModel.js";
 import {loadModelCommand} from "../models/loadModel.js";
-import {listResponsesCommand} from "../inspector/listResponses.js";
+import {listResponsesCommand} from "./listResponses.js";
 import {commandIds} from "../manifest/commandIds.js";
-import type {LocalResponsesExtension} from "../LocalResponsesExtension.js";
+import type {CommandContext} from "../CommandContext.js";
 
 /**
  * Registers every command of the palette. Each one that cannot run says why (no model, server stopped)
@@ -13,19 +13,19 @@ import type {LocalResponsesExtension} from "../LocalResponsesExtension.js";
 export class Commands implements vscode.Disposable {
     private readonly registrations: vscode.Disposable[];
 
-    public constructor(private readonly face: LocalResponsesExtension) {
+    public constructor(private readonly context: CommandContext) {
         const run = (id: string, handler: () => unknown) => vscode.commands.registerCommand(id, async () => {
             try {
                 await handler();
             } catch (error) {
                 const message = (error as Error).message;
-                face.log.error(`${id}: ${message}`);
+                context.log.error(`${id}: ${message}`);
                 void vscode.window.showErrorMessage(`Local Responses: ${message}`);
             }
         });
         this.registrations = [
-            run(commandIds.loadModel, () => loadModelCommand(face)),
-            run(commandIds.downloadModel, () => downloadModelCommand(face)),
+            run(commandIds.loadModel, () => loadModelCommand(context)),
+            run(commandIds.downloadModel, () => downloadModelCommand(context)),
             run(commandIds.unloadModel, () => this.unloadModel()),
             run(commandIds.startServer, () => this.startServer()),
             run(commandIds.stopServer, () => this.stopServer()),
@@ -33,51 +33,51 @@ export class Commands implements vscode.Disposable {
             run(commandIds.copyEndpoint, () => this.copyEndpoint()),
             run(commandIds.copyApiKey, () => this.copyApiKey()),
             run(commandIds.rotateApiKey, () => this.rotateApiKey()),
-            run(commandIds.configureCodex, () => configureCodex(face)),
-            run(commandIds.openInspector, () => face.openInspector()),
-            run(commandIds.listResponses, () => listResponsesCommand(face)),
+            run(commandIds.configureCodex, () => configureCodex(context)),
+            run(commandIds.openInspector, () => context.openInspector()),
+            run(commandIds.listResponses, () => listResponsesCommand(context)),
             run(commandIds.cancelJob, () => this.cancelJob()),
             run(commandIds.clearStore, () => this.clearStore()),
-            run(commandIds.showLogs, () => face.log.show()),
-            run(commandIds.getStarted, () => face.firstRun.open())
+            run(commandIds.showLogs, () => context.log.show()),
+            run(commandIds.getStarted, () => context.firstRun.open())
         ];
     }
 
     private async unloadModel(): Promise<void> {
-        const model = this.face.controller.state.model;
+        const model = this.context.controller.state.model;
         if (model == null) {
             void vscode.window.showInformationMessage("Local Responses: no model is loaded.");
             return;
         }
-        await this.face.controller.unloadModel();
+        await this.context.controller.unloadModel();
         void vscode.window.showInformationMessage(`Local Responses: unloaded ${model.id}. Requests get 503 until a model is loaded.`);
     }
 
     private async startServer(): Promise<void> {
-        const state = this.face.controller.state;
+        const state = this.context.controller.state;
         if (state.server === "listening") {
             void vscode.window.showInformationMessage(`Local Responses: already listening on ${state.endpoint}.`);
             return;
         }
         if (state.model == null && !(await this.confirmWithoutModel()))
             return;
-        const url = await this.face.controller.startServer();
+        const url = await this.context.controller.startServer();
         void vscode.window.showInformationMessage(`Local Responses: listening on ${url}.`);
     }
 
     private async stopServer(): Promise<void> {
-        if (this.face.controller.state.server === "stopped") {
+        if (this.context.controller.state.server === "stopped") {
             void vscode.window.showInformationMessage("Local Responses: the server is not running.");
             return;
         }
-        await this.face.controller.stopServer();
+        await this.context.controller.stopServer();
         void vscode.window.showInformationMessage("Local Responses: server stopped (in-flight requests were let finish).");
     }
 
     private async restartServer(): Promise<void> {
-        if (this.face.controller.state.model == null && !(await this.confirmWithoutModel()))
+        if (this.context.controller.state.model == null && !(await this.confirmWithoutModel()))
             return;
-        const url = await this.face.controller.restartServer();
+        const url = await this.context.controller.restartServer();
         void vscode.window.showInformationMessage(`Local Responses: restarted on ${url}.`);
     }
 
@@ -92,7 +92,7 @@ export class Commands implements vscode.Disposable {
     }
 
     private async copyEndpoint(): Promise<void> {
-        const endpoint = this.face.controller.state.endpoint;
+        const endpoint = this.context.controller.state.endpoint;
         if (endpoint == null) {
             const choice = await vscode.window.showWarningMessage("Local Responses: the server is stopped, so there is no endpoint to copy.", "Start Server");
             if (choice === "Start Server")
@@ -100,13 +100,13 @@ export class Commands implements vscode.Disposable {
             return;
         }
         await vscode.env.clipboard.writeText(endpoint);
-        this.face.firstRun.record("endpointCopied");
+        this.context.firstRun.record("endpointCopied");
         void vscode.window.showInformationMessage(`Local Responses: copied ${endpoint}`);
     }
 
     private async copyApiKey(): Promise<void> {
-        await vscode.env.clipboard.writeText(await this.face.secret.get());
-        this.face.firstRun.record("keyCopied");
+        await vscode.env.clipboard.writeText(await this.context.secret.get());
+        this.context.firstRun.record("keyCopied");
         // The key itself is never shown or logged.
         void vscode.window.showInformationMessage("Local Responses: API key copied to the clipboard.");
     }
@@ -116,16 +116,16 @@ export class Commands implements vscode.Disposable {
             "Rotate the API key? Clients using the current key get 401 from their next request.", {modal: true}, "Rotate");
         if (choice !== "Rotate")
             return;
-        const key = await this.face.secret.rotate();
-        this.face.controller.setApiKey(key);
-        this.face.log.info("auth: API key rotated");
+        const key = await this.context.secret.rotate();
+        this.context.controller.setApiKey(key);
+        this.context.log.info("auth: API key rotated");
         const copy = await vscode.window.showInformationMessage("Local Responses: API key rotated.", "Copy New Key");
         if (copy === "Copy New Key")
             await vscode.env.clipboard.writeText(key);
     }
 
     private async cancelJob(): Promise<void> {
-        const jobs = this.face.jobs;
+        const jobs = this.context.jobs;
         if (jobs == null) {
             void vscode.window.showInformationMessage("Local Responses: this server runs no background jobs.");
             return;
@@ -147,7 +147,7 @@ export class Commands implements vscode.Disposable {
     }
 
     private async clearStore(): Promise<void> {
-        const count = this.face.responses.list().length;
+        const count = this.context.responses.list().length;
         if (count === 0) {
             void vscode.window.showInformationMessage("Local Responses: the response store is empty.");
             return;
@@ -156,8 +156,8 @@ export class Commands implements vscode.Disposable {
             `Delete all ${count} stored responses? Clients can no longer retrieve them or continue from them.`, {modal: true}, "Delete All");
         if (choice !== "Delete All")
             return;
-        const deleted = this.face.responses.clear();
-        this.face.log.info(`store: cleared ${deleted} stored responses`);
+        const deleted = this.context.responses.clear();
+        this.context.log.info(`store: cleared ${deleted} stored responses`);
         void vscode.window.showInformationMessage(`Local Responses: deleted ${deleted} stored responses.`);
     }
 

@@ -1,9 +1,9 @@
 import * as vscode from "vscode";
-import type {LocalResponsesExtension} from "../LocalResponsesExtension.js";
+import type {CommandContext} from "../CommandContext.js";
 
 /** List Stored Responses: a quick pick with status, time and tokens; open one in the inspector or delete it. */
-export async function listResponsesCommand(face: LocalResponsesExtension): Promise<void> {
-    const responses = face.responses.list();
+export async function listResponsesCommand(context: Pick<CommandContext, "responses" | "log" | "openInspector">): Promise<void> {
+    const responses = context.responses.list();
     if (responses.length === 0) {
         void vscode.window.showInformationMessage("Local Responses: no stored responses yet.");
         return;
@@ -15,7 +15,7 @@ export async function listResponsesCommand(face: LocalResponsesExtension): Promi
     pick.matchOnDescription = true;
     pick.matchOnDetail = true;
     const render = () => {
-        pick.items = face.responses.list().map((response) => ({
+        pick.items = context.responses.list().map((response) => ({
             id: response.id,
             label: response.id,
             description: `${response.status} · ${new Date(response.createdAt * 1000).toLocaleTimeString()} · ${response.inputTokens ?? "?"} in / ${response.outputTokens ?? "?"} out${response.background ? " · background" : ""}`,
@@ -26,15 +26,15 @@ export async function listResponsesCommand(face: LocalResponsesExtension): Promi
     render();
     await new Promise<void>((resolve) => {
         pick.onDidTriggerItemButton(async ({item}) => {
-            if (face.responses.delete(item.id))
-                face.log.info(`store: deleted ${item.id} from the list`);
+            if (context.responses.delete(item.id))
+                context.log.info(`store: deleted ${item.id} from the list`);
             render();
         });
         pick.onDidAccept(() => {
             const chosen = pick.selectedItems[0];
             pick.hide();
             if (chosen != null)
-                face.openInspector(chosen.id);
+                context.openInspector(chosen.id);
         });
         pick.onDidHide(() => {
             pick.dispose();

@@ -2,8 +2,16 @@ import * as vscode from "vscode";
 import {ContextKeys} from "../manifest/ContextKeys.js";
 import {FirstRunProgress, walkthroughId, type FirstRunEvent} from "./FirstRunProgress.js";
 import {listModelFiles} from "../models/listModelFiles.js";
-import type {LocalResponsesExtension} from "../LocalResponsesExtension.js";
-import {Settings} from "../settings/Settings.js";
+import type {HostController} from "../controller/HostController.js";
+
+/** What the walkthrough watches: the controller's model, and the model files that are known. */
+export type FirstRunContext = {
+    readonly controller: HostController,
+    /** Where downloaded model files are. */
+    modelDirectory(): string,
+    recentModels(): string[],
+    onModelsChanged(listener: () => void): () => void
+};
 
 /**
  * The first-run walkthrough's progress: sets its steps' context keys when the real thing happened (a model file
@@ -14,13 +22,13 @@ export class FirstRun implements vscode.Disposable {
     private readonly contextKeys = new ContextKeys();
     private readonly unsubscribes: (() => void)[];
 
-    public constructor(private readonly face: LocalResponsesExtension) {
+    public constructor(private readonly context: FirstRunContext) {
         this.unsubscribes = [
-            face.controller.onChange(() => {
-                this.progress.modelState(face.controller.state.model != null);
+            context.controller.onChange(() => {
+                this.progress.modelState(context.controller.state.model != null);
                 this.apply();
             }),
-            face.onModelsChanged(() => void this.countModelFiles())
+            context.onModelsChanged(() => void this.countModelFiles())
         ];
         void this.countModelFiles();
     }
@@ -45,9 +53,9 @@ export class FirstRun implements vscode.Disposable {
     }
 
     private async countModelFiles(): Promise<void> {
-        const directory = Settings.downloadDirectory(this.face.controller.currentSettings, this.face.context.globalStorageUri);
+        const directory = this.context.modelDirectory();
         const downloaded = await listModelFiles(directory).catch(() => []);
-        this.progress.modelFiles(this.face.recentModels().length + downloaded.length + (this.face.controller.currentSettings.modelPath != null ? 1 : 0));
+        this.progress.modelFiles(this.context.recentModels().length + downloaded.length + (this.context.controller.currentSettings.modelPath != null ? 1 : 0));
         this.apply();
     }
 

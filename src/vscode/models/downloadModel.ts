@@ -5,23 +5,24 @@ import {downloadModel, isDownloadableModelUri} from "../../engine/downloadModel.
 import {estimateModelFit} from "../../engine/modelFit.js";
 import {formatBytes} from "./formatBytes.js";
 import {describeEntry, describeFit, parseCatalog, type CatalogEntry} from "./modelCatalog.js";
-import type {LocalResponsesExtension} from "../LocalResponsesExtension.js";
-import {Settings} from "../settings/Settings.js";
+import type {CommandContext} from "../CommandContext.js";
 import {loadAndRemember} from "./loadModel.js";
 
 type PickItem = vscode.QuickPickItem & {entry?: CatalogEntry, custom?: true};
+/** What the catalog and its fit estimates read. */
+type CatalogContext = Pick<CommandContext, "controller" | "log" | "extensionUri">;
 
 /**
  * Download Model…: the curated list (media/models.json) and the settings' own entries, each with an estimate of
  * whether it fits this machine read from its GGUF header, or any `hf:` URI or http(s) URL; then a cancellable
  * download and the load.
  */
-export async function downloadModelCommand(face: LocalResponsesExtension): Promise<void> {
-    const uri = await pickModel(face);
+export async function downloadModelCommand(context: CatalogContext & Pick<CommandContext, "modelDirectory" | "notifyModelsChanged" | "rememberModel">): Promise<void> {
+    const uri = await pickModel(context);
     if (uri == null)
         return;
-    const directory = Settings.downloadDirectory(face.controller.currentSettings, face.context.globalStorageUri);
-    face.log.info(`download: ${uri} into ${directory}`);
+    const directory = context.modelDirectory();
+    context.log.info(`download: ${uri} into ${directory}`);
 
     const modelPath = await vscode.window.withProgress({
         location: vscode.ProgressLocation.Notification,
@@ -52,20 +53,20 @@ export async function downloadModelCommand(face: LocalResponsesExtension): Promi
         }
     });
     if (modelPath == null) {
-        face.log.info("download: cancelled");
+        context.log.info("download: cancelled");
         void vscode.window.showInformationMessage("Local Responses: download cancelled.");
         return;
     }
-    face.log.info(`download: saved ${modelPath}`);
-    face.notifyModelsChanged();
-    await loadAndRemember(face, modelPath);
+    context.log.info(`download: saved ${modelPath}`);
+    context.notifyModelsChanged();
+    await loadAndRemember(context, modelPath);
 }
 
-async function pickModel(face: LocalResponsesExtension): Promise<string | null> {
-    const entries = await catalog(face);
+async function pickModel(context: CatalogContext): Promise<string | null> {
+    const entries = await catalog(context);
     if (entries.length === 0)
         return askForUri();
-    const settings = face.controller.currentSettings;
+    const settings = context.controller.currentSettings;
     const pick = vscode.window.createQuickPick<PickItem>();
     pick.title = "Download Model";
     pick.placeholder = "A model for coding agents, or enter a URL";
@@ -102,7 +103,7 @@ async function pickModel(face: LocalResponsesExtension): Promise<string | null> 
                         uri: entry.uri, contextSize: settings.contextSize === 0 ? null : settings.contextSize, sequences: settings.parallel, signal: stop.signal
                     });
                     item.detail = `${describeFit(fit)} · ${entry.description}`;
-                    face.log.info(`download: fit of ${entry.uri}: ${fit.verdict} (needs ${fit.requiredBytes} bytes, ${fit.availableBytes} available)`);
+                    context.log.info(`download: fit of ${entry.uri}: ${fit.verdict} (needs ${fit.requiredBytes} bytes, ${fit.availableBytes} available)`);
                 } catch (error) {
                     item.detail = `$(question) Fit unknown: ${(error as Error).message.split("\n")[0]} · ${entry.description}`;
                 }
@@ -146,11 +147,11 @@ async function askForUri(): Promise<string | null> {
 }
 
 /** The curated list, then the settings' entries; problems in either go to the log. */
-async function catalog(face: LocalResponsesExtension): Promise<CatalogEntry[]> {
-    const file = path.join(face.context.extensionUri.fsPath, "media", "models.json");
+async function catalog(context: CatalogContext): Promise<CatalogEntry[]> {
+    const file = path.join(context.extensionUri.fsPath, "media", "models.json");
     const curated = parseCatalog(JSON.parse(await fs.readFile(file, "utf8")), "media/models.json");
-    const own = parseCatalog(face.controller.currentSettings.modelCatalog, "localResponses.model.catalog");
+    const own = parseCatalog(context.controller.currentSettings.modelCatalog, "localResponses.model.catalog");
     for (const problem of [...curated.problems, ...own.problems])
-        face.log.warn(`download: ${problem}`);
+        context.log.warn(`download: ${problem}`);
     return [...own.entries, ...curated.entries];
 }

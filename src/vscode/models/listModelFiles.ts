@@ -1,6 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import type {ModelFile} from "../sidebar/modelRows.js";
+
+/** A model file on disk; its size is null when it could not be read. */
+export type ModelFile = {path: string, bytes: number | null};
 
 /** The .gguf files in a folder (not its partial downloads), with their sizes; none when the folder does not exist. */
 export async function listModelFiles(directory: string): Promise<ModelFile[]> {

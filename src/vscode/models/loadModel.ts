@@ -1,11 +1,11 @@
 import path from "node:path";
 import * as vscode from "vscode";
-import type {LocalResponsesExtension} from "../LocalResponsesExtension.js";
+import type {CommandContext} from "../CommandContext.js";
 import {Settings} from "../settings/Settings.js";
 
 /** Load Model…: recent models first, or a file picker for `.gguf`; the choice becomes the model setting. */
-export async function loadModelCommand(face: LocalResponsesExtension): Promise<void> {
-    const recent = face.recentModels();
+export async function loadModelCommand(context: Pick<CommandContext, "controller" | "recentModels" | "rememberModel">): Promise<void> {
+    const recent = context.recentModels();
     let modelPath: string | undefined;
     if (recent.length > 0) {
         const browse: vscode.QuickPickItem & {path?: string} = {label: "$(folder-opened) Browse…", description: "pick a .gguf file"};
@@ -28,22 +28,22 @@ export async function loadModelCommand(face: LocalResponsesExtension): Promise<v
             return;
         modelPath = files[0]!.fsPath;
     }
-    await loadAndRemember(face, modelPath);
+    await loadAndRemember(context, modelPath);
 }
 
 /** Loads a model with a progress notification, then remembers it and writes it to the model setting. */
-export async function loadAndRemember(face: LocalResponsesExtension, modelPath: string): Promise<void> {
+export async function loadAndRemember(context: Pick<CommandContext, "controller" | "rememberModel">, modelPath: string): Promise<void> {
     const info = await vscode.window.withProgress({
         location: vscode.ProgressLocation.Notification,
         title: `Loading ${path.basename(modelPath)}`
-    }, () => face.controller.loadModel(modelPath));
-    await face.rememberModel(modelPath);
+    }, () => context.controller.loadModel(modelPath));
+    await context.rememberModel(modelPath);
     // The controller knows this path already: the settings change below is not applied a second time.
-    face.controller.adoptModelPath(modelPath);
+    context.controller.adoptModelPath(modelPath);
     await Settings.setModelPath(modelPath);
 
-    let where = face.controller.state.endpoint;
-    if (where == null && face.controller.currentSettings.autoStart)
-        where = await face.controller.startServer();
+    let where = context.controller.state.endpoint;
+    if (where == null && context.controller.currentSettings.autoStart)
+        where = await context.controller.startServer();
     void vscode.window.showInformationMessage(`Local Responses: ${info.id} loaded${where != null ? `, serving on ${where}` : " (server stopped)"}.`);
 }

@@ -12,10 +12,13 @@ import {serverRows} from "./serverRows.js";
 import type {SidebarRow} from "./SidebarRow.js";
 import {contextKeys, sidebarViewIds} from "../manifest/viewIds.js";
 import {defaultThreads} from "../../host/config.js";
-import type {LocalResponsesExtension} from "../LocalResponsesExtension.js";
+import type {CommandContext} from "../CommandContext.js";
 import {ContextKeys} from "../manifest/ContextKeys.js";
-import {Settings} from "../settings/Settings.js";
 import {SidebarView} from "./SidebarView.js";
+
+/** What the four views show and their row actions use. */
+export type SidebarContext = Pick<CommandContext, "log" | "controller" | "stats" | "hasHost" | "responses" | "jobs" | "openInspector"
+    | "modelDirectory" | "recentModels" | "rememberModel" | "forgetRecentModel" | "onModelsChanged" | "onHostChanged">;
 
 /**
  * The activity-bar container's four native tree views (Server, Models, Responses, Jobs) and the actions on
@@ -31,23 +34,23 @@ export class Sidebar implements vscode.Disposable {
     private readonly unsubscribes: (() => void)[] = [];
     private offSources: (() => void)[] = [];
 
-    public constructor(private readonly face: LocalResponsesExtension) {
+    public constructor(private readonly context: SidebarContext) {
         this.server = new SidebarView(sidebarViewIds.server, () => this.serverRows(), {intervalMs: 500});
         this.models = new SidebarView(sidebarViewIds.models, () => this.modelRows());
-        this.responses = new SidebarView(sidebarViewIds.responses, () => face.hasHost ? responseRows(face.responses.list(), commandIds.sidebarOpenResponse, clock) : []);
-        this.jobs = new SidebarView(sidebarViewIds.jobs, () => jobRows(face.hasHost ? face.jobs?.list() ?? null : [], commandIds.sidebarOpenJob));
+        this.responses = new SidebarView(sidebarViewIds.responses, () => context.hasHost ? responseRows(context.responses.list(), commandIds.sidebarOpenResponse, clock) : []);
+        this.jobs = new SidebarView(sidebarViewIds.jobs, () => jobRows(context.hasHost ? context.jobs?.list() ?? null : [], commandIds.sidebarOpenJob));
         this.disposables.push(this.server, this.models, this.responses, this.jobs);
 
         this.unsubscribes.push(
-            face.controller.onChange(() => {
+            context.controller.onChange(() => {
                 this.server.refresh();
                 this.models.refresh();
                 this.setContextKeys();
             }),
             // Queue depth and totals move with generation activity and per-generation summaries.
-            face.stats.onChange(() => this.server.refresh()),
-            face.onModelsChanged(() => this.models.refresh()),
-            face.onHostChanged(() => this.followSources())
+            context.stats.onChange(() => this.server.refresh()),
+            context.onModelsChanged(() => this.models.refresh()),
+            context.onHostChanged(() => this.followSources())
         );
         this.followSources();
         this.setContextKeys();
@@ -59,18 +62,18 @@ export class Sidebar implements vscode.Disposable {
             try {
                 await action(row);
             } catch (error) {
-                face.log.error(`${id}: ${(error as Error).message}`);
+                context.log.error(`${id}: ${(error as Error).message}`);
                 void vscode.window.showErrorMessage(`Local Responses: ${(error as Error).message}`);
             }
         });
         this.disposables.push(
-            run(commandIds.sidebarLoadModel, this.models, (row) => loadAndRemember(face, row.target!)),
+            run(commandIds.sidebarLoadModel, this.models, (row) => loadAndRemember(context, row.target!)),
             run(commandIds.sidebarRevealModel, this.models, (row) => vscode.commands.executeCommand("revealFileInOS", vscode.Uri.file(row.target!))),
             run(commandIds.sidebarDeleteModel, this.models, (row) => this.deleteModel(row)),
-            run(commandIds.sidebarForgetModel, this.models, (row) => face.forgetRecentModel(row.target!)),
-            run(commandIds.sidebarOpenResponse, this.responses, (row) => face.openInspector({response: row.target!})),
+            run(commandIds.sidebarForgetModel, this.models, (row) => context.forgetRecentModel(row.target!)),
+            run(commandIds.sidebarOpenResponse, this.responses, (row) => context.openInspector({response: row.target!})),
             run(commandIds.sidebarDeleteResponse, this.responses, (row) => this.deleteResponse(row)),
-            run(commandIds.sidebarOpenJob, this.jobs, (row) => face.openInspector({job: row.target!})),
+            run(commandIds.sidebarOpenJob, this.jobs, (row) => context.openInspector({job: row.target!})),
             run(commandIds.sidebarCancelJob, this.jobs, (row) => this.cancelJob(row))
         );
     }
@@ -79,7 +82,7 @@ export class Sidebar implements vscode.Disposable {
 
     /** Sets the context key that the Server view's title menu (Start or Stop Server) reads. */
     private setContextKeys(): void {
-        this.contextKeys.set({[contextKeys.serverState]: this.face.controller.state.server});
+        this.contextKeys.set({[contextKeys.serverState]: this.context.controller.state.server});
     }
 
     /** Re-subscribes to the store and the jobs of the current host (a rebuilt host has new ones). */
@@ -87,9 +90,9 @@ export class Sidebar implements vscode.Disposable {
         for (const off of this.offSources)
             off();
         this.offSources = [];
-        if (this.face.hasHost) {
-            this.offSources.push(this.face.responses.onChange(() => this.responses.refresh()));
-            const jobs = this.face.jobs;
+        if (this.context.hasHost) {
+            this.offSources.push(this.context.responses.onChange(() => this.responses.refresh()));
+            const jobs = this.context.jobs;
             if (jobs != null)
                 this.offSources.push(jobs.onChange(() => this.jobs.refresh()));
         }
@@ -99,22 +102,22 @@ export class Sidebar implements vscode.Disposable {
     }
 
     private serverRows(): SidebarRow[] {
-        const controller = this.face.controller;
+        const controller = this.context.controller;
         const state = controller.state;
         const threads = controller.currentSettings.threads;
         return serverRows({
             state,
-            engine: state.engine === "ready" && this.face.hasHost ? controller.host.engine.stats() : null,
+            engine: state.engine === "ready" && this.context.hasHost ? controller.host.engine.stats() : null,
             threads: {count: threads === 0 ? defaultThreads() : threads, isDefault: threads === 0},
-            totals: this.face.stats.totals
+            totals: this.context.stats.totals
         });
     }
 
     private async modelRows(): Promise<SidebarRow[]> {
-        const state = this.face.controller.state;
-        const directory = Settings.downloadDirectory(this.face.controller.currentSettings, this.face.context.globalStorageUri);
+        const state = this.context.controller.state;
+        const directory = this.context.modelDirectory();
         return modelRows({
-            recent: this.face.recentModels(),
+            recent: this.context.recentModels(),
             downloaded: await listModelFiles(directory).catch(() => []),
             loadedPath: state.model?.path ?? null,
             loadingPath: state.engine === "loading" ? state.pendingModelPath : null
@@ -125,10 +128,10 @@ export class Sidebar implements vscode.Disposable {
         const modelPath = row.target!;
         if (!row.contextValue?.startsWith("model.downloaded")) {
             void vscode.window.showInformationMessage(`Local Responses: ${path.basename(modelPath)} was not downloaded here, so it is only removed from the list (the file stays).`);
-            await this.face.forgetRecentModel(modelPath);
+            await this.context.forgetRecentModel(modelPath);
             return;
         }
-        if (this.face.controller.state.model?.path === modelPath) {
+        if (this.context.controller.state.model?.path === modelPath) {
             void vscode.window.showWarningMessage(`Local Responses: ${path.basename(modelPath)} is loaded. Unload it first (Unload Model).`);
             return;
         }
@@ -137,8 +140,8 @@ export class Sidebar implements vscode.Disposable {
         if (choice !== "Delete")
             return;
         await fs.rm(modelPath, {force: true});
-        this.face.log.info(`models: deleted ${modelPath}`);
-        await this.face.forgetRecentModel(modelPath);
+        this.context.log.info(`models: deleted ${modelPath}`);
+        await this.context.forgetRecentModel(modelPath);
     }
 
     private async deleteResponse(row: SidebarRow): Promise<void> {
@@ -146,14 +149,14 @@ export class Sidebar implements vscode.Disposable {
         const choice = await vscode.window.showWarningMessage(`Delete stored response ${id}?`, {modal: true, detail: "Clients can no longer retrieve it or continue from it."}, "Delete");
         if (choice !== "Delete")
             return;
-        if (this.face.responses.delete(id))
-            this.face.log.info(`store: deleted ${id} from the sidebar`);
+        if (this.context.responses.delete(id))
+            this.context.log.info(`store: deleted ${id} from the sidebar`);
         else
             void vscode.window.showInformationMessage(`Local Responses: ${id} is no longer stored.`);
     }
 
     private async cancelJob(row: SidebarRow): Promise<void> {
-        const jobs = this.face.jobs;
+        const jobs = this.context.jobs;
         if (jobs == null || row.contextValue !== "job.active")
             return;
         const cancelled = await jobs.cancel(row.target!);

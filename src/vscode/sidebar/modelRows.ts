@@ -1,8 +1,7 @@
 import {formatBytes} from "../models/formatBytes.js";
+import type {ModelFile} from "../models/listModelFiles.js";
 import {baseName} from "./serverRows.js";
 import type {SidebarRow} from "./SidebarRow.js";
-
-export type ModelFile = {path: string, bytes: number | null};
 
 export type ModelsFacts = {
     /** Most recent first (Load Model…'s list). */
