@@ -196,7 +196,7 @@ export class LlamaEngine implements ChatEngine {
         if (prompt.length >= loaded.info.contextSize)
             throw new EngineError("context_overflow", `The input is ${prompt.length} tokens, which leaves no room for output in the context of ${loaded.info.contextSize} tokens.`);
 
-        const lease = await loaded.pool.acquire(prompt, signal);
+        const lease = await loaded.pool.acquire(prompt, signal, shape.onQueued);
         let used = false;
         return {
             promptTokens: prompt.length,

@@ -51,7 +51,8 @@ export class SequencePool<S> {
         return this.queueLimit;
     }
 
-    public acquire(prompt: readonly number[], signal?: AbortSignal): Promise<SequenceLease<S>> {
+    /** `onQueued` is called once, at once, when no sequence is free and the request joins the queue to wait for one. */
+    public acquire(prompt: readonly number[], signal?: AbortSignal, onQueued?: () => void): Promise<SequenceLease<S>> {
         if (this.closedWith != null)
             return Promise.reject(this.closedWith);
         if (signal?.aborted)
@@ -72,6 +73,7 @@ export class SequencePool<S> {
             const waiter: Waiter<S> = {prompt, resolve, reject, cleanup: () => signal?.removeEventListener("abort", onAbort)};
             signal?.addEventListener("abort", onAbort, {once: true});
             this.waiters.push(waiter);
+            onQueued?.();
         });
     }
 

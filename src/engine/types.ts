@@ -35,7 +35,12 @@ export type PromptShape = Pick<GenerationRequest, "toolMode" | "thoughtBudget" |
      * Requests with the same key should run where the previous one ran (an upstream that holds their prefix in
      * its KV cache): `prompt_cache_key` or the conversation. The local engine ignores it.
      */
-    affinityKey?: string
+    affinityKey?: string,
+    /**
+     * Called when the request has passed every check and starts to wait for a free sequence, so a stream can begin
+     * (`response.created`) before a wait that may be long. Not called when a sequence is free at once.
+     */
+    onQueued?: () => void
 };
 
 export type SamplingOptions = {

@@ -24,7 +24,9 @@ export type AssemblerOptions = {
     /** Names of tools the model calls as freeform `custom` tools: their calls become `custom_tool_call` items. */
     customTools?: ReadonlySet<string>,
     /** Seals a reasoning text into an opaque `encrypted_content` token (when the client asked to include it). */
-    sealReasoning?: (text: string) => string
+    sealReasoning?: (text: string) => string,
+    /** The first event's sequence number: after events sent before generation (see ResponsesService.announce). Defaults to 0. */
+    firstSequenceNumber?: number
 };
 
 /** `logprobs` are attached after generation, before the message closes (deltas carry none). */
@@ -49,6 +51,7 @@ export class ResponseAssembler {
     public constructor(response: ResponseObject, private readonly sink: EventSink, private readonly options: AssemblerOptions = {}) {
         this.response = response;
         this.holding = options.holdContent ?? false;
+        this.sequence = options.firstSequenceNumber ?? 0;
     }
 
     public get nextSequenceNumber(): number {

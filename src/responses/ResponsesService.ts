@@ -66,7 +66,9 @@ export type PreparedResponse = {
     /** `performance.now()` when the request was accepted: queue wait is measured from here. */
     readonly acceptedAt: number,
     /** Set by `run` when generation finished (a background job's record shows them in the editor's inspector). */
-    timings?: ResponseTimings
+    timings?: ResponseTimings,
+    /** Set by `announce`: the stream's next sequence number once its opening events went out before admission. */
+    announcedThrough?: number
 };
 
 /** A finished response and its input history, as `previous_response_id` continues it. */
@@ -119,8 +121,24 @@ export class ResponsesService {
         return {params, owner, history, input, turns, response: this.initialResponse(params, model), acceptedAt};
     }
 
-    /** Takes a sequence for the prepared request: a full queue or an oversized prompt fails here, before any event. */
-    public async admit(prepared: PreparedResponse, signal?: AbortSignal): Promise<EngineLease> {
+    /**
+     * Opens the stream of a request that passed every check and must wait for a sequence: `response.created` goes out
+     * before the wait, as OpenAI sends it at once, so a client whose idle timer counts events (Codex) sees the stream
+     * begin, then its keep-alives, instead of minutes of nothing. `run` continues the sequence after it.
+     */
+    public announce(prepared: PreparedResponse, sink: EventSink): void {
+        if (prepared.announcedThrough != null)
+            return;
+        const assembler = new ResponseAssembler(prepared.response, sink);
+        assembler.created();
+        prepared.announcedThrough = assembler.nextSequenceNumber;
+    }
+
+    /**
+     * Takes a sequence for the prepared request: a full queue or an oversized prompt fails here, before any event.
+     * `onQueued` is called if the request then has to wait for a sequence (see `announce`).
+     */
+    public async admit(prepared: PreparedResponse, signal?: AbortSignal, onQueued?: () => void): Promise<EngineLease> {
         const threshold = prepared.params.contextManagement?.compactThreshold;
         if (threshold != null && this.options.compactor != null && prepared.compaction == null) {
             const result = await this.options.compactor.compactIfNeeded(prepared.history, threshold, {
@@ -139,7 +157,7 @@ export class ResponsesService {
             const shape = generationShape(prepared.params);
             // An upstream engine keeps requests of one cache key or conversation on one server (its KV cache).
             const affinityKey = prepared.params.promptCacheKey ?? prepared.params.conversationId ?? undefined;
-            return await this.engine.acquire(prepared.turns, shape.tools ?? [], signal, {...shape, affinityKey});
+            return await this.engine.acquire(prepared.turns, shape.tools ?? [], signal, {...shape, affinityKey, onQueued});
         } catch (error) {
             throw toApiError(error);
         }
@@ -152,9 +170,11 @@ export class ResponsesService {
         const assembler = new ResponseAssembler(prepared.response, options.sink ?? (() => undefined), {
             customTools: params.tools.custom,
             holdContent: validator.holds,
-            sealReasoning: this.reasoning.sealerFor(params)
+            sealReasoning: this.reasoning.sealerFor(params),
+            firstSequenceNumber: prepared.announcedThrough
         });
-        assembler.created();
+        if (prepared.announcedThrough == null)
+            assembler.created();
         assembler.inProgress();
         if (prepared.compaction != null)
             announceCompaction(assembler, prepared.compaction);

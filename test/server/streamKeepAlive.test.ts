@@ -114,9 +114,12 @@ describe("SSE keep-alive through a long prompt evaluation (full-size synthetic m
             input: [{role: "user", content: "Hi."}, {role: "assistant", content: "Yes."}, {role: "user", content: "Go on."}]
         }}, idleMs);
         const waiting = await readIdleBounded(server, "/v1/responses", {method: "POST", json: {model: "m", input: longPrompt("Waiting"), max_output_tokens: 4, stream: true}}, idleMs);
-        const opening = waiting.text.slice(0, waiting.text.indexOf("event: "));
-        assert.ok(opening.split(`${keepAlive}\n\n`).length - 1 >= 2, `keep-alives while queued: ${JSON.stringify(opening)}`);
-        assertValidStream(parseBlocks(waiting.text).events);
+        // The stream opens with response.created before the wait (as OpenAI's does), then keepalive events while queued.
+        const waitingEvents = parseBlocks(waiting.text).events;
+        assert.equal(waitingEvents[0].type, "response.created");
+        const whileQueued = waitingEvents.slice(1, waitingEvents.findIndex((event) => event.type === "response.in_progress"));
+        assert.ok(whileQueued.length >= 2 && whileQueued.every((event) => event.type === "keepalive"), `keep-alives while queued: ${JSON.stringify(whileQueued.map((event) => event.type))}`);
+        assertValidStream(waitingEvents);
         assertValidStream(parseBlocks((await first).text).events);
         // Refused after its stream opened (200 and keep-alives already sent): the refusal is the stream's one `error` event.
         const late = parseBlocks((await refusedLate).text);

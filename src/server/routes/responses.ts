@@ -50,7 +50,7 @@ export function responsesRouter(service: ResponsesService, options: ResponsesRou
         const stream = new SseStream(res, {keepAliveMs: options.streamKeepAliveMs, keepAliveEvents: true});
         let lease;
         try {
-            lease = await service.admit(prepared, signal);
+            lease = await service.admit(prepared, signal, () => service.announce(prepared, (event) => stream.send(event)));
         } catch (error) {
             if (!stream.started) {
                 stream.stopKeepAlive();
