@@ -130,12 +130,17 @@ export class StoreDatabase {
         return operations;
     }
 
-    /** The entries under a prefix as read at open (keys without the prefix); the store restores itself from them. */
+    /**
+     * The entries under a prefix as read at open (keys without the prefix), handed over once: the store restores
+     * itself from them, and this copy lets go of them (what the store drops is not kept alive here).
+     */
     public entries(prefix: string): JournalEntries {
         const result = new Map<string, unknown>();
         for (const [key, value] of this.loaded)
-            if (key.startsWith(prefix))
+            if (key.startsWith(prefix)) {
                 result.set(key.slice(prefix.length), value);
+                this.loaded.delete(key);
+            }
         return result;
     }
 
