@@ -20,7 +20,9 @@ export type HttpCase = {
     disconnectEarly?: boolean,
     note?: string,
     /** The answer must be a 4xx: why. */
-    expect4xx?: string
+    expect4xx?: string,
+    /** The answer must be a 4xx if the server reads the body as JSON: why. */
+    bodyExpect4xx?: string
 };
 export type RawCase = {kind: "raw", request: string, note: string};
 export type SocketMessageSpec = {text: string} | {binary: number[]};
@@ -170,7 +172,8 @@ function httpCase(ids: IdPool, apiKey: string): fc.Arbitrary<HttpCase> {
         chunked: fc.oneof({arbitrary: fc.constant(false), weight: 5}, {arbitrary: fc.constant(true), weight: 1}),
         disconnectEarly: fc.oneof({arbitrary: fc.constant(false), weight: 8}, {arbitrary: fc.constant(true), weight: 1})
     }).map(({route, headers, encoding, chunked, disconnectEarly}) => {
-        const expect4xx = headers.expect4xx ?? route.body?.expect4xx;
+        const expect4xx = headers.expect4xx;
+        const bodyExpect4xx = route.body?.expect4xx;
         return {
             kind: "http" as const,
             method: route.method,
@@ -181,7 +184,8 @@ function httpCase(ids: IdPool, apiKey: string): fc.Arbitrary<HttpCase> {
             chunked,
             disconnectEarly,
             note: route.body?.note,
-            ...(expect4xx == null ? {} : {expect4xx})
+            ...(expect4xx == null ? {} : {expect4xx}),
+            ...(bodyExpect4xx == null ? {} : {bodyExpect4xx})
         };
     });
 }

@@ -28,6 +28,12 @@ export function runCase(fuzzCase: FuzzCase, target: FuzzTarget): Promise<string[
 type HttpAnswer = {status: number, contentType: string, body: string, cut: boolean} | {failure: string} | {skipped: string};
 
 async function runHttp(fuzzCase: HttpCase, target: FuzzTarget): Promise<string[]> {
+    const problems = await httpProblems(fuzzCase, target);
+    // A request asking for a WebSocket upgrade is answered by the upgrade path, not the app: say so.
+    return /websocket/i.test(fuzzCase.headers.upgrade ?? "") ? problems.map((problem) => `WebSocket upgrade on ${fuzzCase.method}: ${problem}`) : problems;
+}
+
+async function httpProblems(fuzzCase: HttpCase, target: FuzzTarget): Promise<string[]> {
     const path = target.live.resolve(fuzzCase.path);
     const text = fuzzCase.body == null ? undefined : target.live.resolve(fuzzCase.body);
     const answer = await exchange(fuzzCase, path, text, target);
@@ -42,10 +48,11 @@ async function runHttp(fuzzCase: HttpCase, target: FuzzTarget): Promise<string[]
         problems.push(...errorAnswerProblems(status, body));
     else if (status >= 500)
         problems.push(`${status} (body not read)`);
-    if (fuzzCase.expect4xx != null && (status < 400 || status >= 500))
-        problems.push(`${status} where a 4xx was due: ${fuzzCase.expect4xx}`);
     // A body counts when the server parses it as JSON (without a JSON Content-Type it is never read).
     const bodyRead = /^application\/(json|[^;]*\+json)/i.test(fuzzCase.headers["content-type"] ?? "");
+    const due = fuzzCase.expect4xx ?? (bodyRead ? fuzzCase.bodyExpect4xx : undefined);
+    if (due != null && (status < 400 || status >= 500))
+        problems.push(`${status} where a 4xx was due: ${due}`);
     if (status < 300 && target.foreignIds.some((id) => path.includes(id) || (bodyRead && text?.includes(id))))
         problems.push(`${status} for a request naming another key's object`);
     if (status < 300 && !answer.cut && fuzzCase.method !== "HEAD") {

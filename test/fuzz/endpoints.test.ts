@@ -19,7 +19,7 @@ const properties: Record<string, (problem: string) => boolean> = {
     "no other key's object is reachable": (problem) => problem.includes("another key's object"),
     "a 4xx where one is due (non-loopback Host, out-of-range numbers)": (problem) => problem.includes("where a 4xx was due"),
     "no 5xx (a documented 503 under load aside)": (problem) => /(^|: |event )5\d\d\b|server_error/.test(problem),
-    "WebSocket handshake refusals are in OpenAI's shape": (problem) => problem.includes("without OpenAI's error shape") && /WebSocket upgrade|Sec-WebSocket|Invalid HTTP method|Upgrade header/.test(problem),
+    "WebSocket upgrade requests get an answer in OpenAI's shape": (problem) => problem.startsWith("WebSocket upgrade"),
     "every error is a 4xx in OpenAI's shape": (problem) => problem.includes("without OpenAI's error shape"),
     "every request is answered": () => true
 };
@@ -29,8 +29,8 @@ const properties: Record<string, (problem: string) => boolean> = {
  * they run and report, and do not fail the suite until the fix lands. Remove an entry once its fix is in.
  */
 const pendingFixes: Record<string, string> = {
-    "WebSocket handshake refusals are in OpenAI's shape":
-        "WebSocket handshakes that ws itself refuses (a POST with Upgrade → 405, no or bad Sec-WebSocket-Key/-Version → 400) answer ws's plain text: ResponsesWebSocketServer needs a 'wsClientError' listener (or the same checks before handleUpgrade) that answers with refuseUpgrade"
+    "WebSocket upgrade requests get an answer in OpenAI's shape":
+        "upgrade requests that ws itself refuses (another method than GET → 405, no or bad Sec-WebSocket-Key/-Version → 400; a HEAD gets a body) answer ws's plain text: ResponsesWebSocketServer needs a 'wsClientError' listener (or the same checks before handleUpgrade) that answers with refuseUpgrade"
 };
 
 function propertyOf(problem: string): string {
