@@ -167,7 +167,7 @@ export class LocalResponsesHost {
      */
     public openStorage(): Promise<StoreDatabase | null> {
         const {kind, dataDir} = this.config.storage;
-        this.storage ??= kind !== "durable" || dataDir == null ? Promise.resolve(null) : StoreDatabase.open(dataDir, this.events.log).then((db) => {
+        this.storage ??= kind !== "durable" || dataDir == null ? Promise.resolve(null) : StoreDatabase.open(dataDir, this.events.log, {lockWaitMs: this.config.storage.lockWaitMs}).then((db) => {
             this.store.persistTo(db.journal("responses/"), db.entries("responses/"));
             this.conversations.persistTo(db.journal("conversations/"), db.entries("conversations/"));
             this.jobs.persistTo(db.journal("jobs/"), db.entries("jobs/"));

@@ -62,7 +62,12 @@ export type StoreSettings = {maxEntries: number, maxBytes: number, ttlSeconds: n
  * `durable`: the stores persist in `dataDir` (LevelDB in `store/`, sealing secrets in 0600 files beside it) and survive
  * restarts; `memory`: everything dies with the process, and unconfigured sealing secrets are random per process.
  */
-export type StorageSettings = {kind: "durable" | "memory", dataDir: string | null};
+export type StorageSettings = {
+    kind: "durable" | "memory",
+    dataDir: string | null,
+    /** How long to wait for another process to let go of the folder before failing (a reloading editor window). Defaults to 0. */
+    lockWaitMs?: number
+};
 
 /** Background mode limits (defaults from the reference servers; see docs/api.md "Limits and settings"). */
 export type BackgroundSettings = {

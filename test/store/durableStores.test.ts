@@ -217,6 +217,21 @@ describe("durable stores (LevelDB data folder)", () => {
         (await StoreDatabase.open(dir)).close();
     });
 
+    it("with lockWaitMs, an opener waits for another process to let go of the folder (a reloading window)", async () => {
+        const dir = tempDir();
+        (await StoreDatabase.open(dir)).close();
+        const script = `import("${path.join(repoRoot, "node_modules/classic-level/index.js")}").then(async ({ClassicLevel}) => {
+            const db = new ClassicLevel(${JSON.stringify(path.join(dir, "store"))}); await db.open(); console.log("holding");
+            setTimeout(() => db.close(), 800); })`;
+        const child = spawn(process.execPath, ["-e", script], {stdio: ["ignore", "pipe", "inherit"]});
+        await new Promise((resolve) => child.stdout.once("data", resolve));
+        await assert.rejects(StoreDatabase.open(dir), DataFolderLockedError, "without waiting: refused at once");
+        const started = Date.now();
+        const db = await StoreDatabase.open(dir, undefined, {lockWaitMs: 10_000});
+        assert.ok(Date.now() - started < 5000);
+        await db.close();
+    });
+
     for (const [what, spoil] of [
         ["a corrupt database", (store: string) => {
             for (const file of fs.readdirSync(store).filter((name) => name.startsWith("MANIFEST")))

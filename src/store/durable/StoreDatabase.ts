@@ -47,7 +47,7 @@ export class StoreDatabase {
      * A store that cannot be used (corrupt, unreadable, foreign, from a newer schema) is moved aside with a logged
      * reason, never deleted, and an empty one takes its place.
      */
-    public static async open(folder: string, log: (line: string) => void = () => undefined): Promise<StoreDatabase> {
+    public static async open(folder: string, log: (line: string) => void = () => undefined, {lockWaitMs = 0} = {}): Promise<StoreDatabase> {
         fs.mkdirSync(folder, {recursive: true, mode: 0o700});
         const location = path.join(folder, "store");
         const key = fs.realpathSync(folder);
@@ -56,7 +56,7 @@ export class StoreDatabase {
         openHere.add(key);
         try {
             try {
-                return await StoreDatabase.load(folder, location, log);
+                return await StoreDatabase.loadWhenFree(folder, location, log, Date.now() + lockWaitMs);
             } catch (error) {
                 if (error instanceof DataFolderLockedError)
                     throw error;
@@ -69,6 +69,18 @@ export class StoreDatabase {
             openHere.delete(key);
             throw error;
         }
+    }
+
+    /** Retries while another process holds the folder, until `deadline` (a reloaded window's old process may still be exiting). */
+    private static async loadWhenFree(folder: string, location: string, log: (line: string) => void, deadline: number): Promise<StoreDatabase> {
+        for (;;)
+            try {
+                return await StoreDatabase.load(folder, location, log);
+            } catch (error) {
+                if (!(error instanceof DataFolderLockedError) || Date.now() >= deadline)
+                    throw error;
+                await new Promise((resolve) => setTimeout(resolve, 200));
+            }
     }
 
     private static async load(folder: string, location: string, log: (line: string) => void): Promise<StoreDatabase> {

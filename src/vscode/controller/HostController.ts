@@ -191,7 +191,8 @@ export class HostController {
         const key = await this.deps.apiKey();
         const config = toHostConfig(this.settings, key, null);
         if (this.deps.dataDir != null)
-            config.storage = {kind: "durable", dataDir: this.deps.dataDir};
+            // A reloaded window's old extension host may still hold the folder for a moment.
+            config.storage = {kind: "durable", dataDir: this.deps.dataDir, lockWaitMs: 10_000};
         const host = new LocalResponsesHost(config, {
             log: this.deps.log,
             onRequest: this.deps.onRequest,
