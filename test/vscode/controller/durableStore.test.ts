@@ -26,22 +26,20 @@ test("extension core: stored responses survive a window reload (a new controller
         await before.dispose();
     }
 
-    const after = controller(dataDir);
-    try {
-        await after.initialize();
-        await after.host.openStorage();
-        assert.deepEqual(after.host.store.get("owner", created.id)?.response, created, "restored before any server start");
-        assert.equal(after.host.store.clear(), 1);
-    } finally {
-        await after.dispose();
-    }
-
-    const cleared = controller(dataDir);
-    try {
-        await cleared.initialize();
-        await cleared.host.openStorage();
-        assert.equal(cleared.host.store.stats().entries, 0);
-    } finally {
-        await cleared.dispose();
-    }
+    /** The next window: a new controller on the folder, its store restored before any server start. */
+    const reopened = async (check: (host: HostController["host"]) => void) => {
+        const next = controller(dataDir);
+        try {
+            await next.initialize();
+            await next.host.openStorage();
+            check(next.host);
+        } finally {
+            await next.dispose();
+        }
+    };
+    await reopened((host) => {
+        assert.deepEqual(host.store.get("owner", created.id)?.response, created);
+        assert.equal(host.store.clear(), 1);
+    });
+    await reopened((host) => assert.equal(host.store.stats().entries, 0, "Clear Response Store reached the disk"));
 });
