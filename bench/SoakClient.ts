@@ -1,0 +1,177 @@
+import WebSocket from "ws";
+import {soakKinds, type SoakKind, type SoakStats} from "./SoakStats.js";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** An answer the soak expects now and then (overload, limits, eviction): counted, not a failure. */
+function expectedRefusal(reason: string): Error {
+    return Object.assign(new Error(reason), {expected: true});
+}
+
+/**
+ * One soak client with its own key: it runs the kinds in turn (streaming; background + polling; chains, then
+ * retrieve and input_items; conversations; background + cancel; streams cut mid-way; WebSocket chains with
+ * store: false) until the end time, and counts every request, expected refusal and unexpected error.
+ */
+export class SoakClient {
+    private readonly headers: Record<string, string>;
+
+    public constructor(
+        private readonly origin: string,
+        private readonly apiKey: string,
+        private readonly index: number,
+        private readonly stats: SoakStats,
+        private readonly options: {maxOutputTokens: number, thinkMs: number}
+    ) {
+        this.headers = {authorization: `Bearer ${apiKey}`, "content-type": "application/json"};
+    }
+
+    public async run(until: number): Promise<void> {
+        for (let turn = 0; Date.now() < until; turn++) {
+            const kind = soakKinds[(this.index + turn) % soakKinds.length]!;
+            try {
+                await this[kind]();
+            } catch (error) {
+                if ((error as {expected?: boolean}).expected === true)
+                    this.stats.refusal((error as Error).message);
+                else
+                    this.stats.fail(kind, (error as Error).message);
+            }
+            await sleep(this.options.thinkMs);
+        }
+    }
+
+    private body(input: unknown, extra: Record<string, unknown> = {}) {
+        return {model: "stories260K", input, max_output_tokens: this.options.maxOutputTokens, temperature: 0.8, ...extra};
+    }
+
+    /** One HTTP exchange; statuses in `refusals` (with their reason) are expected refusals. */
+    private async call(kind: SoakKind, method: string, url: string, json?: unknown, refusals: Record<number, string> = {}): Promise<any> {
+        this.stats.request(kind);
+        const res = await fetch(`${this.origin}${url}`, {method, headers: this.headers, body: json === undefined ? undefined : JSON.stringify(json), signal: AbortSignal.timeout(120_000)});
+        const text = await res.text();
+        if (res.status === 200)
+            return JSON.parse(text);
+        const reason = refusals[res.status] ?? (res.status === 503 ? "503 overloaded" : res.status === 429 ? "429 limit" : undefined);
+        if (reason != null)
+            throw expectedRefusal(reason);
+        throw new Error(`${method} ${url.replace(/\/(resp|conv)_[A-Za-z0-9]+/g, "/$1_…")} → ${res.status} ${text.slice(0, 200)}`);
+    }
+
+    private async stream(): Promise<void> {
+        this.stats.request("stream");
+        const res = await fetch(`${this.origin}/v1/responses`, {method: "POST", headers: this.headers, body: JSON.stringify(this.body("Tell me a story.", {stream: true, store: false})), signal: AbortSignal.timeout(120_000)});
+        const text = await res.text();
+        if (res.status === 503)
+            throw expectedRefusal("503 overloaded");
+        if (res.status !== 200)
+            throw new Error(`stream → ${res.status} ${text.slice(0, 200)}`);
+        if (!/event: response\.(completed|incomplete)\n/.test(text))
+            throw new Error(`stream ended without a terminal event: …${text.slice(-300)}`);
+    }
+
+    private async background(): Promise<void> {
+        let response = await this.call("background", "POST", "/v1/responses", this.body("A background story.", {background: true}));
+        const deadline = Date.now() + 120_000;
+        while (response.status === "queued" || response.status === "in_progress") {
+            if (Date.now() > deadline)
+                throw new Error(`background response still ${response.status} after 120 s`);
+            await sleep(100);
+            response = await this.call("background", "GET", `/v1/responses/${response.id}`);
+        }
+        if (response.status !== "completed" && response.status !== "incomplete")
+            throw new Error(`background response ended ${response.status}: ${JSON.stringify(response.error)}`);
+    }
+
+    private async chain(): Promise<void> {
+        const evicted = {404: "404 evicted (store at its cap)"};
+        let previous: string | undefined;
+        for (const input of ["Once upon a time", "What happened next?", "And in the end?"]) {
+            const response = await this.call("chain", "POST", "/v1/responses", this.body(input, previous == null ? {} : {previous_response_id: previous}), evicted);
+            previous = response.id;
+        }
+        await this.call("chain", "GET", `/v1/responses/${previous}`, undefined, evicted);
+        await this.call("chain", "GET", `/v1/responses/${previous}/input_items?limit=5`, undefined, evicted);
+    }
+
+    private async conversation(): Promise<void> {
+        const conversation = await this.call("conversation", "POST", "/v1/conversations", {items: [{role: "user", content: "Hello there."}]});
+        const evicted = {404: "404 conversation evicted"};
+        for (const input of ["Tell me about a cat.", "And a dog?"])
+            await this.call("conversation", "POST", "/v1/responses", this.body(input, {conversation: conversation.id}), evicted);
+        await this.call("conversation", "GET", `/v1/conversations/${conversation.id}/items?limit=10`, undefined, evicted);
+        await this.call("conversation", "DELETE", `/v1/conversations/${conversation.id}`, undefined, evicted);
+    }
+
+    private async cancel(): Promise<void> {
+        const created = await this.call("cancel", "POST", "/v1/responses", this.body("A story to cancel.", {background: true, max_output_tokens: this.options.maxOutputTokens * 4}));
+        const cancelled = await this.call("cancel", "POST", `/v1/responses/${created.id}/cancel`);
+        if (!["cancelled", "completed", "incomplete"].includes(cancelled.status))
+            throw new Error(`cancel answered status ${cancelled.status}`);
+        await this.call("cancel", "DELETE", `/v1/responses/${created.id}`);
+    }
+
+    private async disconnect(): Promise<void> {
+        this.stats.request("disconnect");
+        const controller = new AbortController();
+        const res = await fetch(`${this.origin}/v1/responses`, {method: "POST", headers: this.headers, body: JSON.stringify(this.body("A story cut short.", {stream: true, max_output_tokens: this.options.maxOutputTokens * 4})), signal: controller.signal});
+        if (res.status === 503)
+            throw expectedRefusal("503 overloaded");
+        if (res.status !== 200)
+            throw new Error(`disconnect stream → ${res.status} ${await res.text()}`);
+        const reader = res.body!.getReader();
+        await reader.read();
+        controller.abort();
+        await reader.cancel().catch(() => undefined);
+    }
+
+    private async websocket(): Promise<void> {
+        const ws = new WebSocket(`${this.origin.replace(/^http/, "ws")}/v1/responses`, {headers: {authorization: `Bearer ${this.apiKey}`}});
+        const messages: any[] = [];
+        let wake: (() => void) | undefined;
+        ws.on("message", (data) => {
+            messages.push(JSON.parse(data.toString()));
+            wake?.();
+        });
+        ws.on("close", () => wake?.());
+        try {
+            await new Promise<void>((resolve, reject) => {
+                ws.once("open", () => resolve());
+                ws.once("error", reject);
+            });
+            let previous: string | undefined;
+            for (const input of ["Once upon a time", "Go on."]) {
+                this.stats.request("websocket");
+                ws.send(JSON.stringify({type: "response.create", ...this.body(input, {store: false, ...(previous == null ? {} : {previous_response_id: previous})})}));
+                const deadline = Date.now() + 120_000;
+                for (;;) {
+                    const message = messages.shift();
+                    if (message == null) {
+                        if (ws.readyState !== WebSocket.OPEN)
+                            throw new Error("WebSocket closed mid-turn");
+                        if (Date.now() > deadline)
+                            throw new Error("WebSocket turn without a terminal event in 120 s");
+                        await new Promise<void>((resolve) => {
+                            wake = resolve;
+                            setTimeout(resolve, 1000);
+                        });
+                        continue;
+                    }
+                    if (message.type === "error") {
+                        if (message.status === 503 || message.status === 429)
+                            throw expectedRefusal(`WebSocket ${message.status}`);
+                        throw new Error(`WebSocket error event ${message.status}: ${JSON.stringify(message.error)}`);
+                    }
+                    if (message.type === "response.failed")
+                        throw new Error(`WebSocket response failed: ${JSON.stringify(message.response?.error)}`);
+                    if (message.type === "response.completed" || message.type === "response.incomplete") {
+                        previous = message.response.id;
+                        break;
+                    }
+                }
+            }
+        } finally {
+            ws.close();
+        }
+    }
+}
