@@ -171,6 +171,10 @@ export class LocalResponsesHost {
             this.store.persistTo(db.journal("responses/"), db.entries("responses/"));
             this.conversations.persistTo(db.journal("conversations/"), db.entries("conversations/"));
             this.jobs.persistTo(db.journal("jobs/"), db.entries("jobs/"));
+            this.store.onChange((change) => {
+                if (change.type === "clear")
+                    void db.purgeDeleted().catch((error: unknown) => this.events.log?.(`store: purging cleared data failed: ${(error as Error).message}`));
+            });
             this.events.log?.(`store: durable in ${dataDir} (${this.store.stats().entries} responses, ${this.conversations.stats().entries} conversations, ${this.jobs.stats().retained} finished background responses restored)`);
             return db;
         }, (error: unknown) => {

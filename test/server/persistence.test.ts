@@ -101,6 +101,9 @@ describe("durable store across a server restart (real host, engine and HTTP)", (
         } finally {
             await third.close();
         }
+        const storeFiles = path.join(dataDir, "store");
+        assert.equal(fs.readdirSync(storeFiles).some((name) => fs.readFileSync(path.join(storeFiles, name)).includes(r2.id)), false,
+            "a clear leaves nothing of the cleared responses in the database files");
         const fourth = await durableServer(dataDir);
         try {
             assert.equal((await fourth.fetch(`/v1/responses/${r2.id}`)).status, 404, "clear reached the disk");

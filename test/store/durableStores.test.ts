@@ -139,6 +139,50 @@ describe("durable stores (LevelDB data folder)", () => {
         assert.deepEqual(await keysOnDisk(dir, "responses/"), [], "no record, block or use left");
     });
 
+    it("after a clear, purgeDeleted leaves no trace of the cleared data in the database files", async () => {
+        const dir = tempDir();
+        const secret = `private-${Date.now()}-words`;
+        const containsSecret = () => fs.readdirSync(path.join(dir, "store"))
+            .some((name) => fs.readFileSync(path.join(dir, "store", name)).includes(secret));
+        const {db, store, close} = await openResponses(dir);
+        store.put("o", response("a"), [message(secret)]);
+        await db.flush();
+        assert.ok(containsSecret(), "written to LevelDB's log");
+        store.clear();
+        await db.flush();
+        assert.ok(containsSecret(), "a delete alone only writes a tombstone");
+        store.put("o", response("b"), [message("kept")]);
+        const purging = db.purgeDeleted();
+        store.put("o", response("c"), [message("written during the rewrite")]);
+        await purging;
+        await close();
+        assert.equal(containsSecret(), false);
+        const reopened = await openResponses(dir);
+        assert.deepEqual(reopened.store.list("o").map((entry) => entry.id).sort(), ["b", "c"], "live data and changes made meanwhile are kept");
+        await reopened.close();
+    });
+
+    it("a rewrite interrupted by a kill is completed (copy whole, original gone) or dropped (original still there)", async () => {
+        const dir = tempDir();
+        const first = await openResponses(dir);
+        first.store.put("o", response("a"), [message("a")]);
+        await first.close();
+        const store = path.join(dir, "store");
+        // Killed after the copy was made and the original moved away: the copy is renamed into place.
+        fs.cpSync(store, `${store}.purge`, {recursive: true});
+        fs.renameSync(store, `${store}.old`);
+        const completed = await openResponses(dir);
+        assert.ok(completed.store.has("o", "a"));
+        await completed.close();
+        // Killed while copying: the half copy is dropped, the original used.
+        fs.mkdirSync(`${store}.purge`);
+        fs.writeFileSync(path.join(`${store}.purge`, "000003.log"), "half");
+        const dropped = await openResponses(dir);
+        assert.ok(dropped.store.has("o", "a"));
+        await dropped.close();
+        assert.deepEqual(fs.readdirSync(dir).filter((name) => name.startsWith("store")), ["store"]);
+    });
+
     it("restores conversations with their items (deleted ones stay deleted), metadata, and bounds", async () => {
         const dir = tempDir();
         const first = await openConversations(dir);

@@ -34,10 +34,12 @@ export class StoreDatabase {
     private writing: Promise<void> = Promise.resolve();
     private failedOnce = false;
     private closed = false;
+    /** While the database is rewritten (`purgeDeleted`), changes wait in `pending`. */
+    private paused = false;
 
     private constructor(
         public readonly folder: string,
-        private readonly db: ClassicLevel<string, unknown>,
+        private db: ClassicLevel<string, unknown>,
         private readonly loaded: Map<string, unknown>,
         private readonly log: (line: string) => void
     ) {}
@@ -84,6 +86,7 @@ export class StoreDatabase {
     }
 
     private static async load(folder: string, location: string, log: (line: string) => void): Promise<StoreDatabase> {
+        StoreDatabase.finishRewrite(location);
         if (fs.existsSync(location) && !fs.statSync(location).isDirectory())
             throw new Error("it is a file, not a database folder");
         // Stored conversations are private: the folder is the owner's alone, whatever the data folder's mode.
@@ -165,9 +168,62 @@ export class StoreDatabase {
     }
 
     /** Resolves once every change made so far is written. */
-    public flush(): Promise<void> {
+    public async flush(): Promise<void> {
         this.writeBatch();
-        return this.writing;
+        await this.writing;
+        // Changes held back by a rewrite are written when it ends.
+        while (this.paused || this.pending.length > 0) {
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            this.writeBatch();
+            await this.writing;
+        }
+    }
+
+    /**
+     * Rewrites the database with its live entries only. LevelDB deletes by writing tombstones, and the deleted values
+     * stay in its files until a compaction happens to rewrite them (compactRange may just move a file down a level):
+     * after a clear, nothing cleared may stay readable on disk. The copy is made beside (`store.purge`), then swapped
+     * in; a process killed on the way leaves either database whole, and the next open completes or drops the copy.
+     * Changes made meanwhile wait and are written to the new database.
+     */
+    public async purgeDeleted(): Promise<void> {
+        if (this.closed || this.paused)
+            return;
+        this.writeBatch();
+        this.paused = true;
+        try {
+            await this.writing;
+            const location = path.join(this.folder, "store");
+            const copyLocation = `${location}.purge`;
+            fs.rmSync(copyLocation, {recursive: true, force: true});
+            const Level = await loadLevelDb();
+            const copy = new Level<string, unknown>(copyLocation, {valueEncoding: "json"});
+            await copy.open();
+            let batch: Operation[] = [];
+            for await (const [key, value] of this.db.iterator()) {
+                batch.push({type: "put", key, value});
+                if (batch.length >= 512)
+                    await copy.batch(batch.splice(0));
+            }
+            await copy.batch(batch);
+            await copy.close();
+            await this.db.close();
+            fs.renameSync(location, `${location}.old`);
+            StoreDatabase.finishRewrite(location);
+            this.db = new Level<string, unknown>(location, {valueEncoding: "json"});
+            await this.db.open();
+        } finally {
+            this.paused = false;
+            this.writeBatch();
+        }
+    }
+
+    /** Completes or drops an interrupted rewrite: the copy is only ever renamed into place once it is whole. */
+    private static finishRewrite(location: string): void {
+        if (!fs.existsSync(location) && fs.existsSync(`${location}.purge`))
+            fs.renameSync(`${location}.purge`, location);
+        fs.rmSync(`${location}.purge`, {recursive: true, force: true});
+        fs.rmSync(`${location}.old`, {recursive: true, force: true});
     }
 
     public async close(): Promise<void> {
@@ -187,7 +243,7 @@ export class StoreDatabase {
 
     /** Hands the step's changes to LevelDB as one atomic batch; a failure is logged once and the memory store goes on. */
     private writeBatch(): void {
-        if (this.pending.length === 0 || this.closed)
+        if (this.pending.length === 0 || this.closed || this.paused)
             return;
         const batch = this.pending;
         this.pending = [];
