@@ -54,6 +54,10 @@ test("linux-arm64 VSIX under qemu: loads the shared model from its own arm64 bin
         const maps = fs.readFileSync(`/proc/${child.pid}/maps`, "utf8");
         const addon = path.join(extension, "node_modules/@node-llama-cpp/linux-arm64/bins/linux-arm64/llama-addon.node");
         assert.ok(maps.includes(addon), `the arm64 addon from the VSIX is not mapped:\n${maps.split("\n").filter((line) => line.includes(".so") || line.includes(".node")).join("\n")}`);
+        // The durable store's LevelDB too: the VSIX's own arm64 prebuild, opened in the default data folder.
+        const levelDb = path.join(extension, "node_modules/classic-level/prebuilds/linux-arm64/classic-level.armv8.node");
+        assert.ok(maps.includes(levelDb), "the arm64 LevelDB prebuild from the VSIX is not mapped");
+        assert.match(stderr, /store: durable in \S+local-responses \(0 responses/);
         assert.ok(!/linux-x64|node_modules\/node-llama-cpp\/bins\//.test(maps.split("\n").filter((line) => line.includes(repoRoot)).join("\n")), "nothing loaded from this checkout");
 
         const client = new OpenAI({baseURL: url, apiKey: "sk-arm64", timeout: 10 * minutes, maxRetries: 0});
