@@ -91,11 +91,11 @@ function isReplyItem(item: Item): boolean {
         || (item.type === "message" && item.role === "assistant");
 }
 
-function isReasoning(item: Item): item is ReasoningItem {
+function isReasoning<T extends Item>(item: T): item is Extract<T, {type: "reasoning"}> {
     return item.type === "reasoning";
 }
 
-function reasoningText(item: ReasoningItem): string {
+function reasoningText(item: Pick<ReasoningItem, "content">): string {
     return (item.content ?? []).map((part) => part.text).join("");
 }
 

@@ -2,10 +2,15 @@ import type {GenerationEvent, GenerationUsage, TokenLogprob} from "../engine/typ
 import {FreeformInputDecoder} from "./FreeformInputDecoder.js";
 import {newId, nowSeconds} from "./ids.js";
 import type {
-    FunctionCallItem, Logprob, MessageItem, OutputItem, ReasoningItem, ResponseObject, StreamEvent, Usage
+    CompactionCompletedEvent, CompactionStartedEvent, FunctionCallItem, Logprob, OutputItem, OutputMessageItem, OutputReasoningItem, ResponseObject, StreamEvent, UnnumberedEvent, Usage
 } from "./wire.js";
 
 export type EventSink = (event: StreamEvent) => void;
+
+/** The compaction extension events, as a caller gives them (the assembler adds the response id and number). */
+type ExtensionEvent =
+    | Omit<CompactionStartedEvent, "sequence_number" | "response_id">
+    | Omit<CompactionCompletedEvent, "sequence_number" | "response_id">;
 
 /** What of a result cut by the token limit was never validated, so may not be published. */
 export type UnvalidatedCut = {
@@ -30,8 +35,8 @@ export type AssemblerOptions = {
 };
 
 /** `logprobs` are attached after generation, before the message closes (deltas carry none). */
-type OpenMessage = {kind: "message", item: MessageItem, index: number, text: string, logprobs?: Logprob[]};
-type OpenReasoning = {kind: "reasoning", item: ReasoningItem, index: number, text: string};
+type OpenMessage = {kind: "message", item: OutputMessageItem, index: number, text: string, logprobs?: Logprob[]};
+type OpenReasoning = {kind: "reasoning", item: OutputReasoningItem, index: number, text: string};
 /** `input` decodes a freeform tool's input as it streams; `streamedInput` is what was published of it. */
 type OpenCall = {kind: "call", item: FunctionCallItem, index: number, custom: boolean, args: string, input?: FreeformInputDecoder, streamedInput: string};
 
@@ -70,9 +75,9 @@ export class ResponseAssembler {
         this.lifecycle({type: "response.in_progress", response: snapshot(this.response)});
     }
 
-    /** Emits a custom lifecycle event (such as compaction progress) in sequence. */
-    public custom(type: string, fields: Record<string, unknown>): void {
-        this.lifecycle({type, response_id: this.response.id, ...fields});
+    /** Emits one of this server's extension events (compaction progress) in sequence. */
+    public custom(event: ExtensionEvent): void {
+        this.lifecycle({...event, response_id: this.response.id});
     }
 
     /** Adds a finished item (such as a compaction item) to the output, with its added/done events. */
@@ -101,7 +106,7 @@ export class ResponseAssembler {
 
     public get text(): string {
         return this.response.output
-            .filter((item): item is MessageItem => item.type === "message")
+            .filter((item): item is OutputMessageItem => item.type === "message")
             .flatMap((item) => item.content)
             .map((part) => (part.type === "output_text" ? part.text : ""))
             .join("");
@@ -143,7 +148,7 @@ export class ResponseAssembler {
      */
     public attachLogprobs(tokens: readonly TokenLogprob[]): void {
         const logprobs = tokens.map(toWireLogprob);
-        const messages = this.response.output.filter((item): item is MessageItem => item.type === "message");
+        const messages = this.response.output.filter((item): item is OutputMessageItem => item.type === "message");
         let next = 0;
         messages.forEach((item, position) => {
             const open = this.open?.kind === "message" && this.open.item === item ? this.open : undefined;
@@ -170,7 +175,7 @@ export class ResponseAssembler {
         this.calls.clear();
     }
 
-    public complete(status: "completed" | "incomplete", usage: GenerationUsage, incompleteReason?: string): ResponseObject {
+    public complete(status: "completed" | "incomplete", usage: GenerationUsage, incompleteReason?: "max_output_tokens"): ResponseObject {
         const itemStatus = status === "completed" ? "completed" : "incomplete";
         this.closeOpen(itemStatus);
         for (const index of [...this.calls.keys()])
@@ -199,14 +204,14 @@ export class ResponseAssembler {
     }
 
     private dropHeldOf(outputIndex: number, except?: string): void {
-        const kept = this.held.filter((event) => event.output_index !== outputIndex || event.type === except);
+        const kept = this.held.filter((event) => !("output_index" in event) || event.output_index !== outputIndex || event.type === except);
         this.held.splice(0, this.held.length, ...kept);
     }
 
     private appendReasoning(text: string): void {
         if (this.open?.kind !== "reasoning") {
             this.closeOpen("completed");
-            const item: ReasoningItem = {type: "reasoning", id: newId("rs"), summary: [], content: [], status: "in_progress"};
+            const item: OutputReasoningItem = {type: "reasoning", id: newId("rs"), summary: [], content: [], status: "in_progress"};
             const index = this.response.output.push(item) - 1;
             this.open = {kind: "reasoning", item, index, text: ""};
             this.content({type: "response.output_item.added", output_index: index, item: structuredClone(item)});
@@ -220,7 +225,7 @@ export class ResponseAssembler {
     private appendText(text: string): void {
         if (this.open?.kind !== "message") {
             this.closeOpen("completed");
-            const item: MessageItem = {type: "message", id: newId("msg"), status: "in_progress", role: "assistant", content: []};
+            const item: OutputMessageItem = {type: "message", id: newId("msg"), status: "in_progress", role: "assistant", content: []};
             const index = this.response.output.push(item) - 1;
             this.open = {kind: "message", item, index, text: ""};
             this.content({type: "response.output_item.added", output_index: index, item: structuredClone(item)});
@@ -309,11 +314,11 @@ export class ResponseAssembler {
         this.content({type: "response.output_item.done", output_index: call.index, item: structuredClone(call.item)});
     }
 
-    private lifecycle(event: Omit<StreamEvent, "sequence_number">): void {
+    private lifecycle(event: UnnumberedEvent): void {
         this.emitOrdered(event, false);
     }
 
-    private content(event: Omit<StreamEvent, "sequence_number">): void {
+    private content(event: UnnumberedEvent): void {
         this.emitOrdered(event, this.holding);
     }
 
@@ -321,7 +326,7 @@ export class ResponseAssembler {
      * Sequence numbers follow publication order: held events are numbered when released,
      * so a client always sees a strictly increasing sequence.
      */
-    private emitOrdered(event: Omit<StreamEvent, "sequence_number">, hold: boolean): void {
+    private emitOrdered(event: UnnumberedEvent, hold: boolean): void {
         if (hold) {
             this.held.push(event as StreamEvent);
             return;
@@ -351,7 +356,7 @@ function customInput(args: string): string {
 }
 
 /** The standard `error` stream event: the spec nests the payload, OpenAI's SDK reads `code`/`message` at the top. */
-export function streamErrorEvent(code: string, message: string, param: string | null = null): Omit<StreamEvent, "sequence_number"> {
+export function streamErrorEvent(code: string, message: string, param: string | null = null): UnnumberedEvent {
     return {type: "error", code, message, param, error: {type: "invalid_request_error", code, message, param}};
 }
 

@@ -385,10 +385,10 @@ export class ResponsesService {
 
 /** The two extension events and the compaction item that open the output of an auto-compacted response. */
 function announceCompaction(assembler: ResponseAssembler, compaction: AutoCompaction): void {
-    assembler.custom("response.compaction.started", {input_tokens: compaction.tokensBefore});
+    assembler.custom({type: "response.compaction.started", input_tokens: compaction.tokensBefore});
     // The summary's own usage, so a client can tell it apart from the answer's within the response's `usage`.
-    assembler.custom("response.compaction.completed", {
-        input_tokens_before: compaction.tokensBefore, input_tokens_after: compaction.tokensAfter, usage: toUsage(compaction.usage)
+    assembler.custom({
+        type: "response.compaction.completed", input_tokens_before: compaction.tokensBefore, input_tokens_after: compaction.tokensAfter, usage: toUsage(compaction.usage)
     });
     assembler.addCompleteItem(compaction.item);
 }

@@ -5,7 +5,7 @@ import {isObject} from "./inputItems.js";
 import {checkClientSchema} from "./OutputValidator.js";
 import {requestSchemaError} from "./schemaErrors.js";
 import {parseToolChoice, parseTools, type ParsedToolChoice, type ParsedTools, type ToolOptions} from "./tools.js";
-import type {TextFormat} from "./wire.js";
+import type {ReasoningEffort, ReasoningSummary, TextFormat} from "./wire.js";
 
 /** `include` values OpenAI defines; the hosted-tool ones are accepted and have nothing to add here. */
 const knownIncludes = new Set([
@@ -14,7 +14,7 @@ const knownIncludes = new Set([
     "code_interpreter_call.outputs"
 ]);
 
-export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh";
+export type {ReasoningEffort};
 
 /** A validated create request, in the server's own terms. */
 export type CreateParams = {
@@ -38,7 +38,7 @@ export type CreateParams = {
     maxToolCalls: number | null,
     textFormat: TextFormat,
     verbosity: "low" | "medium" | "high" | undefined,
-    reasoning: {effort: ReasoningEffort | null, summary: string | null} | null,
+    reasoning: {effort: ReasoningEffort | null, summary: ReasoningSummary | null} | null,
     background: boolean,
     conversationId: string | null,
     contextManagement: {compactThreshold: number} | null,

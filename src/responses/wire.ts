@@ -6,6 +6,8 @@
 export type TopLogprob = {token: string, logprob: number, bytes: number[]};
 export type Logprob = TopLogprob & {top_logprobs: TopLogprob[]};
 export type OutputTextPart = {type: "output_text", text: string, annotations: unknown[], logprobs?: Logprob[]};
+/** Text the model wrote here: a local model cites nothing, so `annotations` is always empty. */
+export type GeneratedTextPart = {type: "output_text", text: string, annotations: never[], logprobs?: Logprob[]};
 export type InputTextPart = {type: "input_text", text: string};
 export type RefusalPart = {type: "refusal", refusal: string};
 export type ReasoningTextPart = {type: "reasoning_text", text: string};
@@ -22,6 +24,18 @@ export type MessageItem = {
     role: MessageRole,
     content: MessageContentPart[]
 };
+
+/** A message the model wrote: what `output` holds. */
+export type OutputMessageItem = {
+    type: "message",
+    id: string,
+    status: ItemStatus,
+    role: "assistant",
+    content: (GeneratedTextPart | RefusalPart)[]
+};
+
+export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh";
+export type ReasoningSummary = "auto" | "concise" | "detailed";
 
 export type FunctionCallItem = {
     type: "function_call",
@@ -82,7 +96,10 @@ export type Item =
     | ReasoningItem
     | CompactionItem;
 
-export type OutputItem = MessageItem | FunctionCallItem | CustomToolCallItem | ReasoningItem | CompactionItem;
+/** Reasoning the model produced here: its text is always present (`encrypted_content` only when asked for). */
+export type OutputReasoningItem = Omit<ReasoningItem, "content" | "encrypted_content"> & {content: ReasoningTextPart[], encrypted_content?: string};
+
+export type OutputItem = OutputMessageItem | FunctionCallItem | CustomToolCallItem | OutputReasoningItem | CompactionItem;
 
 export type ResponseStatus = "queued" | "in_progress" | "completed" | "incomplete" | "failed" | "cancelled";
 
@@ -119,7 +136,8 @@ export type ResponseObject = {
     created_at: number,
     completed_at: number | null,
     status: ResponseStatus,
-    incomplete_details: {reason: string} | null,
+    /** A local model stops short only at its token limit. */
+    incomplete_details: {reason: "max_output_tokens"} | null,
     model: string,
     previous_response_id: string | null,
     instructions: string | null,
@@ -135,13 +153,14 @@ export type ResponseObject = {
     frequency_penalty: number,
     top_logprobs: number,
     temperature: number,
-    reasoning: {effort: string | null, summary: string | null} | null,
+    reasoning: {effort: ReasoningEffort | null, summary: ReasoningSummary | null} | null,
     usage: Usage | null,
     max_output_tokens: number | null,
     max_tool_calls: number | null,
     store: boolean,
     background: boolean,
-    service_tier: string,
+    /** Always `default`: one local tier (`auto` and `default` are accepted, others refused). */
+    service_tier: "default",
     metadata: Record<string, string>,
     safety_identifier: string | null,
     prompt_cache_key: string | null,
@@ -149,5 +168,73 @@ export type ResponseObject = {
     conversation?: {id: string} | null
 };
 
-/** A streaming event; `sequence_number` is assigned by the emitter. */
-export type StreamEvent = {type: string, sequence_number: number, [key: string]: unknown};
+type Numbered = {sequence_number: number};
+type InItem = {item_id: string, output_index: number};
+type InPart = InItem & {content_index: number};
+
+/** Events carrying the response object as it stands. */
+export type ResponseLifecycleEvent = Numbered & {
+    type: "response.created" | "response.queued" | "response.in_progress" | "response.completed" | "response.incomplete" | "response.failed",
+    response: ResponseObject
+};
+export type OutputItemEvent = Numbered & {type: "response.output_item.added" | "response.output_item.done", output_index: number, item: OutputItem};
+export type ContentPartEvent = Numbered & InPart & {
+    type: "response.content_part.added" | "response.content_part.done",
+    part: GeneratedTextPart | ReasoningTextPart
+};
+export type OutputTextDeltaEvent = Numbered & InPart & {type: "response.output_text.delta", delta: string, logprobs: Logprob[]};
+export type OutputTextDoneEvent = Numbered & InPart & {type: "response.output_text.done", text: string, logprobs: Logprob[]};
+export type ReasoningTextDeltaEvent = Numbered & InPart & {type: "response.reasoning_text.delta", delta: string};
+export type ReasoningTextDoneEvent = Numbered & InPart & {type: "response.reasoning_text.done", text: string};
+export type FunctionCallArgumentsDeltaEvent = Numbered & InItem & {type: "response.function_call_arguments.delta", delta: string};
+export type FunctionCallArgumentsDoneEvent = Numbered & InItem & {type: "response.function_call_arguments.done", name: string, arguments: string};
+export type CustomToolCallInputDeltaEvent = Numbered & InItem & {type: "response.custom_tool_call_input.delta", delta: string};
+export type CustomToolCallInputDoneEvent = Numbered & InItem & {type: "response.custom_tool_call_input.done", input: string};
+/** The stream's `error` event: the Open Responses spec nests the payload, OpenAI's SDK reads `code`/`message` at the top. */
+export type ErrorEvent = Numbered & {
+    type: "error",
+    code: string,
+    message: string,
+    param: string | null,
+    error: {type: string, code: string | null, message: string, param: string | null}
+};
+/** Sent by the SSE stream during a long silence (see src/server/sse.ts). */
+export type KeepAliveEvent = Numbered & {type: "keepalive"};
+/** This server's extension events around automatic compaction (OpenAI's clients ignore unknown types). */
+export type CompactionStartedEvent = Numbered & {type: "response.compaction.started", response_id: string, input_tokens: number};
+export type CompactionCompletedEvent = Numbered & {
+    type: "response.compaction.completed",
+    response_id: string,
+    input_tokens_before: number,
+    input_tokens_after: number,
+    usage: Usage
+};
+
+/** Every event this server streams; `sequence_number` is assigned by the emitter. */
+export type StreamEvent =
+    | ResponseLifecycleEvent
+    | OutputItemEvent
+    | ContentPartEvent
+    | OutputTextDeltaEvent
+    | OutputTextDoneEvent
+    | ReasoningTextDeltaEvent
+    | ReasoningTextDoneEvent
+    | FunctionCallArgumentsDeltaEvent
+    | FunctionCallArgumentsDoneEvent
+    | CustomToolCallInputDeltaEvent
+    | CustomToolCallInputDoneEvent
+    | ErrorEvent
+    | KeepAliveEvent
+    | CompactionStartedEvent
+    | CompactionCompletedEvent;
+
+/**
+ * What storage and relays need of an event (a job's event log keeps and replays them without reading them): any
+ * `StreamEvent` is one.
+ */
+export type LoggedEvent = {type: string, sequence_number: number, [field: string]: unknown};
+/** A logged event before the log numbers it. */
+export type UnloggedEvent = {type: string, [field: string]: unknown};
+
+/** An event before its emitter numbers it. */
+export type UnnumberedEvent = StreamEvent extends infer Event ? Event extends StreamEvent ? Omit<Event, "sequence_number"> : never : never;

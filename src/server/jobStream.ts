@@ -1,7 +1,7 @@
 import type {Response} from "express";
 import {ApiError, invalidRequest} from "../responses/errors.js";
 import {streamErrorEvent} from "../responses/ResponseAssembler.js";
-import type {StreamEvent} from "../responses/wire.js";
+import type {LoggedEvent} from "../responses/wire.js";
 import type {JobEventLog} from "../store/JobEventLog.js";
 import {SseStream} from "./sse.js";
 
@@ -41,7 +41,7 @@ export async function streamJobEvents(res: Response, log: JobEventLog, after: nu
             const read = log.read(cursor);
             if (read.kind !== "events") {
                 const expired = streamErrorEvent("stream_events_expired", `This reader fell behind: events after ${cursor} are no longer retained.`);
-                stream.send({...expired, sequence_number: log.lastSequence + 1} as StreamEvent);
+                stream.send({...expired, sequence_number: log.lastSequence + 1} as LoggedEvent);
                 return;
             }
             for (const event of read.events) {

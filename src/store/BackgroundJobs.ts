@@ -2,7 +2,7 @@ import {GenerationAbort} from "../responses/abortReasons.js";
 import {toApiError} from "../responses/engineErrors.js";
 import {ApiError, invalidRequest, rateLimited, serverOverloaded} from "../responses/errors.js";
 import {streamErrorEvent} from "../responses/ResponseAssembler.js";
-import type {Item, ResponseObject, ResponseStatus, StreamEvent} from "../responses/wire.js";
+import type {Item, LoggedEvent, ResponseObject, ResponseStatus, UnloggedEvent} from "../responses/wire.js";
 import {JobEventLog, type EventLogSnapshot, type JobEventLogLimits} from "./JobEventLog.js";
 import {jsonBytes} from "./jsonBytes.js";
 import type {JournalEntries, StoreJournal} from "./StoreJournal.js";
@@ -43,7 +43,7 @@ export type BackgroundJobsOptions = {
 export type JobPayload = {readonly owner: string, readonly response: ResponseObject, readonly history: readonly Item[]};
 
 /** Runs one job to its end, publishing its events through `sink`; rejects when `signal` aborted it. */
-export type JobRunner<P extends JobPayload> = (payload: P, sink: (event: StreamEvent) => void, signal: AbortSignal) => Promise<ResponseObject>;
+export type JobRunner<P extends JobPayload> = (payload: P, sink: (event: LoggedEvent) => void, signal: AbortSignal) => Promise<ResponseObject>;
 
 type Phase = "queued" | "running" | "finished";
 type StopReason = "cancel" | "deadline" | "shutdown";
@@ -311,7 +311,7 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
         this.running++;
         this.changed(job);
         // The runner re-emits created/queued when it starts: the log published them at admission already.
-        const sink = (event: StreamEvent) => {
+        const sink = (event: LoggedEvent) => {
             if (event.type !== "response.created" && event.type !== "response.queued" && !job.log.isClosed)
                 job.log.append(withoutSequence(event));
         };
@@ -394,7 +394,7 @@ function zeroUsage(): NonNullable<ResponseObject["usage"]> {
     return {input_tokens: 0, input_tokens_details: {cached_tokens: 0}, output_tokens: 0, output_tokens_details: {reasoning_tokens: 0}, total_tokens: 0};
 }
 
-function withoutSequence(event: StreamEvent): Omit<StreamEvent, "sequence_number"> {
+function withoutSequence(event: LoggedEvent): UnloggedEvent {
     const {sequence_number: _ignored, ...rest} = event;
     return rest;
 }

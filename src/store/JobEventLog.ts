@@ -1,4 +1,4 @@
-import type {StreamEvent} from "../responses/wire.js";
+import type {LoggedEvent, UnloggedEvent} from "../responses/wire.js";
 import {jsonBytes} from "./jsonBytes.js";
 
 export type JobEventLogLimits = {
@@ -10,16 +10,16 @@ export type JobEventLogLimits = {
 
 /** What a reader gets for a cursor: the retained events after it, or why it cannot be served. */
 export type EventRead =
-    | {kind: "events", events: StreamEvent[], done: boolean}
+    | {kind: "events", events: LoggedEvent[], done: boolean}
     /** Events after the cursor were dropped from the buffer: serving the rest would skip some. */
     | {kind: "gone", firstRetained: number}
     /** The cursor names an event that was never published. */
     | {kind: "future", lastPublished: number};
 
-type Entry = {event: StreamEvent, bytes: number};
+type Entry = {event: LoggedEvent, bytes: number};
 
 /** What a durable store keeps of a finished log: its retained events and how many were ever published. */
-export type EventLogSnapshot = {events: StreamEvent[], published: number};
+export type EventLogSnapshot = {events: LoggedEvent[], published: number};
 
 /**
  * The events of one background response, numbered in publication order and kept in a bounded buffer,
@@ -41,10 +41,10 @@ export class JobEventLog {
     }
 
     /** Numbers and keeps an event; the newest event is always kept, even if alone it exceeds the byte budget. */
-    public append(event: Omit<StreamEvent, "sequence_number">): StreamEvent {
+    public append(event: UnloggedEvent): LoggedEvent {
         if (this.closed)
             throw new Error("The event log of a finished response takes no more events.");
-        const numbered = {...event, sequence_number: this.nextSequence++} as StreamEvent;
+        const numbered: LoggedEvent = {...event, sequence_number: this.nextSequence++};
         const bytes = jsonBytes(numbered);
         this.entries.push({event: numbered, bytes});
         this.bytesUsed += bytes;

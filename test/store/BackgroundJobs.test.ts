@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
 import {ApiError} from "../../src/responses/errors.js";
-import type {ResponseObject, StreamEvent} from "../../src/responses/wire.js";
+import type {LoggedEvent, ResponseObject} from "../../src/responses/wire.js";
 import {BackgroundJobs, type BackgroundJobsOptions, type JobPayload} from "../../src/store/BackgroundJobs.js";
 
 /** A fake clock with timers, so deadlines and retention run without waiting. */
@@ -38,8 +38,8 @@ function payload(owner = "a", historyText = "hi"): JobPayload {
 
 /** A runner whose jobs the test finishes by hand; it behaves like `admit` + `run` (aborts reject). */
 function controllableRunner() {
-    const running = new Map<string, {finish: () => void, sink: (event: StreamEvent) => void}>();
-    const runner = (job: JobPayload, sink: (event: StreamEvent) => void, signal: AbortSignal) => new Promise<ResponseObject>((resolve, reject) => {
+    const running = new Map<string, {finish: () => void, sink: (event: LoggedEvent) => void}>();
+    const runner = (job: JobPayload, sink: (event: LoggedEvent) => void, signal: AbortSignal) => new Promise<ResponseObject>((resolve, reject) => {
         job.response.status = "in_progress";
         sink({type: "response.created", sequence_number: 0});
         sink({type: "response.in_progress", sequence_number: 1});

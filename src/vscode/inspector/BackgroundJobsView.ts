@@ -1,6 +1,6 @@
 import type {ResponseTimings} from "../../responses/timings.js";
 import type {BackgroundJob, BackgroundJobs, JobPayload} from "../../store/BackgroundJobs.js";
-import type {StreamEvent} from "../../responses/wire.js";
+import type {LoggedEvent} from "../../responses/wire.js";
 import type {JobEventView, JobSummary} from "./inspectorProtocol.js";
 import type {InspectorJobs} from "./inspectorSources.js";
 import {Throttle} from "../Throttle.js";
@@ -112,8 +112,8 @@ export class BackgroundJobsView implements InspectorJobs {
 }
 
 /** One line per event: its type and what a person would want from it (text deltas, the status reached). */
-function describeEvent(event: StreamEvent): JobEventView {
-    const typed = event as StreamEvent & {delta?: unknown, response?: {status?: string}, item?: {type?: string}, error?: {code?: string}, code?: string};
+function describeEvent(event: LoggedEvent): JobEventView {
+    const typed = event as LoggedEvent & {delta?: unknown, response?: {status?: string}, item?: {type?: string}, error?: {code?: string}, code?: string};
     let summary = "";
     if (typeof typed.delta === "string")
         summary = JSON.stringify(typed.delta);
