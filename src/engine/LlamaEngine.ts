@@ -7,8 +7,9 @@ import {JsonGrammars} from "./grammars.js";
 import {EngineError} from "./errors.js";
 import {GenerationActivity} from "./GenerationActivity.js";
 import {runGeneration} from "./runGeneration.js";
-import {loadLlama, loadNodeLlamaCpp, modelGpuLayers} from "./loadBinding.js";
+import {loadLlama, loadNodeLlamaCpp, modelGpuLayers, type NodeLlamaCpp} from "./loadBinding.js";
 import {maxTokenCharacters, minimumPromptTokens} from "./promptBounds.js";
+import {modelFingerprint, PromptStateCache} from "./PromptStateCache.js";
 import {PromptTokenizer} from "./PromptTokenizer.js";
 import {createSegmentTokenizer} from "./SegmentTokenizer.js";
 import {TokenizerWorker} from "./TokenizerWorker.js";
@@ -40,7 +41,12 @@ export type LlamaEngineOptions = {
      * Text that ends a plain-text answer like an end-of-turn token (reported as a normal stop, not a length cut).
      * For models that do not end their turns on their own. Defaults to none.
      */
-    stopSequences?: readonly string[]
+    stopSequences?: readonly string[],
+    /**
+     * Keep evaluated prompts on disk across restarts (see PromptStateCache): a prompt sharing a long prefix with a saved
+     * one loads that state instead of evaluating it again. Absent: no prompt cache on disk.
+     */
+    promptCache?: {folder: string, maxBytes?: number, minTokens?: number, log?: (line: string) => void}
 };
 
 /**
@@ -77,7 +83,11 @@ type Loaded = {
     /** Tokenizes long prompt segments off the event loop; stopped with the model. */
     tokenizerWorker: TokenizerWorker,
     /** The most characters one token stands for (see promptBounds.ts). */
-    maxTokenChars: number
+    maxTokenChars: number,
+    /** Evaluated prompts saved on disk for this model and context (with `promptCache`). */
+    promptStates: PromptStateCache | null,
+    /** States being saved: the context must outlive them. */
+    saving: Set<Promise<unknown>>
 };
 
 /**
@@ -197,11 +207,22 @@ export class LlamaEngine implements ChatEngine {
             throw new EngineError("context_overflow", `The input is ${prompt.length} tokens, which leaves no room for output in the context of ${loaded.info.contextSize} tokens.`);
 
         const lease = await loaded.pool.acquire(prompt, signal, shape.onQueued);
+        const restored = await this.restorePromptState(loaded, lease.sequence, prompt, lease.sharedPrefixLength).catch((error: unknown) => {
+            lease.release();
+            throw error;
+        });
         let used = false;
+        /** A state being saved holds the sequence (it must not change meanwhile); the lease ends after it. */
+        let saving: Promise<unknown> | undefined;
         return {
             promptTokens: prompt.length,
-            cachedPrefixTokens: lease.sharedPrefixLength,
-            release: () => lease.release(),
+            cachedPrefixTokens: Math.max(lease.sharedPrefixLength, restored),
+            release: () => {
+                if (saving == null)
+                    lease.release();
+                else
+                    void saving.finally(() => lease.release());
+            },
             generate: async (request) => {
                 if (used)
                     throw new Error("An engine lease runs one generation.");
@@ -237,6 +258,12 @@ export class LlamaEngine implements ChatEngine {
                 const started = performance.now();
                 try {
                     const result = await running;
+                    saving = this.savePromptState(loaded, lease.sequence, restored);
+                    if (saving != null) {
+                        const saved = saving;
+                        loaded.saving.add(saved);
+                        void saved.finally(() => loaded.saving.delete(saved));
+                    }
                     this.notifyGeneration({...result, durationMs: performance.now() - started});
                     return result;
                 } finally {
@@ -263,6 +290,32 @@ export class LlamaEngine implements ChatEngine {
             documentFunctionParams: true
         });
         return await loaded.promptTokenizer.tokenize(contextText) as number[];
+    }
+
+    /**
+     * Loads the saved state sharing the longest prefix with the prompt when it is longer than what the sequence holds;
+     * what follows the shared part is erased by the prefill. Returns the tokens restored (0: none).
+     */
+    private async restorePromptState(loaded: Loaded, sequence: LlamaContextSequence, prompt: readonly number[], held: number): Promise<number> {
+        const hit = loaded.promptStates?.find(prompt.slice(0, -1));
+        if (hit == null || hit.tokenCount <= held)
+            return 0;
+        const ok = await loaded.promptStates!.restore(hit, (file) => sequence.loadStateFromFile(file, {acceptRisk: true}));
+        return ok ? hit.tokenCount : 0;
+    }
+
+    /**
+     * Saves the sequence's state (the prompt and its answer) when its prompt was long and no saved state covers most
+     * of it already, so that the next start finds it. The generation's result is already out; only the sequence waits.
+     */
+    private savePromptState(loaded: Loaded, sequence: LlamaContextSequence, restored: number): Promise<unknown> | undefined {
+        const cache = loaded.promptStates;
+        const tokens = sequence.contextTokens as number[];
+        if (cache == null || tokens.length < cache.minTokens || restored >= tokens.length / 2 || cache.covers(tokens))
+            return undefined;
+        return cache.save(tokens, (file) => sequence.saveStateToFile(file)).catch((error: unknown) => {
+            this.options.promptCache?.log?.(`prompt cache: could not save a state: ${error instanceof Error ? error.message : String(error)}`);
+        });
     }
 
     private async chatFor(loaded: Loaded, sequence: LlamaContextSequence, wrapper: ChatWrapper = loaded.chatWrapper): Promise<LlamaChat> {
@@ -338,6 +391,8 @@ export class LlamaEngine implements ChatEngine {
                     promptTokenizer: new PromptTokenizer(segments, tokenizerWorker),
                     tokenizerWorker,
                     maxTokenChars: maxTokenCharacters(model),
+                    promptStates: await this.openPromptStates(binding, modelPath, context),
+                    saving: new Set(),
                     info: {
                         id: this.options.alias ?? path.basename(modelPath).replace(/\.gguf$/i, ""),
                         path: path.resolve(modelPath),
@@ -364,6 +419,21 @@ export class LlamaEngine implements ChatEngine {
         }
     }
 
+    /** The prompt-state cache for this model file and these context settings (a state is only loaded into both). */
+    private async openPromptStates(binding: NodeLlamaCpp, modelPath: string, context: LlamaContext): Promise<PromptStateCache | null> {
+        const options = this.options.promptCache;
+        if (options == null)
+            return null;
+        const settings = {
+            contextSize: context.contextSize, sequences: context.totalSequences, batchSize: context.batchSize,
+            flashAttention: context.flashAttention, nodeLlamaCpp: await binding.getModuleVersion()
+        };
+        return PromptStateCache.open({
+            folder: options.folder, maxBytes: options.maxBytes, minTokens: options.minTokens, log: options.log,
+            identity: {model: await modelFingerprint(path.resolve(modelPath)), context: JSON.stringify(settings)}
+        });
+    }
+
     private get threads(): number {
         return this.options.threads ?? Math.max(1, (globalThis.navigator?.hardwareConcurrency ?? 2) - 1);
     }
@@ -383,7 +453,7 @@ async function disposeLoaded(loaded: Loaded): Promise<void> {
     for (const controller of loaded.active.keys())
         controller.abort(new EngineError("aborted", "The model was unloaded."));
     // Aborted generations stop within a few tokens; the context must outlive them.
-    await Promise.all(loaded.active.values());
+    await Promise.all([...loaded.active.values(), ...loaded.saving]);
     for (const chat of loaded.chats.values())
         chat.dispose({disposeSequence: false});
     await loaded.context.dispose();

@@ -67,15 +67,27 @@ export class PromptStateCache {
         return cache;
     }
 
-    /** The longest saved prefix of `tokens` written by this model and context, or null (a miss is never a load). */
+    /**
+     * The saved state sharing the longest prefix with `tokens` (at least `minTokens`), written by this model and
+     * context, or null (a miss is never a load). `tokenCount` is the shared prefix: a state holds a whole earlier
+     * prompt and its answer, and what follows the shared part is erased after loading.
+     */
     public find(tokens: readonly number[]): PromptStateHit | null {
-        let best: Manifest | null = null;
-        for (const entry of this.entries.values())
-            if (entry.model === this.options.identity.model && entry.context === this.options.identity.context
-                && entry.tokens.length <= tokens.length && (best == null || entry.tokens.length > best.tokens.length)
-                && entry.tokens.every((token, index) => tokens[index] === token))
-                best = entry;
-        return best == null ? null : {key: best.key, file: this.stateFile(best.key), tokenCount: best.tokens.length};
+        let best: {entry: Manifest, shared: number} | null = null;
+        for (const entry of this.entries.values()) {
+            if (entry.model !== this.options.identity.model || entry.context !== this.options.identity.context)
+                continue;
+            const shared = sharedPrefixLength(entry.tokens, tokens);
+            if (shared >= this.minTokens && (best == null || shared > best.shared))
+                best = {entry, shared};
+        }
+        return best == null ? null : {key: best.entry.key, file: this.stateFile(best.entry.key), tokenCount: best.shared};
+    }
+
+    /** Whether a saved state already covers most of `tokens` (saving them again would add little). */
+    public covers(tokens: readonly number[]): boolean {
+        const hit = this.find(tokens);
+        return hit != null && hit.tokenCount >= tokens.length / 2;
     }
 
     /**
@@ -190,6 +202,14 @@ export async function modelFingerprint(file: string): Promise<string> {
     } finally {
         await handle.close();
     }
+}
+
+function sharedPrefixLength(a: readonly number[], b: readonly number[]): number {
+    const length = Math.min(a.length, b.length);
+    let index = 0;
+    while (index < length && a[index] === b[index])
+        index++;
+    return index;
 }
 
 async function readManifest(file: string): Promise<Manifest | null> {

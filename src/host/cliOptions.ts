@@ -1,6 +1,6 @@
 import {parseArgs} from "node:util";
 import type {GpuChoice} from "../engine/LlamaEngine.js";
-import {defaultConfig, type HostConfig, type StoreSettings} from "./config.js";
+import {defaultConfig, defaultPromptCacheMaxBytes, defaultPromptCacheMinTokens, type HostConfig, type StoreSettings} from "./config.js";
 import {defaultDataDir} from "./dataFolder.js";
 
 /** Each flag, its environment variable and its help line: one table so the three never drift apart. */
@@ -33,6 +33,8 @@ export const cliFlags = {
     "body-limit": {type: "string", env: "LOCAL_RESPONSES_BODY_LIMIT", help: "largest request body in bytes (default 16777216)"},
     "stream-keepalive-secs": {type: "string", env: "LOCAL_RESPONSES_STREAM_KEEPALIVE_SECS", help: "seconds of silence before a stream gets a keep-alive (keepalive event or SSE comment, WebSocket ping; default 15; 0 disables)"},
     "store": {type: "string", env: "LOCAL_RESPONSES_STORE", help: "durable (kept in --data-dir across restarts) or memory (gone with the process) (default durable)"},
+    "prompt-cache-max-bytes": {type: "string", env: "LOCAL_RESPONSES_PROMPT_CACHE_MAX_BYTES", help: "disk budget of evaluated prompts kept in --data-dir to load after a restart instead of evaluating them again (default 2147483648; 0 = off; durable store only)"},
+    "prompt-cache-min-tokens": {type: "string", env: "LOCAL_RESPONSES_PROMPT_CACHE_MIN_TOKENS", help: "prompts shorter than this are not saved to the prompt cache (default 1024)"},
     "data-dir": {type: "string", env: "LOCAL_RESPONSES_DATA_DIR", help: "folder of the durable store and the sealing secrets, one process at a time (default $XDG_DATA_HOME/local-responses or ~/.local/share/local-responses; platform equivalent elsewhere)"},
     "responses-store-max-entries": {type: "string", env: "LOCAL_RESPONSES_STORE_MAX_ENTRIES", help: "stored responses (default 1024; 0 disables storage)"},
     "responses-store-max-bytes": {type: "string", env: "LOCAL_RESPONSES_STORE_MAX_BYTES", help: "store byte budget (default 268435456)"},
@@ -140,7 +142,12 @@ export function parseCliOptions(argv: string[], env: NodeJS.ProcessEnv = process
     const storeKind = (read("store") as string | undefined) ?? "durable";
     if (storeKind !== "durable" && storeKind !== "memory")
         throw new CliUsageError(`--store must be durable or memory (got '${storeKind}').`);
-    config.storage = {kind: storeKind, dataDir: (read("data-dir") as string | undefined) ?? defaultDataDir()};
+    config.storage = {
+        kind: storeKind,
+        dataDir: (read("data-dir") as string | undefined) ?? defaultDataDir(),
+        promptCacheMaxBytes: integer("prompt-cache-max-bytes", 0) ?? defaultPromptCacheMaxBytes,
+        promptCacheMinTokens: integer("prompt-cache-min-tokens", 1) ?? defaultPromptCacheMinTokens
+    };
     const background = config.background;
     config.background = {
         maxJobs: integer("responses-background-max-jobs", 0) ?? background.maxJobs,

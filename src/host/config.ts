@@ -66,8 +66,18 @@ export type StorageSettings = {
     kind: "durable" | "memory",
     dataDir: string | null,
     /** How long to wait for another process to let go of the folder before failing (a reloading editor window). Defaults to 0. */
-    lockWaitMs?: number
+    lockWaitMs?: number,
+    /**
+     * Disk budget of the prompt cache (`prompt-states/` in `dataDir`, durable store only): evaluated prompts saved to
+     * be loaded after a restart instead of evaluated again. 0 turns it off. Defaults to `defaultPromptCacheMaxBytes`.
+     */
+    promptCacheMaxBytes?: number,
+    /** Prompts shorter than this are not saved. Defaults to `defaultPromptCacheMinTokens`. */
+    promptCacheMinTokens?: number
 };
+
+export const defaultPromptCacheMaxBytes = 2 * 1024 ** 3;
+export const defaultPromptCacheMinTokens = 1024;
 
 /** Background mode limits (defaults from the reference servers; see docs/api.md "Limits and settings"). */
 export type BackgroundSettings = {

@@ -1,7 +1,8 @@
 import type {HostedEngine} from "../engine/HostedEngine.js";
 import {LlamaEngine} from "../engine/LlamaEngine.js";
 import {UpstreamEngine} from "../engine/upstream/UpstreamEngine.js";
-import type {HostConfig} from "./config.js";
+import path from "node:path";
+import {defaultPromptCacheMaxBytes, defaultPromptCacheMinTokens, type HostConfig} from "./config.js";
 
 /** The engine the configuration names: node-llama-cpp on a local GGUF file, or upstream Chat Completions servers. */
 export function createEngine(config: HostConfig, log?: (line: string) => void): HostedEngine {
@@ -26,6 +27,15 @@ export function createEngine(config: HostConfig, log?: (line: string) => void): 
         gpu: config.gpu,
         flashAttention: config.flashAttention,
         stopSequences: config.stopSequences,
-        alias: config.modelAlias ?? undefined
+        alias: config.modelAlias ?? undefined,
+        promptCache: promptCacheOf(config, log)
     });
+}
+
+/** The prompt cache lives beside the durable store, and only there: `--store memory` keeps nothing on disk. */
+function promptCacheOf({storage}: HostConfig, log?: (line: string) => void) {
+    const maxBytes = storage.promptCacheMaxBytes ?? defaultPromptCacheMaxBytes;
+    if (storage.kind !== "durable" || storage.dataDir == null || maxBytes === 0)
+        return undefined;
+    return {folder: path.join(storage.dataDir, "prompt-states"), maxBytes, minTokens: storage.promptCacheMinTokens ?? defaultPromptCacheMinTokens, log};
 }

@@ -55,7 +55,10 @@ describe("PromptStateCache (real stories260K sequences, saveStateToFile / loadSt
         assert.equal(saved, true);
 
         const reopened = await PromptStateCache.open({folder: dir, identity, minTokens: 64});
-        assert.equal(reopened.find(prompt.slice(0, prefix.length - 1)), null, "a prompt shorter than the prefix does not match");
+        assert.equal(reopened.find(prompt.slice(0, prefix.length - 1))?.tokenCount, prefix.length - 1,
+            "a prompt that shares part of a state matches that part (what follows is erased after loading)");
+        assert.equal(reopened.find(prompt.slice(0, 63)), null, "a shared part shorter than minTokens is no match");
+        assert.equal(reopened.covers(prompt), true);
         const hit = reopened.find(prompt);
         assert.equal(hit?.tokenCount, prefix.length);
         await withSequence([], async (sequence) => {
