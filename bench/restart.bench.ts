@@ -1,0 +1,104 @@
+/**
+ * npm run bench:restart — what the durable store and the prompt cache cost and save, in one run:
+ *  1. time to first token of the captured Codex request (`../shared/reference/captures/codex-request.json`) on a fresh
+ *     server: cold, then on a new server process-state over the same data folder (the prefix loaded from disk);
+ *  2. streamed tokens/s with the durable store on vs `--store memory` (store: true, alternating pairs).
+ *
+ * Usage: npm run bench:restart [-- --model smollm2-135m|stories260K] [--pairs N]
+ * The synthetic full-size model's cold Codex prompt takes minutes on one thread: that is the figure users feel.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import {parseArgs} from "node:util";
+import {defaultConfig, type HostConfig} from "../src/host/config.js";
+import {LocalResponsesHost} from "../src/host/LocalResponsesHost.js";
+import {capturesDir, models} from "../test/helpers/paths.js";
+import {syntheticModel} from "../test/helpers/syntheticModel.js";
+
+const {values: args} = parseArgs({options: {model: {type: "string", default: "smollm2-135m"}, pairs: {type: "string", default: "6"}}});
+const apiKey = "sk-bench";
+const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
+
+async function startHost(modelPath: string, storage: HostConfig["storage"]): Promise<{host: LocalResponsesHost, url: string}> {
+    const host = new LocalResponsesHost({...defaultConfig(), port: 0, threads: 1, contextSize: 24_576, parallel: 1, apiKeys: [apiKey], storage});
+    await host.loadModel(modelPath);
+    return {host, url: await host.start()};
+}
+
+/** Milliseconds to the end of a one-token answer, with the usage the server reported. */
+async function timeOneToken(url: string, body: Record<string, unknown>): Promise<{ms: number, input: number, cached: number}> {
+    const started = performance.now();
+    const response = await fetch(`${url}/responses`, {
+        method: "POST",
+        headers: {"content-type": "application/json", authorization: `Bearer ${apiKey}`},
+        body: JSON.stringify({...body, stream: false, store: false, max_output_tokens: 1})
+    });
+    const json = await response.json() as {usage: {input_tokens: number, input_tokens_details: {cached_tokens: number}}};
+    if (!response.ok)
+        throw new Error(JSON.stringify(json));
+    return {ms: performance.now() - started, input: json.usage.input_tokens, cached: json.usage.input_tokens_details.cached_tokens};
+}
+
+/** Tokens/s of a streamed answer, first to last text delta. */
+async function streamRate(url: string): Promise<number> {
+    const response = await fetch(`${url}/responses`, {
+        method: "POST",
+        headers: {"content-type": "application/json", authorization: `Bearer ${apiKey}`},
+        body: JSON.stringify({model: "m", input: "Tell me a story about a dog.", max_output_tokens: 200, temperature: 0, stream: true, store: true})
+    });
+    let first = 0;
+    let last = 0;
+    let deltas = 0;
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body!) {
+        const count = decoder.decode(chunk as Uint8Array, {stream: true}).split("event: response.output_text.delta").length - 1;
+        if (count > 0) {
+            last = performance.now();
+            first ||= last;
+            deltas += count;
+        }
+    }
+    return (deltas - 1) / ((last - first) / 1000);
+}
+
+async function main(): Promise<void> {
+    const modelPath = args.model === "stories260K" ? models.chatml : await syntheticModel(args.model as "smollm2-135m");
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "lr-restart-bench-"));
+    const codex = JSON.parse(fs.readFileSync(path.join(capturesDir, "codex-request.json"), "utf8"));
+    const rows: string[] = [];
+    try {
+        // 1. Cold, then after a restart over the same folder.
+        let server = await startHost(modelPath, {kind: "durable", dataDir});
+        const cold = await timeOneToken(server.url, codex);
+        await server.host.dispose();
+        server = await startHost(modelPath, {kind: "durable", dataDir});
+        const restored = await timeOneToken(server.url, codex);
+        await server.host.dispose();
+        rows.push(`Codex request, ${cold.input} tokens: cold ${(cold.ms / 1000).toFixed(1)} s (${cold.cached} cached), after a restart ${(restored.ms / 1000).toFixed(2)} s (${restored.cached} restored from disk): ${(cold.ms / restored.ms).toFixed(1)}× faster (target ≥ 10×)`);
+        console.error(rows.at(-1));
+
+        // 2. Streaming with the durable store on vs memory, alternating.
+        const durable = await startHost(modelPath, {kind: "durable", dataDir: path.join(dataDir, "streaming")});
+        const memory = await startHost(modelPath, {kind: "memory", dataDir: null});
+        const ratios: number[] = [];
+        for (let pair = 0; pair < Number(args.pairs) + 1; pair++) {
+            const [onDisk, inMemory] = pair % 2 === 0
+                ? [await streamRate(durable.url), await streamRate(memory.url)]
+                : [await streamRate(memory.url), await streamRate(durable.url)].reverse() as [number, number];
+            if (pair > 0)
+                ratios.push(onDisk / inMemory);
+        }
+        await durable.host.dispose();
+        await memory.host.dispose();
+        rows.push(`streamed tokens/s, durable store / memory store: ${median(ratios).toFixed(3)} (median of ${ratios.length} pairs; target ≥ 0.98)`);
+    } finally {
+        fs.rmSync(dataDir, {recursive: true, force: true});
+    }
+    console.log(`\nLocal Responses restart benchmark (${args.model}, threads 1)\n${rows.join("\n")}`);
+}
+
+main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+});
