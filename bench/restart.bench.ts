@@ -51,8 +51,9 @@ async function streamRate(url: string): Promise<number> {
     let last = 0;
     let deltas = 0;
     const decoder = new TextDecoder();
-    for await (const chunk of response.body!) {
-        const count = decoder.decode(chunk as Uint8Array, {stream: true}).split("event: response.output_text.delta").length - 1;
+    const reader = response.body!.getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        const count = decoder.decode(read.value, {stream: true}).split("event: response.output_text.delta").length - 1;
         if (count > 0) {
             last = performance.now();
             first ||= last;
