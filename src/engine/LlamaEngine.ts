@@ -181,11 +181,6 @@ export class LlamaEngine implements ChatEngine {
         return (await this.renderPrompt(this.requireLoaded(), turns, tools)).length;
     }
 
-    /** Tokenizes text with the loaded model (for budgets such as compaction's `keep_tokens`). */
-    public countTextTokens(text: string): number {
-        return this.requireLoaded().model.tokenize(text).length;
-    }
-
     public async generate(request: GenerationRequest): Promise<GenerationResult> {
         const lease = await this.acquire(request.turns, request.tools ?? [], request.signal, request);
         try {

@@ -99,19 +99,6 @@ export class ResponseAssembler {
         }
     }
 
-    /** Replaces the streamed arguments of a call with the parsed, authoritative ones (same text when no drift). */
-    public callArguments(index: number): string | undefined {
-        return this.calls.get(index)?.args;
-    }
-
-    public get text(): string {
-        return this.response.output
-            .filter((item): item is OutputMessageItem => item.type === "message")
-            .flatMap((item) => item.content)
-            .map((part) => (part.type === "output_text" ? part.text : ""))
-            .join("");
-    }
-
     /** Publishes what was held back (after validation). */
     public release(): void {
         this.holding = false;
@@ -196,11 +183,6 @@ export class ResponseAssembler {
         this.response.usage = usage == null ? null : toUsage(usage);
         this.lifecycle({type: "response.failed", response: snapshot(this.response)});
         return this.response;
-    }
-
-    /** The standard `error` event that ends a cancelled or broken stream. */
-    public errorEvent(code: string, message: string, param: string | null = null): void {
-        this.lifecycle(streamErrorEvent(code, message, param));
     }
 
     private dropHeldOf(outputIndex: number, except?: string): void {

@@ -27,8 +27,6 @@ export type AppOptions = {
     apiKeys: () => readonly string[],
     /** Browser origins allowed to call the API (CORS); none by default. */
     allowedOrigins?: readonly string[],
-    /** Host names accepted besides loopback names. */
-    allowedHosts?: readonly string[],
     bodyLimitBytes?: number,
     /** Silence (ms) after which an SSE stream gets a keep-alive comment; 0 or absent: none. */
     streamKeepAliveMs?: number,
@@ -60,7 +58,7 @@ export function createApp(options: AppOptions): Express {
     const stateful = options.stateful;
     if (stateful != null)
         app.use(stateful.metrics.middleware());
-    app.use(hostCheck(options.allowedHosts));
+    app.use(hostCheck());
     app.use(originCheck(options.allowedOrigins));
     app.use(apiKeyAuth(options.apiKeys));
     app.use(jsonBody(options.bodyLimitBytes));

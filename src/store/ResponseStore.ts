@@ -207,11 +207,6 @@ export class ResponseStore {
         return {entries: this.records.size, bytes: this.bytesUsed, blocks: this.blocks.size, ...this.counters};
     }
 
-    /** Bytes a record of this size would add, for admission checks (background jobs). */
-    public get bytesFree(): number {
-        return Math.max(0, this.maxBytes - this.bytesUsed);
-    }
-
     public sweepExpired(): void {
         const now = this.now();
         for (const record of [...this.records.values()])

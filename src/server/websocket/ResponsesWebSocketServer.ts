@@ -43,10 +43,6 @@ export class ResponsesWebSocketServer implements UpgradeHandler {
         });
     }
 
-    public get connections(): number {
-        return this.sessions.size;
-    }
-
     /** Stops accepting and closes every connection (going away); running turns are aborted. */
     public close(): void {
         this.accepting = false;
