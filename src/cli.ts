@@ -2,6 +2,7 @@ import fs from "node:fs";
 import {defaultApiKeyFile, readOrCreateApiKey} from "./host/apiKeyFile.js";
 import {cliHelp, CliUsageError, parseCliOptions} from "./host/cliOptions.js";
 import {LocalResponsesHost} from "./host/LocalResponsesHost.js";
+import {formatRequestLine} from "./server/middleware/requestLog.js";
 
 /** The headless face: `local-responses serve --model FILE`. */
 async function main(argv: string[]): Promise<number> {
@@ -58,7 +59,7 @@ async function main(argv: string[]): Promise<number> {
 
     const host = new LocalResponsesHost(config, {
         log,
-        onRequest: (entry) => log(`${entry.method} ${entry.path} ${entry.status} ${entry.ms}ms${entry.tokens != null ? ` in=${entry.tokens.input} out=${entry.tokens.output}` : ""}`)
+        onRequest: (entry) => log(formatRequestLine(entry))
     });
 
     try {

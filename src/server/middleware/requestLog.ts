@@ -9,6 +9,12 @@ declare module "express-serve-static-core" {
     }
 }
 
+/** `POST /v1/responses 200 in=12 out=40 153ms`: what a request log line says, and nothing from the body. */
+export function formatRequestLine(entry: RequestLogEntry): string {
+    const tokens = entry.tokens == null ? "" : ` in=${entry.tokens.input} out=${entry.tokens.output}`;
+    return `${entry.method} ${entry.path} ${entry.status}${tokens} ${entry.ms}ms`;
+}
+
 /** One line per request: method, path, status, tokens, time. Never bodies, prompts or keys. */
 export function requestLog(onEntry: (entry: RequestLogEntry) => void): RequestHandler {
     return (req, res, next) => {

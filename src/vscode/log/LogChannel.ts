@@ -1,6 +1,5 @@
 import * as vscode from "vscode";
-import type {RequestLogEntry} from "../../server/middleware/requestLog.js";
-import {formatRequestLine} from "./logLines.js";
+import {formatRequestLine, type RequestLogEntry} from "../../server/middleware/requestLog.js";
 
 /**
  * The extension's `LogOutputChannel`: one line per HTTP request (method, path, status, tokens, ms) and the

@@ -1,11 +1,3 @@
-import type {RequestLogEntry} from "../../server/middleware/requestLog.js";
-
-/** `POST /v1/responses 200 in=12 out=40 153ms`: what a request log line says, and nothing from the body. */
-export function formatRequestLine(entry: RequestLogEntry): string {
-    const tokens = entry.tokens == null ? "" : ` in=${entry.tokens.input} out=${entry.tokens.output}`;
-    return `${entry.method} ${entry.path} ${entry.status}${tokens} ${entry.ms}ms`;
-}
-
 export type DelaySummary = {samples: number, meanMs: number, p50Ms: number, p99Ms: number, maxMs: number};
 
 export function formatDelayLine(summary: DelaySummary, durationMs: number, tokens: number): string {
