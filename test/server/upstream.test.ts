@@ -129,7 +129,7 @@ describe("upstream engine: the Responses API over a real llama-server (OpenAI SD
         try {
             const response = await front.client.responses.create({
                 model: "m", input: "weather?", max_output_tokens: 16,
-                tools: [{type: "function", name: "get_weather", parameters: {type: "object", properties: {city: {type: "string"}}, required: ["city"]}, strict: true}],
+                tools: [{type: "function", name: "get_weather", parameters: {type: "object", properties: {city: {type: "string"}}, required: ["city"], additionalProperties: false}, strict: true}],
                 tool_choice: {type: "function", name: "get_weather"}
             });
             if (response.status === "failed") {
@@ -138,7 +138,7 @@ describe("upstream engine: the Responses API over a real llama-server (OpenAI SD
             } else {
                 // A llama.cpp that can build the grammar answers with the forced call.
                 const call = response.output.find((item) => item.type === "function_call");
-                assert.equal(call?.type === "function_call" ? call.name : null, "get_weather");
+                assert.equal(call?.type === "function_call" ? call.name : null, "get_weather", JSON.stringify(response.output));
             }
         } finally {
             await front.close();

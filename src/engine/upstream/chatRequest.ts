@@ -14,7 +14,7 @@ export type ChatCompletionsBody = {
     stream: true,
     stream_options: {include_usage: true},
     tools?: {type: "function", function: {name: string, description?: string, parameters: Record<string, unknown>}}[],
-    tool_choice?: "auto" | "required" | {type: "function", function: {name: string}},
+    tool_choice?: "auto" | "required",
     parallel_tool_calls?: boolean,
     response_format?: {type: "json_object"} | {type: "json_schema", json_schema: {name: string, schema: Record<string, unknown>, strict: true}},
     max_tokens?: number,
@@ -93,8 +93,7 @@ export type ChatRequestOptions = {
 
 /**
  * One generation request as a streaming Chat Completions body. `tool_choice` narrows as the engine's
- * `ToolMode` says: `required` with one name is a named call; with several names, only those tools are
- * offered and a call is required. One call at most (`maxToolCalls: 1`) is `parallel_tool_calls: false`;
+ * `ToolMode` says: `required` with names offers only those tools and requires a call (one name: a named call). One call at most (`maxToolCalls: 1`) is `parallel_tool_calls: false`;
  * a larger limit is enforced on the stream (calls past it end the generation).
  */
 export function toChatCompletionsBody(request: GenerationRequest, options: ChatRequestOptions): ChatCompletionsBody {
@@ -112,9 +111,9 @@ export function toChatCompletionsBody(request: GenerationRequest, options: ChatR
     }
     if (tools.length > 0) {
         body.tools = toChatTools(tools);
-        body.tool_choice = mode?.type !== "required" ? "auto"
-            : tools.length === 1 && mode.names?.length === 1 ? {type: "function", function: {name: tools[0]!.name}}
-                : "required";
+        // A named call is "required" over that one tool: the same contract, and llama-server (as bundled) ignores
+        // the named form `{type: "function", function: {name}}` while it enforces "required".
+        body.tool_choice = mode?.type === "required" ? "required" : "auto";
         if (request.maxToolCalls === 1)
             body.parallel_tool_calls = false;
     }

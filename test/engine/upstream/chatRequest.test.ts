@@ -59,7 +59,7 @@ describe("generation request → Chat Completions body", () => {
         assert.equal(required.tools?.length, 2);
         assert.deepEqual(required.tools?.[1], {type: "function", function: {name: "b", description: "B", parameters: {type: "object", properties: {}}}});
         const named = toChatCompletionsBody({...base, tools, toolMode: {type: "required", names: ["b"]}, maxToolCalls: 1}, {model: "m"});
-        assert.deepEqual(named.tool_choice, {type: "function", function: {name: "b"}});
+        assert.equal(named.tool_choice, "required", "a named call is required over that one tool (llama-server ignores the named form)");
         assert.deepEqual(named.tools?.map((tool) => tool.function.name), ["b"]);
         assert.equal(named.parallel_tool_calls, false);
         const allowed = toChatCompletionsBody({...base, tools: [...tools, {name: "c"}], toolMode: {type: "required", names: ["a", "c"]}}, {model: "m"});
