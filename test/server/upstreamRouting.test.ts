@@ -94,7 +94,8 @@ describe("upstream engine over two llama-servers", () => {
 describe("upstream engine over llama-server --rpc (one model split over two rpc-servers)", () => {
     it("serves a Responses request through the distributed llama-server", {timeout: buildTimeoutMs}, async () => {
         const rpc = [await startRpcServer(), await startRpcServer()];
-        const upstream = await startLlamaServer({model: models.chatml, slots: 1, rpc: rpc.map((server) => server.url)});
+        // -lv 4 logs where each tensor buffer went ("RPC0[127.0.0.1:port] model buffer size = …").
+        const upstream = await startLlamaServer({model: models.chatml, slots: 1, rpc: rpc.map((server) => server.url), extraArgs: ["-lv", "4"]});
         const server = await startTestServer({engine: "upstream", upstream: {...defaultConfig().upstream, urls: [upstream.url]}});
         try {
             for (const worker of rpc)
