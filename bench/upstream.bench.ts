@@ -1,0 +1,93 @@
+/**
+ * node --import tsx bench/upstream.bench.ts — the upstream engine's overhead: the same streamed generation sent
+ * straight to llama-server's Chat Completions, and through this server (`dist/cli.js serve --engine upstream`, its
+ * own process) as a Responses stream. llama-server: stories260K, 1 slot, 1 thread, --ignore-eos so every answer is
+ * `maxTokens` long. Pairs alternate their order; the figures are medians of the per-pair ratios (this VM drifts).
+ * Needs `npm run build` (dist/cli.js) and llama-server (scripts/build-llama-server.sh, through the test helper).
+ */
+import {spawn} from "node:child_process";
+import path from "node:path";
+import {startLlamaServer} from "../test/helpers/llamaServer.js";
+import {models, repoRoot} from "../test/helpers/paths.js";
+
+const maxTokens = 400;
+const pairs = Number(process.env.PAIRS ?? 12);
+const prompt = "Tell me a long story about a little dog who found a ball.";
+
+type Run = {ttftMs: number, tokensPerSecond: number, deltas: number};
+
+/** Streams one request, reading SSE `data:` lines; the first delta's time and the delta rate after it. */
+async function measure(url: string, body: unknown, headers: Record<string, string>, isDelta: (data: any) => boolean): Promise<Run> {
+    const started = performance.now();
+    const response = await fetch(url, {method: "POST", headers: {"content-type": "application/json", ...headers}, body: JSON.stringify(body)});
+    const decoder = new TextDecoder();
+    let buffer = "";
+    let first = -1;
+    let last = -1;
+    let deltas = 0;
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, {stream: true});
+        let end;
+        while ((end = buffer.indexOf("\n")) >= 0) {
+            const line = buffer.slice(0, end).trim();
+            buffer = buffer.slice(end + 1);
+            if (!line.startsWith("data: ") || line === "data: [DONE]")
+                continue;
+            if (isDelta(JSON.parse(line.slice(6)))) {
+                deltas++;
+                last = performance.now();
+                if (first < 0)
+                    first = last;
+            }
+        }
+    }
+    return {ttftMs: first - started, tokensPerSecond: (deltas - 1) / ((last - first) / 1000), deltas};
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+async function main(): Promise<void> {
+    const upstream = await startLlamaServer({model: models.chatml, slots: 1, ignoreEos: true});
+    const server = spawn(process.execPath, [path.join(repoRoot, "dist/cli.js"), "serve", "--engine", "upstream", "--upstream", upstream.url,
+        "--no-auth", "--port", "0", "--store", "memory"], {stdio: ["ignore", "pipe", "inherit"]});
+    const base = await new Promise<string>((resolve) => {
+        let out = "";
+        server.stdout!.on("data", (data) => {
+            out += data;
+            const match = /listening on (\S+)/.exec(out);
+            if (match != null)
+                resolve(match[1]!);
+        });
+    });
+
+    try {
+        const direct = () => measure(`${upstream.url}/v1/chat/completions`, {
+            model: "m", messages: [{role: "user", content: prompt}], max_tokens: maxTokens, stream: true, temperature: 0
+        }, {}, (data) => typeof data.choices?.[0]?.delta?.content === "string" && data.choices[0].delta.content !== "");
+        const served = () => measure(`${base}/responses`, {
+            model: "m", input: prompt, max_output_tokens: maxTokens, stream: true, temperature: 0, store: false
+        }, {}, (data) => data.type === "response.output_text.delta");
+        await direct();
+        await served();
+        const rate: number[] = [];
+        const ttft: number[] = [];
+        const rows: string[] = [];
+        for (let pair = 0; pair < pairs; pair++) {
+            const [a, b] = pair % 2 === 0 ? [await direct(), await served()] : (([s, d]) => [d, s])([await served(), await direct()]);
+            rate.push(b.tokensPerSecond / a.tokensPerSecond);
+            ttft.push(a.ttftMs / b.ttftMs);
+            rows.push(`direct ${a.tokensPerSecond.toFixed(0)} tok/s ttft ${a.ttftMs.toFixed(1)} ms (${a.deltas}) | served ${b.tokensPerSecond.toFixed(0)} tok/s ttft ${b.ttftMs.toFixed(1)} ms (${b.deltas})`);
+        }
+        console.log(rows.join("\n"));
+        console.log(`streamed tokens/s through this server / straight to llama-server: median ${median(rate).toFixed(3)} over ${pairs} pairs`);
+        console.log(`time to first token, straight / through this server: median ${median(ttft).toFixed(3)} (1.0 = no added latency)`);
+    } finally {
+        server.kill("SIGTERM");
+        await upstream.stop();
+    }
+}
+
+main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+});
