@@ -35,12 +35,21 @@ export async function streamCompletion(upstream: Upstream, body: ChatCompletions
     options.signal?.addEventListener("abort", onAbort, {once: true});
     let timedOut = false;
     let timer: NodeJS.Timeout | undefined;
+    // One timer that re-arms itself for what is left of the silence window: `arm` on every chunk (hundreds a
+    // second on a fast upstream) only records the time.
+    let lastActivity = performance.now();
+    const check = () => {
+        const left = options.timeoutMs - (performance.now() - lastActivity);
+        if (left > 0) {
+            timer = setTimeout(check, left);
+            return;
+        }
+        timedOut = true;
+        controller.abort();
+    };
     const arm = () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => {
-            timedOut = true;
-            controller.abort();
-        }, options.timeoutMs);
+        lastActivity = performance.now();
+        timer ??= setTimeout(check, options.timeoutMs);
     };
     const failure = (error: unknown, phase: string): Error => {
         if (options.signal?.aborted)
