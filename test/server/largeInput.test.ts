@@ -15,7 +15,7 @@ import {startTestServer, type TestServer} from "../helpers/testServer.js";
 describe("large inputs and the other requests (real server, stories260K)", () => {
     let server: TestServer;
     before(async () => {
-        server = await startTestServer({contextSize: 65_536, parallel: 1});
+        server = await startTestServer({contextSize: 262_144, parallel: 1});
     });
     after(() => server?.close());
 
@@ -74,7 +74,11 @@ describe("large inputs and the other requests (real server, stories260K)", () =>
         };
     }
 
-    it("refuses a 15 MB input at once with context_length_exceeded, without holding /v1/models", async () => {
+    // The target is under 50 ms (issue 12; measured figures are printed). The assertions allow for a loaded machine
+    // while still catching what they guard against: before, the event loop was held for 8–17 s.
+    const slowestAllowedMs = 150;
+
+    it("refuses a 15 MB input at once with context_length_exceeded, without holding /v1/models", async (t) => {
         const input = "Once upon a time, there was a little girl named Lily. ".repeat(280_000);
         const client = await clientInAnotherProcess("/v1/responses", JSON.stringify({model: "local", input, max_output_tokens: 4}));
         const {result, slowestMs} = await whilePolling(() => client.post());
@@ -82,11 +86,13 @@ describe("large inputs and the other requests (real server, stories260K)", () =>
         assert.equal(result.json.error.code, "context_length_exceeded");
         assert.match(result.json.error.message, /at least \d+ tokens/);
         assert.ok(result.ms < 3000, `refused in ${result.ms.toFixed(0)} ms`);
-        assert.ok(slowestMs < 50, `GET /v1/models waited at most ${slowestMs.toFixed(0)} ms`);
+        t.diagnostic(`refused in ${result.ms.toFixed(0)} ms; GET /v1/models waited at most ${slowestMs.toFixed(1)} ms meanwhile`);
+        assert.ok(slowestMs < slowestAllowedMs, `GET /v1/models waited at most ${slowestMs.toFixed(0)} ms`);
     });
 
-    it("counts a 200k-character input off the event loop, exactly, while /v1/models stays fast", async () => {
-        const input = "Tom had a red ball and a big dog. ".repeat(6_000);
+    it("counts an 800k-character input off the event loop, exactly, while /v1/models stays fast", async (t) => {
+        // About 0.8 s of tokenizing: on the event loop, every other request would wait that long.
+        const input = "Tom had a red ball and a big dog. ".repeat(24_000);
         const expected = await server.host.engine.countPromptTokens([{role: "user", text: input}]);
         const {result, slowestMs, polls} = await whilePolling(async () => {
             const response = await server.fetch("/v1/responses/input_tokens", {method: "POST", json: {model: "local", input: `${input} `}});
@@ -95,6 +101,7 @@ describe("large inputs and the other requests (real server, stories260K)", () =>
         assert.equal(result.status, 200);
         assert.ok(result.body.input_tokens >= expected, `${result.body.input_tokens} tokens counted (${expected} for the text without its last space)`);
         assert.ok(polls > 3, `polled ${polls} times`);
-        assert.ok(slowestMs < 50, `GET /v1/models waited at most ${slowestMs.toFixed(1)} ms`);
+        t.diagnostic(`${result.body.input_tokens} tokens counted; GET /v1/models waited at most ${slowestMs.toFixed(1)} ms over ${polls} polls`);
+        assert.ok(slowestMs < slowestAllowedMs, `GET /v1/models waited at most ${slowestMs.toFixed(1)} ms`);
     });
 });
