@@ -10,10 +10,10 @@ import {HttpServer} from "../server/HttpServer.js";
 import {ResponsesWebSocketServer} from "../server/websocket/ResponsesWebSocketServer.js";
 import type {RequestLogEntry} from "../server/middleware/requestLog.js";
 import {ServerMetrics} from "../server/metrics.js";
-import {BackgroundJobs} from "../store/BackgroundJobs.js";
+import {BackgroundJobs} from "../responses/BackgroundJobs.js";
 import {ConversationStore} from "../store/ConversationStore.js";
 import {ResponseStore} from "../store/ResponseStore.js";
-import {StreamReaderSlots} from "../store/StreamReaderSlots.js";
+import {StreamReaderSlots} from "../server/StreamReaderSlots.js";
 import {DurableStoreUnavailableError, StoreDatabase} from "../store/durable/StoreDatabase.js";
 import type {HostConfig} from "./config.js";
 import {createEngine} from "./createEngine.js";
@@ -82,7 +82,7 @@ export class LocalResponsesHost {
             engine: this.engine,
             responses: this.responses,
             stateful: {
-                jobs: this.jobs, readers, conversations: this.conversations, compactor, metrics: this.metrics,
+                jobs: this.jobs, readers, store: this.store, conversations: this.conversations, compactor, metrics: this.metrics,
                 streamWriteTimeoutMs: config.background.streamWriteTimeoutSeconds * 1000
             },
             apiKeys: () => this.config.apiKeys,

@@ -3,9 +3,9 @@ import {
     expandCompactions, isCompactionSummary, newCompactionItem, planCompaction, transcriptText, type CompactionCodec
 } from "./compaction.js";
 import {toApiError} from "./engineErrors.js";
-import {ApiError, contextLengthExceeded} from "./errors.js";
+import {ApiError, contextLengthExceeded} from "../protocol/errors.js";
 import {itemsToTurns} from "./transcript.js";
-import type {CompactionItem, Item} from "./wire.js";
+import type {CompactionItem, Item} from "../protocol/wire.js";
 
 export type CompactorSettings = {
     /** Tokens of newest turns kept verbatim; defaults to 1/16 of the context, at most 8192. */

@@ -1,9 +1,9 @@
 import type {GenerationResult} from "../engine/types.js";
-import {invalidRequest} from "./errors.js";
+import {invalidRequest} from "../protocol/errors.js";
 import {checkJsonSchema, type SchemaRuleOptions} from "./jsonSchemaRules.js";
 import type {UnvalidatedCut} from "./ResponseAssembler.js";
 import {schemaValidators} from "./SchemaValidators.js";
-import type {TextFormat} from "./wire.js";
+import type {TextFormat} from "../protocol/wire.js";
 
 export type OutputRejection = {code: "invalid_output" | "invalid_tool_arguments", message: string};
 

@@ -1,6 +1,6 @@
 import {createHash} from "node:crypto";
-import {newId} from "./ids.js";
-import type {Item, OutputItem, ReasoningItem} from "./wire.js";
+import {newId} from "../protocol/ids.js";
+import type {Item, OutputItem, ReasoningItem} from "../protocol/wire.js";
 
 type Entry = {text: string, bytes: number};
 

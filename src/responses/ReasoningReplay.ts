@@ -1,7 +1,7 @@
 import type {CreateParams} from "./createRequest.js";
 import {ReasoningEcho} from "./ReasoningEcho.js";
 import {ReasoningTokens} from "./ReasoningTokens.js";
-import type {Item, OutputItem} from "./wire.js";
+import type {Item, OutputItem} from "../protocol/wire.js";
 
 export type ReasoningReplayOptions = {
     /** HMAC secret for `encrypted_content` tokens; a random per-process one when unset. */

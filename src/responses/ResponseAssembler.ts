@@ -1,9 +1,9 @@
 import type {GenerationEvent, GenerationUsage, TokenLogprob} from "../engine/types.js";
 import {FreeformInputDecoder} from "./FreeformInputDecoder.js";
-import {newId, nowSeconds} from "./ids.js";
+import {newId, nowSeconds} from "../protocol/ids.js";
 import type {
     CompactionCompletedEvent, CompactionStartedEvent, FunctionCallItem, Logprob, OutputItem, OutputMessageItem, OutputReasoningItem, ResponseObject, StreamEvent, UnnumberedEvent, Usage
-} from "./wire.js";
+} from "../protocol/wire.js";
 
 export type EventSink = (event: StreamEvent) => void;
 

@@ -1,21 +1,21 @@
 import type {ChatEngine, ChatTurn, EngineLease, GenerationRequest, GenerationUsage, PromptProgress} from "../engine/types.js";
-import type {ConversationStore} from "../store/ConversationStore.js";
-import type {ResponseStore} from "../store/ResponseStore.js";
+import type {ConversationHistory, ResponseRepository} from "./ports.js";
 import {abortKindOf, type AbortKind} from "./abortReasons.js";
 import type {AutoCompaction, Compactor} from "./Compactor.js";
 import {parseCreateRequest, type CreateParams} from "./createRequest.js";
 import {toApiError} from "./engineErrors.js";
-import {ApiError, describeForLog, invalidRequest, responseNotFound} from "./errors.js";
-import {newId, nowSeconds} from "./ids.js";
+import {ApiError, describeForLog, invalidRequest, responseNotFound} from "../protocol/errors.js";
+import {newId, nowSeconds} from "../protocol/ids.js";
 import {normalizeInput} from "./inputItems.js";
 import {pageById} from "./pagination.js";
 import {generationShape} from "./generationShape.js";
 import {OutputValidator} from "./OutputValidator.js";
 import {ReasoningReplay, type ReasoningReplayOptions} from "./ReasoningReplay.js";
 import {ResponseAssembler, toUsage, type EventSink} from "./ResponseAssembler.js";
-import {responseTimings, type ResponseTimings} from "./timings.js";
+import type {ResponseTimings} from "../protocol/timings.js";
+import {responseTimings} from "./timings.js";
 import {itemsToTurns} from "./transcript.js";
-import type {Item, ResponseObject, ResponseStatus} from "./wire.js";
+import type {Item, ResponseObject, ResponseStatus} from "../protocol/wire.js";
 
 export type ResponsesServiceOptions = {
     /** Require `model` to name the loaded model (404 otherwise). Off by default: any name is served by the loaded model. */
@@ -25,7 +25,7 @@ export type ResponsesServiceOptions = {
     /** Expands compaction items and runs `context_management` compaction; without it, compaction items are refused. */
     compactor?: Compactor,
     /** Transcripts for `conversation`; without it, `conversation` is refused. */
-    conversations?: ConversationStore,
+    conversations?: ConversationHistory,
     /**
      * A background job's record, active or retained: its live response object and input history. Chaining to an
      * unfinished job is then refused by its status rather than as unknown, and a retained record supplies history
@@ -95,7 +95,7 @@ export type RunOptions = {
 export class ResponsesService {
     public constructor(
         private readonly engine: ChatEngine,
-        public readonly store: ResponseStore,
+        public readonly store: ResponseRepository,
         private readonly options: ResponsesServiceOptions = {}
     ) {
         this.reasoning = new ReasoningReplay(options);

@@ -1,9 +1,10 @@
 import type {Compactor} from "./Compactor.js";
-import {ApiError, invalidRequest, unsupported} from "./errors.js";
-import {newId, nowSeconds} from "./ids.js";
-import {isObject, normalizeInput, type ItemResolver} from "./inputItems.js";
+import {ApiError, invalidRequest, unsupported} from "../protocol/errors.js";
+import {newId, nowSeconds} from "../protocol/ids.js";
+import {normalizeInput, type ItemResolver} from "./inputItems.js";
+import {isObject} from "../protocol/isObject.js";
 import {toUsage} from "./ResponseAssembler.js";
-import type {Item, Usage} from "./wire.js";
+import type {Item, Usage} from "../protocol/wire.js";
 
 /** `POST /v1/responses/compact`'s answer. */
 export type CompactionResponse = {

@@ -1,8 +1,8 @@
 import {createHmac, randomBytes, timingSafeEqual} from "node:crypto";
-import {invalidRequest} from "./errors.js";
-import {newId} from "./ids.js";
+import {invalidRequest} from "../protocol/errors.js";
+import {newId} from "../protocol/ids.js";
 import {messageText} from "./transcript.js";
-import type {CompactionItem, Item, MessageItem} from "./wire.js";
+import type {CompactionItem, Item, MessageItem} from "../protocol/wire.js";
 
 /** What a compaction item carries: the summary, the ids of the items it replaced, and the items kept verbatim. */
 export type CompactionPayload = {

@@ -1,11 +1,11 @@
 import {Ajv2020} from "ajv/dist/2020.js";
 import {createRequestSchema} from "./createRequestSchema.js";
-import {ApiError, invalidRequest, unsupported} from "./errors.js";
-import {isObject} from "./inputItems.js";
+import {ApiError, invalidRequest, unsupported} from "../protocol/errors.js";
+import {isObject} from "../protocol/isObject.js";
 import {checkClientSchema} from "./OutputValidator.js";
 import {requestSchemaError} from "./schemaErrors.js";
 import {parseToolChoice, parseTools, type ParsedToolChoice, type ParsedTools, type ToolOptions} from "./tools.js";
-import type {ReasoningEffort, ReasoningSummary, TextFormat} from "./wire.js";
+import type {ReasoningEffort, ReasoningSummary, TextFormat} from "../protocol/wire.js";
 
 /** `include` values OpenAI defines; the hosted-tool ones are accepted and have nothing to add here. */
 const knownIncludes = new Set([

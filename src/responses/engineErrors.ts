@@ -1,5 +1,5 @@
 import {EngineError} from "../engine/errors.js";
-import {ApiError, contextLengthExceeded, internalError, modelNotLoaded, serverOverloaded} from "./errors.js";
+import {ApiError, contextLengthExceeded, internalError, modelNotLoaded, serverOverloaded} from "../protocol/errors.js";
 
 /**
  * Maps an engine failure to the API error a client should see. Anything else (a bug, a library's own error)

@@ -1,8 +1,9 @@
-import {ApiError, invalidRequest} from "./errors.js";
-import {newId} from "./ids.js";
+import {isObject} from "../protocol/isObject.js";
+import {ApiError, invalidRequest} from "../protocol/errors.js";
+import {newId} from "../protocol/ids.js";
 import type {
     Item, ItemStatus, MessageContentPart, MessageItem, MessageRole, ReasoningItem, ReasoningTextPart, SummaryTextPart
-} from "./wire.js";
+} from "../protocol/wire.js";
 
 /** Looks up an item this server stored before (for `item_reference` input items). */
 export type ItemResolver = (id: string) => Item | undefined;
@@ -210,6 +211,3 @@ function requireString(raw: unknown, param: string, allowEmpty = false): string 
     return raw;
 }
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-    return typeof value === "object" && value != null && !Array.isArray(value);
-}

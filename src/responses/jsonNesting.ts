@@ -1,4 +1,4 @@
-import {ApiError} from "./errors.js";
+import {ApiError} from "../protocol/errors.js";
 
 /**
  * The deepest nesting a client's JSON may have (objects and arrays, the body itself being level 1). JSON.parse

@@ -1,4 +1,4 @@
-import {invalidRequest} from "./errors.js";
+import {invalidRequest} from "../protocol/errors.js";
 import {checkJsonNesting} from "./jsonNesting.js";
 
 /**

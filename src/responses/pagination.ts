@@ -1,4 +1,4 @@
-import {invalidRequest} from "./errors.js";
+import {invalidRequest} from "../protocol/errors.js";
 
 export type PageQuery = {order?: unknown, limit?: unknown, after?: unknown};
 

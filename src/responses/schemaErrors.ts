@@ -1,5 +1,5 @@
 import type {ErrorObject} from "ajv";
-import {ApiError} from "./errors.js";
+import {ApiError} from "../protocol/errors.js";
 import {paramOfPath} from "./jsonNesting.js";
 
 /** Turns the first ajv error of a request-body check into a 400 naming the offending parameter. */

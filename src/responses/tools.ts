@@ -1,9 +1,9 @@
 import type {ToolMode, ToolSpec} from "../engine/types.js";
-import {ApiError, invalidRequest} from "./errors.js";
-import {isObject} from "./inputItems.js";
+import {ApiError, invalidRequest} from "../protocol/errors.js";
+import {isObject} from "../protocol/isObject.js";
 import {checkSchemaNesting} from "./jsonSchemaRules.js";
 import {checkClientSchema} from "./OutputValidator.js";
-import type {FunctionToolWire, ToolChoiceWire} from "./wire.js";
+import type {FunctionToolWire, ToolChoiceWire} from "../protocol/wire.js";
 
 /** Hosted tools run by OpenAI's platform; this server cannot run them. */
 export const hostedToolTypes = new Set([

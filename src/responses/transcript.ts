@@ -1,6 +1,6 @@
 import type {ChatTurn, ModelPart} from "../engine/types.js";
-import {invalidRequest} from "./errors.js";
-import type {Item, MessageItem} from "./wire.js";
+import {invalidRequest} from "../protocol/errors.js";
+import type {Item, MessageItem} from "../protocol/wire.js";
 
 export type TranscriptOptions = {
     /** System text for this request only (`instructions`); never inherited through a chain. */

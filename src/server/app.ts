@@ -1,11 +1,12 @@
 import express, {type Express} from "express";
 import type {ChatEngine} from "../engine/types.js";
-import {ApiError} from "../responses/errors.js";
+import {ApiError} from "../protocol/errors.js";
 import type {Compactor} from "../responses/Compactor.js";
 import type {PreparedResponse, ResponsesService} from "../responses/ResponsesService.js";
-import type {BackgroundJobs} from "../store/BackgroundJobs.js";
+import type {BackgroundJobs} from "../responses/BackgroundJobs.js";
 import type {ConversationStore} from "../store/ConversationStore.js";
-import type {StreamReaderSlots} from "../store/StreamReaderSlots.js";
+import type {ResponseStore} from "../store/ResponseStore.js";
+import type {StreamReaderSlots} from "./StreamReaderSlots.js";
 import type {ServerMetrics} from "./metrics.js";
 import {apiKeyAuth} from "./middleware/auth.js";
 import {errorHandler} from "./middleware/errorHandler.js";
@@ -39,6 +40,8 @@ export type AppOptions = {
 export type StatefulOptions = {
     jobs: BackgroundJobs<PreparedResponse>,
     readers: StreamReaderSlots,
+    /** The response store itself (the service sees it through its port): its occupancy for status and metrics. */
+    store: ResponseStore,
     conversations: ConversationStore,
     compactor: Compactor,
     metrics: ServerMetrics,
@@ -66,11 +69,11 @@ export function createApp(options: AppOptions): Express {
 
     const api = express.Router();
     if (stateful != null) {
-        api.use(statusRouter({engine: options.engine, store: options.responses.store, ...stateful}, stateful.metrics));
+        api.use(statusRouter({engine: options.engine, ...stateful}, stateful.metrics));
         api.use(compactRouter(stateful.compactor, options.responses));
         // Before the plain routes: what is not a background job falls through to them.
         api.use(backgroundRouter({responses: options.responses, ...stateful, streamKeepAliveMs: options.streamKeepAliveMs}));
-        api.use(conversationsRouter(stateful.conversations, options.responses.store));
+        api.use(conversationsRouter(stateful.conversations, stateful.store));
     }
     api.use(responsesRouter(options.responses, {streamKeepAliveMs: options.streamKeepAliveMs}));
     api.use(modelsRouter(options.engine, Math.floor(Date.now() / 1000)));

@@ -1,6 +1,6 @@
 import type {ServerResponse} from "node:http";
 import type {Duplex} from "node:stream";
-import {ApiError} from "../responses/errors.js";
+import {ApiError} from "../protocol/errors.js";
 import {rawErrorResponse} from "./rawErrorResponse.js";
 
 /** What each refusal of Node's HTTP parser (llhttp) means to a client, by error code. */

@@ -1,8 +1,8 @@
 import type {Response} from "express";
-import {ApiError, invalidRequest} from "../responses/errors.js";
+import {ApiError, invalidRequest} from "../protocol/errors.js";
 import {streamErrorEvent} from "../responses/ResponseAssembler.js";
-import type {LoggedEvent} from "../responses/wire.js";
-import type {JobEventLog} from "../store/JobEventLog.js";
+import type {LoggedEvent} from "../protocol/wire.js";
+import type {JobEventLog} from "../responses/JobEventLog.js";
 import {SseStream} from "./sse.js";
 
 /** Reads `starting_after` (absent: from the first event, i.e. -1). */

@@ -3,10 +3,10 @@ import {Counter, Gauge, Histogram, Registry} from "prom-client";
 import type {ChatEngine, UpstreamStats} from "../engine/types.js";
 import {abortKinds, type AbortKind} from "../responses/abortReasons.js";
 import type {GenerationStats} from "../responses/ResponsesService.js";
-import type {BackgroundJobs} from "../store/BackgroundJobs.js";
+import type {BackgroundJobs} from "../responses/BackgroundJobs.js";
 import type {ConversationStore} from "../store/ConversationStore.js";
 import type {ResponseStore} from "../store/ResponseStore.js";
-import type {StreamReaderSlots} from "../store/StreamReaderSlots.js";
+import type {StreamReaderSlots} from "./StreamReaderSlots.js";
 
 export type MetricsSources = {
     engine: ChatEngine,

@@ -1,5 +1,5 @@
 import {STATUS_CODES} from "node:http";
-import {retryAfterSeconds, type ApiError} from "../responses/errors.js";
+import {retryAfterSeconds, type ApiError} from "../protocol/errors.js";
 
 /**
  * An OpenAI-shaped error as the bytes of a whole HTTP/1.1 response that closes the connection: for the answers written

@@ -1,8 +1,8 @@
-import {newId, nowSeconds} from "../responses/ids.js";
-import type {Item} from "../responses/wire.js";
-import {jsonBytes} from "./jsonBytes.js";
+import {newId, nowSeconds} from "../protocol/ids.js";
+import type {Item} from "../protocol/wire.js";
+import {jsonBytes} from "../protocol/jsonBytes.js";
 import type {StoreBounds, StoreCounters} from "./storeBounds.js";
-import type {JournalEntries, StoreJournal} from "./StoreJournal.js";
+import type {JournalEntries, StoreJournal} from "../protocol/StoreJournal.js";
 
 /** Defaults: 256 conversations (0 disables conversations: 400), 64 MiB of transcripts, 3600 s after a conversation's last use. */
 export type ConversationStoreOptions = StoreBounds;

@@ -1,21 +1,14 @@
 import {createHash} from "node:crypto";
-import type {ResponseTimings} from "../responses/timings.js";
-import type {Item, ResponseObject} from "../responses/wire.js";
-import {jsonBytes} from "./jsonBytes.js";
+import type {ResponseTimings} from "../protocol/timings.js";
+import type {Item, ResponseObject} from "../protocol/wire.js";
+import type {StoredResponse} from "../protocol/storedResponse.js";
+import {jsonBytes} from "../protocol/jsonBytes.js";
 import type {StoreBounds, StoreCounters} from "./storeBounds.js";
-import type {JournalEntries, StoreJournal} from "./StoreJournal.js";
+import type {JournalEntries, StoreJournal} from "../protocol/StoreJournal.js";
 
 /** Defaults: 1024 entries, 256 MiB (unique item blocks plus response objects), 3600 s after a response finished, read or not. */
 export type ResponseStoreOptions = StoreBounds;
 
-export type StoredResponse = {
-    readonly response: ResponseObject,
-    /** The full input history of the response (inherited turns included), excluding its own output. */
-    readonly inputItems: readonly Item[],
-    readonly owner: string,
-    /** Where its time went (queue, first token, generation), when it was generated here and finished. */
-    readonly timings?: ResponseTimings
-};
 
 export type ResponseStoreStats = StoreCounters & {blocks: number};
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
-import {ApiError} from "../../src/responses/errors.js";
+import {ApiError} from "../../src/protocol/errors.js";
 import {ResponsesService} from "../../src/responses/ResponsesService.js";
-import type {StreamEvent} from "../../src/responses/wire.js";
+import type {StreamEvent} from "../../src/protocol/wire.js";
 import {ResponseStore} from "../../src/store/ResponseStore.js";
 import {ScriptedEngine, type Script} from "../helpers/ScriptedEngine.js";
 

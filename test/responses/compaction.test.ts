@@ -3,8 +3,8 @@ import {describe, it} from "node:test";
 import {
     allowedSplits, CompactionCodec, expandCompactions, isCompactionSummary, newCompactionItem, planCompaction
 } from "../../src/responses/compaction.js";
-import {ApiError} from "../../src/responses/errors.js";
-import type {Item} from "../../src/responses/wire.js";
+import {ApiError} from "../../src/protocol/errors.js";
+import type {Item} from "../../src/protocol/wire.js";
 
 const user = (id: string, text = id): Item => ({type: "message", id, status: "completed", role: "user", content: [{type: "input_text", text}]});
 const assistant = (id: string, text = id): Item => ({type: "message", id, status: "completed", role: "assistant", content: [{type: "output_text", text, annotations: []}]});

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
 import {parseCreateRequest} from "../../src/responses/createRequest.js";
-import {ApiError} from "../../src/responses/errors.js";
+import {ApiError} from "../../src/protocol/errors.js";
 import {checkJsonNesting, maxJsonNesting} from "../../src/responses/jsonNesting.js";
 
 /** A value nested `levels` deep, built by a loop (no recursion here either). */

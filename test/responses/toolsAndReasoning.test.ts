@@ -7,7 +7,7 @@ import {ReasoningEcho} from "../../src/responses/ReasoningEcho.js";
 import {ReasoningTokens} from "../../src/responses/ReasoningTokens.js";
 import {thoughtBudgetFor} from "../../src/responses/reasoningEffort.js";
 import {itemsToTurns} from "../../src/responses/transcript.js";
-import type {Item, OutputItem} from "../../src/responses/wire.js";
+import type {Item, OutputItem} from "../../src/protocol/wire.js";
 
 const user = (text: string): Item => ({type: "message", id: "msg_u", status: "completed", role: "user", content: [{type: "input_text", text}]});
 const answer = (text: string): OutputItem => ({type: "message", id: "msg_a", status: "completed", role: "assistant", content: [{type: "output_text", text, annotations: []}]});

@@ -7,7 +7,7 @@
  * types some of them optional (`user`, a JSON schema's `description`); SDK users read both the same.
  */
 import type OpenAI from "openai";
-import type {ResponseObject, StreamEvent} from "../../src/responses/wire.js";
+import type {ResponseObject, StreamEvent} from "../../src/protocol/wire.js";
 
 type Assignable<T extends U, U> = T;
 type NullAsAbsent<T> = T extends null ? undefined

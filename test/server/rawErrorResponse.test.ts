@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
-import {ApiError, modelNotLoaded, serverOverloaded} from "../../src/responses/errors.js";
+import {ApiError, modelNotLoaded, serverOverloaded} from "../../src/protocol/errors.js";
 import {rawErrorResponse} from "../../src/server/rawErrorResponse.js";
 
 describe("rawErrorResponse (answers written straight to a socket)", () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
-import type {Item} from "../../src/responses/wire.js";
+import type {Item} from "../../src/protocol/wire.js";
 import {ConversationStore} from "../../src/store/ConversationStore.js";
 
 const message = (id: string, text = "hello"): Item => ({type: "message", id, status: "completed", role: "user", content: [{type: "input_text", text}]});

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
-import type {ResponseObject} from "../../src/responses/wire.js";
+import type {ResponseObject} from "../../src/protocol/wire.js";
 import {ResponseStore} from "../../src/store/ResponseStore.js";
 
 let counter = 0;

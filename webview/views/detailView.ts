@@ -1,4 +1,4 @@
-import type {ResponseTimings} from "../../src/responses/timings.js";
+import type {ResponseTimings} from "../../src/protocol/timings.js";
 import type {ResponseDetail} from "../../src/vscode/inspector/inspectorProtocol.js";
 import {timingFacts} from "../../src/vscode/inspector/timingFormat.js";
 import {button} from "../components/ui.js";

@@ -1,7 +1,7 @@
 import {createHash, timingSafeEqual} from "node:crypto";
 import type {IncomingHttpHeaders} from "node:http";
 import type {RequestHandler} from "express";
-import {ApiError} from "../../responses/errors.js";
+import {ApiError} from "../../protocol/errors.js";
 
 /** The owner of stored objects when no API key is configured: every caller shares the store, as they share the model. */
 export const publicOwner = "public";

@@ -1,7 +1,7 @@
 import {STATUS_CODES} from "node:http";
 import type {ErrorRequestHandler} from "express";
 import {toApiError} from "../../responses/engineErrors.js";
-import {ApiError, describeForLog, retryAfterSeconds} from "../../responses/errors.js";
+import {ApiError, describeForLog, retryAfterSeconds} from "../../protocol/errors.js";
 
 /**
  * The last handler: every error leaves as `{"error": {...}}` with its status; the server keeps serving.

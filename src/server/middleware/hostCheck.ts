@@ -1,6 +1,6 @@
 import {isIPv6} from "node:net";
 import type {RequestHandler} from "express";
-import {ApiError} from "../../responses/errors.js";
+import {ApiError} from "../../protocol/errors.js";
 
 /** `name` or `[ipv6]`, then an optional `:port`, and nothing else (RFC 9110 §7.2 / RFC 3986 §3.2.2). */
 const hostPattern = /^(\[[0-9a-fA-F:.]+\]|[^\s:[\]/@]+)(?::(\d{1,5}))?$/;

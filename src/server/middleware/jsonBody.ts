@@ -1,5 +1,5 @@
 import express, {type ErrorRequestHandler, type RequestHandler} from "express";
-import {ApiError} from "../../responses/errors.js";
+import {ApiError} from "../../protocol/errors.js";
 import {checkJsonNesting} from "../../responses/jsonNesting.js";
 
 /** Largest accepted JSON body; Codex sends ~40 KB, long agent histories a few MB. */

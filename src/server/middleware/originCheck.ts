@@ -1,5 +1,5 @@
 import type {RequestHandler} from "express";
-import {ApiError} from "../../responses/errors.js";
+import {ApiError} from "../../protocol/errors.js";
 
 /**
  * Browsers send `Origin`; other clients do not. A request from a browser origin that is not configured

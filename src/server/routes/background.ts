@@ -1,10 +1,10 @@
 import {Router, type Response} from "express";
-import {ApiError, invalidRequest, responseNotFound} from "../../responses/errors.js";
-import {isObject} from "../../responses/inputItems.js";
+import {ApiError, invalidRequest, responseNotFound} from "../../protocol/errors.js";
+import {isObject} from "../../protocol/isObject.js";
 import type {PreparedResponse, ResponsesService} from "../../responses/ResponsesService.js";
-import type {BackgroundJobs} from "../../store/BackgroundJobs.js";
-import type {JobEventLog} from "../../store/JobEventLog.js";
-import type {StreamReaderSlots} from "../../store/StreamReaderSlots.js";
+import type {BackgroundJobs} from "../../responses/BackgroundJobs.js";
+import type {JobEventLog} from "../../responses/JobEventLog.js";
+import type {StreamReaderSlots} from "../StreamReaderSlots.js";
 import {checkCursor, parseCursor, streamJobEvents} from "../jobStream.js";
 
 export type BackgroundRouteOptions = {

@@ -1,6 +1,7 @@
 import {Router} from "express";
-import {ApiError, invalidRequest} from "../../responses/errors.js";
-import {isObject, normalizeInput} from "../../responses/inputItems.js";
+import {ApiError, invalidRequest} from "../../protocol/errors.js";
+import {normalizeInput} from "../../responses/inputItems.js";
+import {isObject} from "../../protocol/isObject.js";
 import {pageById} from "../../responses/pagination.js";
 import type {ResponseStore} from "../../store/ResponseStore.js";
 import type {ConversationStore} from "../../store/ConversationStore.js";

@@ -2,8 +2,8 @@ import {Router, type Request, type Response} from "express";
 import {GenerationAbort} from "../../responses/abortReasons.js";
 import type {ResponsesService} from "../../responses/ResponsesService.js";
 import {toApiError} from "../../responses/engineErrors.js";
-import type {ApiError} from "../../responses/errors.js";
-import type {ResponseObject, StreamEvent} from "../../responses/wire.js";
+import type {ApiError} from "../../protocol/errors.js";
+import type {ResponseObject, StreamEvent} from "../../protocol/wire.js";
 import {SseStream} from "../sse.js";
 
 /** An AbortSignal that fires when the client goes away before the response is finished. */

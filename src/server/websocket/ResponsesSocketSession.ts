@@ -1,7 +1,7 @@
 import type {RawData, WebSocket} from "ws";
 import {GenerationAbort} from "../../responses/abortReasons.js";
 import {toApiError} from "../../responses/engineErrors.js";
-import {ApiError, describeForLog} from "../../responses/errors.js";
+import {ApiError, describeForLog} from "../../protocol/errors.js";
 import type {ResponsesService} from "../../responses/ResponsesService.js";
 import {ConnectionResponses} from "./ConnectionResponses.js";
 import {SocketHeartbeat} from "./SocketHeartbeat.js";

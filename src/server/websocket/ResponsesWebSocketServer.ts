@@ -1,7 +1,7 @@
 import type {IncomingMessage} from "node:http";
 import type {Duplex} from "node:stream";
 import {WebSocketServer} from "ws";
-import {ApiError} from "../../responses/errors.js";
+import {ApiError} from "../../protocol/errors.js";
 import type {ResponsesService} from "../../responses/ResponsesService.js";
 import type {UpgradeHandler} from "../HttpServer.js";
 import {ResponsesSocketSession, type SessionOptions} from "./ResponsesSocketSession.js";

@@ -1,6 +1,6 @@
 import type {RawData} from "ws";
-import {ApiError, invalidRequest, unsupported} from "../../responses/errors.js";
-import {isObject} from "../../responses/inputItems.js";
+import {ApiError, invalidRequest, unsupported} from "../../protocol/errors.js";
+import {isObject} from "../../protocol/isObject.js";
 import {checkJsonNesting} from "../../responses/jsonNesting.js";
 
 /** The Open Responses `WebSocketErrorEvent`: an HTTP-style status and OpenAI's error payload. */

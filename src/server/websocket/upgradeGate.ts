@@ -1,6 +1,6 @@
 import type {IncomingMessage} from "node:http";
 import type {Duplex} from "node:stream";
-import {ApiError} from "../../responses/errors.js";
+import {ApiError} from "../../protocol/errors.js";
 import {authenticate, invalidApiKey} from "../middleware/auth.js";
 import {hostProblem} from "../middleware/hostCheck.js";
 import {isOriginAllowed, originNotAllowed} from "../middleware/originCheck.js";

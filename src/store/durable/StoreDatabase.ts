@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type {ClassicLevel} from "classic-level";
-import type {JournalEntries, StoreJournal} from "../StoreJournal.js";
+import type {JournalEntries, StoreJournal} from "../../protocol/StoreJournal.js";
 
 /** The layout of the keys and values this version writes; older databases are migrated forward on open. */
 export const schemaVersion = 1;

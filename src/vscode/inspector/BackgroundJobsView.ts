@@ -1,6 +1,6 @@
-import type {ResponseTimings} from "../../responses/timings.js";
-import type {BackgroundJob, BackgroundJobs, JobPayload} from "../../store/BackgroundJobs.js";
-import type {LoggedEvent} from "../../responses/wire.js";
+import type {ResponseTimings} from "../../protocol/timings.js";
+import type {BackgroundJob, BackgroundJobs, JobPayload} from "../../responses/BackgroundJobs.js";
+import type {LoggedEvent} from "../../protocol/wire.js";
 import type {JobEventView, JobSummary} from "./inspectorProtocol.js";
 import type {InspectorJobs} from "./inspectorSources.js";
 import {Throttle} from "../Throttle.js";

@@ -1,5 +1,5 @@
 import type {LocalResponsesHost} from "../../host/LocalResponsesHost.js";
-import type {BackgroundJobs, JobPayload} from "../../store/BackgroundJobs.js";
+import type {BackgroundJobs, JobPayload} from "../../responses/BackgroundJobs.js";
 import {BackgroundJobsView} from "./BackgroundJobsView.js";
 
 /**

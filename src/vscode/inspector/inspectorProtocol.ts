@@ -1,4 +1,4 @@
-import type {ResponseTimings} from "../../responses/timings.js";
+import type {ResponseTimings} from "../../protocol/timings.js";
 
 /**
  * The messages between the extension and the inspector webview, in both directions. Shared by both bundles

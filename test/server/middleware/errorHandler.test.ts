@@ -4,7 +4,7 @@ import {after, before, describe, it} from "node:test";
 import express from "express";
 import {EngineError} from "../../../src/engine/errors.js";
 import {toApiError} from "../../../src/responses/engineErrors.js";
-import {ApiError} from "../../../src/responses/errors.js";
+import {ApiError} from "../../../src/protocol/errors.js";
 import {errorHandler} from "../../../src/server/middleware/errorHandler.js";
 
 /** A small app whose routes fail in each way the error handler must map, behind the real handler. */

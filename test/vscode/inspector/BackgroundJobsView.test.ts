@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import {test} from "node:test";
-import {BackgroundJobs, type JobPayload} from "../../../src/store/BackgroundJobs.js";
-import type {ResponseObject, StreamEvent} from "../../../src/responses/wire.js";
+import {BackgroundJobs, type JobPayload} from "../../../src/responses/BackgroundJobs.js";
+import type {ResponseObject, StreamEvent} from "../../../src/protocol/wire.js";
 import {BackgroundJobsView} from "../../../src/vscode/inspector/BackgroundJobsView.js";
 
 function payload(id: string, owner: string): JobPayload {

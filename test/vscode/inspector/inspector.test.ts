@@ -8,7 +8,7 @@ import {inspectorHtml} from "../../../src/vscode/inspector/inspectorHtml.js";
 import {isFromWebview} from "../../../src/vscode/inspector/inspectorProtocol.js";
 import {filterResponses, summarizeResponse} from "../../../src/vscode/inspector/responseSummary.js";
 import {StoreResponses} from "../../../src/vscode/inspector/StoreResponses.js";
-import type {ResponseObject} from "../../../src/responses/wire.js";
+import type {ResponseObject} from "../../../src/protocol/wire.js";
 
 function response(id: string, text: string, extra: Partial<ResponseObject> = {}): ResponseObject {
     return {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
-import {ApiError} from "../../src/responses/errors.js";
-import {StreamReaderSlots} from "../../src/store/StreamReaderSlots.js";
+import {ApiError} from "../../src/protocol/errors.js";
+import {StreamReaderSlots} from "../../src/server/StreamReaderSlots.js";
 
 describe("StreamReaderSlots", () => {
     it("bounds readers per key and in total with 429, and frees slots idempotently", () => {

@@ -1,4 +1,4 @@
-import {rateLimited} from "../responses/errors.js";
+import {rateLimited} from "../protocol/errors.js";
 
 export type StreamReaderSlotsOptions = {
     /** Background stream readers at once. Defaults to 32. */

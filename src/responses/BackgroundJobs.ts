@@ -1,11 +1,11 @@
-import {GenerationAbort} from "../responses/abortReasons.js";
-import {toApiError} from "../responses/engineErrors.js";
-import {ApiError, invalidRequest, rateLimited, serverOverloaded} from "../responses/errors.js";
-import {streamErrorEvent} from "../responses/ResponseAssembler.js";
-import type {Item, LoggedEvent, ResponseObject, ResponseStatus, UnloggedEvent} from "../responses/wire.js";
+import {GenerationAbort} from "./abortReasons.js";
+import {toApiError} from "./engineErrors.js";
+import {ApiError, invalidRequest, rateLimited, serverOverloaded} from "../protocol/errors.js";
+import {streamErrorEvent} from "./ResponseAssembler.js";
+import type {Item, LoggedEvent, ResponseObject, ResponseStatus, UnloggedEvent} from "../protocol/wire.js";
 import {JobEventLog, type EventLogSnapshot, type JobEventLogLimits} from "./JobEventLog.js";
-import {jsonBytes} from "./jsonBytes.js";
-import type {JournalEntries, StoreJournal} from "./StoreJournal.js";
+import {jsonBytes} from "../protocol/jsonBytes.js";
+import type {JournalEntries, StoreJournal} from "../protocol/StoreJournal.js";
 
 export type BackgroundJobsOptions = {
     /** Queued plus running jobs at once; 0 disables background mode (400). Defaults to 64. */

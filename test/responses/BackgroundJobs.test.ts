@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
-import {ApiError} from "../../src/responses/errors.js";
-import type {LoggedEvent, ResponseObject} from "../../src/responses/wire.js";
-import {BackgroundJobs, type BackgroundJobsOptions, type JobPayload} from "../../src/store/BackgroundJobs.js";
+import {ApiError} from "../../src/protocol/errors.js";
+import type {LoggedEvent, ResponseObject} from "../../src/protocol/wire.js";
+import {BackgroundJobs, type BackgroundJobsOptions, type JobPayload} from "../../src/responses/BackgroundJobs.js";
 
 /** A fake clock with timers, so deadlines and retention run without waiting. */
 function fakeTime() {
