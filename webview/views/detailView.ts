@@ -16,11 +16,7 @@ export function detailView(id: string, detail: ResponseDetail | null, actions: {
             el("p", {className: "empty"}, "This response is no longer stored (deleted, expired or evicted)."),
             button("Close", actions.onClose));
 
-    const response = detail.response as AnyItem & {
-        status?: string, model?: string, created_at?: number, background?: boolean, error?: {code?: string, message?: string} | null,
-        usage?: Record<string, unknown> | null, metadata?: Record<string, string> | null, previous_response_id?: string | null,
-        incomplete_details?: {reason?: string} | null, text?: {format?: TextFormat} | null
-    };
+    const response = detail.response;
     const format = response.text?.format;
     const metadata = Object.entries(response.metadata ?? {});
     return el("section", {className: "detail", "data-testid": "detail", "data-response-id": id},

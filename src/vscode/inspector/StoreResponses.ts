@@ -15,7 +15,7 @@ export class StoreResponses implements InspectorResponses {
         const stored = this.store.inspect(id);
         if (stored == null)
             return null;
-        return {response: stored.response as unknown as ResponseDetail["response"], inputItems: [...stored.inputItems], timings: stored.timings ?? null};
+        return {response: stored.response, inputItems: [...stored.inputItems], timings: stored.timings ?? null};
     }
 
     public delete(id: string): boolean {

@@ -1,4 +1,5 @@
 import type {ResponseTimings} from "../../protocol/timings.js";
+import type {Item, ResponseObject} from "../../protocol/wire.js";
 
 /**
  * The messages between the extension and the inspector webview, in both directions. Shared by both bundles
@@ -21,8 +22,8 @@ export type ResponseSummary = {
 
 /** A stored response in full: the response object and the input history it was generated from. */
 export type ResponseDetail = {
-    response: Record<string, unknown> & {id: string, output: unknown[]},
-    inputItems: unknown[],
+    response: ResponseObject,
+    inputItems: Item[],
     /** Where its time went; null when it did not finish a generation here (failed, cancelled). */
     timings: ResponseTimings | null
 };

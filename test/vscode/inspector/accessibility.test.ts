@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import type {ResponseObject} from "../../../src/protocol/wire.js";
 import fs from "node:fs";
 import path from "node:path";
 import {test} from "node:test";
@@ -11,6 +12,7 @@ import {jobEventsList, jobsTable} from "../../../webview/views/jobsView.js";
 import {responsesTable} from "../../../webview/views/responsesView.js";
 import {MiniElement, withMiniDom} from "./miniDom.js";
 
+// A partial response object: the fields the view reads.
 const detail: ResponseDetail = {
     response: {
         id: "resp_1", object: "response", status: "failed", model: "m", created_at: 1_700_000_000, background: false,
@@ -22,10 +24,10 @@ const detail: ResponseDetail = {
             {type: "custom_tool_call", id: "ctc_1", call_id: "call_2", name: "apply_patch", input: "*** Begin Patch"},
             {type: "message", id: "msg_1", role: "assistant", status: "completed", content: [{type: "output_text", text: "{\"ok\":true}", annotations: []}]}
         ]
-    },
+    } as unknown as ResponseObject,
     inputItems: [
-        {type: "message", role: "user", content: [{type: "input_text", text: "hi"}]},
-        {type: "function_call_output", call_id: "call_1", output: "{\"temp\":21}"}
+        {type: "message", id: "msg_0", status: "completed", role: "user", content: [{type: "input_text", text: "hi"}]},
+        {type: "function_call_output", id: "fco_1", status: "completed", call_id: "call_1", output: "{\"temp\":21}"}
     ],
     timings: {queueWaitMs: 3, timeToFirstTokenMs: 120, generationMs: 400, outputTokensPerSecond: 7.1, promptTokensPerSecond: 50, inputTokens: 10, cachedTokens: 4, outputTokens: 3}
 };
