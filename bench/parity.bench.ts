@@ -23,6 +23,7 @@ import {defaultConfig} from "../src/host/config.js";
 import {LocalResponsesHost} from "../src/host/LocalResponsesHost.js";
 import {models} from "../test/helpers/paths.js";
 import {syntheticModel} from "../test/helpers/syntheticModel.js";
+import {alternating, median, quantile} from "./pairs.js";
 
 type StreamResult = {tokens: number, input: number, cached: number, ms: number, ttftMs: number, streamMs: number, id: string};
 
@@ -31,19 +32,8 @@ const apiKey = "sk-bench";
 const contextSize = 8192;
 const parallel = 4;
 
-const quantile = (values: readonly number[], q: number) => [...values].sort((a, b) => a - b)[Math.round((values.length - 1) * q)]!;
-const median = (values: readonly number[]) => quantile(values, 0.5);
 const spread = (values: readonly number[]) => `${quantile(values, 0.25).toFixed(2)}–${quantile(values, 0.75).toFixed(2)}`;
 
-/** Runs `a` then `b` on even pairs and `b` then `a` on odd ones, so that the order's own effect cancels out. */
-async function alternating<A, B>(pair: number, a: () => Promise<A>, b: () => Promise<B>): Promise<[A, B]> {
-    if (pair % 2 === 0) {
-        const first = await a();
-        return [first, await b()];
-    }
-    const second = await b();
-    return [await a(), second];
-}
 
 let client: ChildProcess;
 function stream(bodies: Record<string, unknown>[]): Promise<StreamResult[]> {

@@ -15,10 +15,10 @@ import {defaultConfig, type HostConfig} from "../src/host/config.js";
 import {LocalResponsesHost} from "../src/host/LocalResponsesHost.js";
 import {capturesDir, models} from "../test/helpers/paths.js";
 import {syntheticModel} from "../test/helpers/syntheticModel.js";
+import {median} from "./pairs.js";
 
 const {values: args} = parseArgs({options: {model: {type: "string", default: "smollm2-135m"}, pairs: {type: "string", default: "6"}}});
 const apiKey = "sk-bench";
-const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
 
 async function startHost(modelPath: string, storage: HostConfig["storage"]): Promise<{host: LocalResponsesHost, url: string}> {
     const host = new LocalResponsesHost({...defaultConfig(), port: 0, threads: 1, contextSize: 24_576, parallel: 1, apiKeys: [apiKey], storage});

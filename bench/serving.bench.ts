@@ -20,6 +20,7 @@ import {fileURLToPath} from "node:url";
 import {defaultBatchSize} from "../src/engine/LlamaEngine.js";
 import {loadNodeLlamaCpp} from "../src/engine/loadBinding.js";
 import {models} from "../test/helpers/paths.js";
+import {alternating, median, quantile} from "./pairs.js";
 
 /** What the client process reports for one streamed response (see sseClient.mjs). */
 type StreamResult = {tokens: number, input: number, cached: number, ms: number, ttftMs: number, streamMs: number, id: string};
@@ -31,21 +32,6 @@ const warmUpPairs = 8;
 const measuredPairs = 30;
 const chainCount = 7;
 
-function quantile(values: readonly number[], q: number): number {
-    const sorted = [...values].sort((a, b) => a - b);
-    return sorted[Math.round((sorted.length - 1) * q)]!;
-}
-const median = (values: readonly number[]) => quantile(values, 0.5);
-
-/** Runs `a` then `b` on even pairs and `b` then `a` on odd ones, so that the order's own effect cancels out. */
-async function alternating<A, B>(pair: number, a: () => Promise<A>, b: () => Promise<B>): Promise<[A, B]> {
-    if (pair % 2 === 0) {
-        const first = await a();
-        return [first, await b()];
-    }
-    const second = await b();
-    return [await a(), second];
-}
 const spread = (values: readonly number[], digits: number) => `quartiles ${quantile(values, 0.25).toFixed(digits)}–${quantile(values, 0.75).toFixed(digits)}`;
 
 /** Runs streaming requests concurrently from the client process. */

@@ -9,6 +9,7 @@ import {spawn} from "node:child_process";
 import path from "node:path";
 import {startLlamaServer} from "../test/helpers/llamaServer.js";
 import {models, repoRoot} from "../test/helpers/paths.js";
+import {median} from "./pairs.js";
 
 const maxTokens = 400;
 const pairs = Number(process.env.PAIRS ?? 12);
@@ -44,7 +45,6 @@ async function measure(url: string, body: unknown, headers: Record<string, strin
     return {ttftMs: first - started, tokensPerSecond: (deltas - 1) / ((last - first) / 1000), deltas};
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main(): Promise<void> {
     const upstream = await startLlamaServer({model: models.chatml, slots: 1, ignoreEos: true});

@@ -4,7 +4,9 @@ import {AfterDispatch} from "./AfterDispatch.js";
 import {toChatHistory, toChatModelFunctions} from "./chatHistory.js";
 import {ChatWrapperVariants, type PromptShape} from "./ChatWrapperVariants.js";
 import {JsonGrammars} from "./grammars.js";
+import {Emitter} from "./Emitter.js";
 import {EngineError} from "./errors.js";
+import {generateOnLease} from "./generateOnLease.js";
 import {GenerationActivity} from "./GenerationActivity.js";
 import {runGeneration} from "./runGeneration.js";
 import {loadLlama, loadNodeLlamaCpp, modelGpuLayers, type NodeLlamaCpp} from "./loadBinding.js";
@@ -99,10 +101,10 @@ export class LlamaEngine implements ChatEngine {
     private loaded: Loaded | undefined;
     private currentState: EngineState = "unloaded";
     private loading: Promise<ModelInfo> | undefined;
-    private readonly stateListeners = new Set<(state: EngineState) => void>();
+    private readonly stateChanges = new Emitter<EngineState>();
     /** Live count of running generations and sampled tokens (the VS Code status bar shows tokens/s from it). */
     public readonly activity = new GenerationActivity();
-    private readonly generationListeners = new Set<(summary: GenerationSummary) => void>();
+    private readonly generations = new Emitter<GenerationSummary>();
 
     public constructor(private readonly options: LlamaEngineOptions = {}) {}
 
@@ -115,19 +117,16 @@ export class LlamaEngine implements ChatEngine {
     }
 
     public onStateChange(listener: (state: EngineState) => void): () => void {
-        this.stateListeners.add(listener);
-        return () => this.stateListeners.delete(listener);
+        return this.stateChanges.on(listener);
     }
 
     /** Called after each generation (for metrics and the status bar): usage, stop reason and timings. */
     public onGeneration(listener: (summary: GenerationSummary) => void): () => void {
-        this.generationListeners.add(listener);
-        return () => this.generationListeners.delete(listener);
+        return this.generations.on(listener);
     }
 
     private notifyGeneration(summary: GenerationSummary): void {
-        for (const listener of this.generationListeners)
-            listener(summary);
+        this.generations.emit(summary);
     }
 
     /** Loads a GGUF file, replacing the model already loaded (if any) once the new one is ready. */
@@ -181,13 +180,8 @@ export class LlamaEngine implements ChatEngine {
         return (await this.renderPrompt(this.requireLoaded(), turns, tools)).length;
     }
 
-    public async generate(request: GenerationRequest): Promise<GenerationResult> {
-        const lease = await this.acquire(request.turns, request.tools ?? [], request.signal, request);
-        try {
-            return await lease.generate(request);
-        } finally {
-            lease.release();
-        }
+    public generate(request: GenerationRequest): Promise<GenerationResult> {
+        return generateOnLease(this, request);
     }
 
     /**
@@ -437,8 +431,7 @@ export class LlamaEngine implements ChatEngine {
         if (state === this.currentState)
             return;
         this.currentState = state;
-        for (const listener of this.stateListeners)
-            listener(state);
+        this.stateChanges.emit(state);
     }
 }
 

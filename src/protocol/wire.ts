@@ -17,22 +17,17 @@ export type MessageContentPart = InputTextPart | OutputTextPart | RefusalPart;
 export type MessageRole = "user" | "assistant" | "system" | "developer";
 export type ItemStatus = "in_progress" | "completed" | "incomplete";
 
-export type MessageItem = {
+type MessageOf<Role extends MessageRole, Part> = {
     type: "message",
     id: string,
     status: ItemStatus,
-    role: MessageRole,
-    content: MessageContentPart[]
+    role: Role,
+    content: Part[]
 };
 
+export type MessageItem = MessageOf<MessageRole, MessageContentPart>;
 /** A message the model wrote: what `output` holds. */
-export type OutputMessageItem = {
-    type: "message",
-    id: string,
-    status: ItemStatus,
-    role: "assistant",
-    content: (GeneratedTextPart | RefusalPart)[]
-};
+export type OutputMessageItem = MessageOf<"assistant", GeneratedTextPart | RefusalPart>;
 
 export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh";
 export type ReasoningSummary = "auto" | "concise" | "detailed";

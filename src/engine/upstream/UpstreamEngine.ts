@@ -1,6 +1,8 @@
 import {createHash} from "node:crypto";
 import {EngineError} from "../errors.js";
 import {GenerationActivity} from "../GenerationActivity.js";
+import {Emitter} from "../Emitter.js";
+import {generateOnLease} from "../generateOnLease.js";
 import type {HostedEngine} from "../HostedEngine.js";
 import type {GenerationSummary} from "../LlamaEngine.js";
 import type {
@@ -50,8 +52,8 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
     public readonly activity = new GenerationActivity();
     private readonly upstreams: Upstream[];
     private readonly router: UpstreamRouter;
-    private readonly stateListeners = new Set<(state: EngineState) => void>();
-    private readonly generationListeners = new Set<(summary: GenerationSummary) => void>();
+    private readonly stateChanges = new Emitter<EngineState>();
+    private readonly generations = new Emitter<GenerationSummary>();
     private currentState: EngineState = "unloaded";
     private info: ModelInfo | null = null;
     private upstreamModel = "";
@@ -79,13 +81,11 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
     }
 
     public onStateChange(listener: (state: EngineState) => void): () => void {
-        this.stateListeners.add(listener);
-        return () => this.stateListeners.delete(listener);
+        return this.stateChanges.on(listener);
     }
 
     public onGeneration(listener: (summary: GenerationSummary) => void): () => void {
-        this.generationListeners.add(listener);
-        return () => this.generationListeners.delete(listener);
+        return this.generations.on(listener);
     }
 
     /** Connects: finds the model (`name`, else the first upstream's first), the context size and slots, and starts health checks. */
@@ -145,13 +145,8 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
         return counted ?? estimatePromptTokens(turns, tools);
     }
 
-    public async generate(request: GenerationRequest): Promise<GenerationResult> {
-        const lease = await this.acquire(request.turns, request.tools ?? [], request.signal, request);
-        try {
-            return await lease.generate(request);
-        } finally {
-            lease.release();
-        }
+    public generate(request: GenerationRequest): Promise<GenerationResult> {
+        return generateOnLease(this, request);
     }
 
     public async acquire(turns: ChatTurn[], tools: ToolSpec[], signal?: AbortSignal, shape: PromptShape = {}): Promise<EngineLease> {
@@ -255,11 +250,8 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
     }
 
     private report(result: GenerationResult, started: number): void {
-        if (this.generationListeners.size === 0)
-            return;
-        const summary: GenerationSummary = {...result, durationMs: performance.now() - started};
-        for (const listener of this.generationListeners)
-            listener(summary);
+        if (this.generations.listening)
+            this.generations.emit({...result, durationMs: performance.now() - started});
     }
 
     private totalSlots(): number {
@@ -289,8 +281,7 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
         if (this.currentState === state)
             return;
         this.currentState = state;
-        for (const listener of this.stateListeners)
-            listener(state);
+        this.stateChanges.emit(state);
     }
 }
 
