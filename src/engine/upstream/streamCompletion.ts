@@ -63,15 +63,21 @@ export async function streamCompletion(upstream: Upstream, body: ChatCompletions
 
     arm();
     try {
-        let response: Response;
-        try {
-            response = await fetch(upstream.url("/v1/chat/completions"), {
-                method: "POST", headers: upstream.headers(true), body: JSON.stringify(body), signal: controller.signal
-            });
-        } catch (error) {
-            if (options.signal?.aborted || timedOut)
-                throw failure(error, "before answering");
-            throw new UpstreamConnectError(upstream.label, error);
+        let response: Response | undefined;
+        for (let attempt = 0; response == null; attempt++) {
+            try {
+                response = await fetch(upstream.url("/v1/chat/completions"), {
+                    method: "POST", headers: upstream.headers(true), body: JSON.stringify(body), signal: controller.signal
+                });
+            } catch (error) {
+                if (options.signal?.aborted || timedOut)
+                    throw failure(error, "before answering");
+                // A pooled keep-alive connection the upstream had just closed: the request never reached it. Once more
+                // on a new connection, before calling the upstream unreachable (and trying another, or marking it down).
+                if (attempt === 0 && isStaleConnection(error))
+                    continue;
+                throw new UpstreamConnectError(upstream.label, error);
+            }
         }
         if (!response.ok) {
             const text = await response.text().catch(() => "");
@@ -128,4 +134,10 @@ function parseChunk(label: string, data: string): ChatCompletionChunk {
     if (choices != null && !Array.isArray(choices))
         throw new EngineError("upstream_error", `The upstream ${label} sent a chunk whose 'choices' is not a list: ${data.slice(0, 200)}`);
     return chunk as ChatCompletionChunk;
+}
+
+/** The socket closed under a request sent on a reused connection (undici: `other side closed`, or a reset). */
+function isStaleConnection(error: unknown): boolean {
+    const code = (error as {cause?: {code?: string}} | undefined)?.cause?.code;
+    return code === "UND_ERR_SOCKET" || code === "ECONNRESET";
 }
