@@ -70,11 +70,21 @@ export class Workbench {
 
     /** F1, type the command's title, pick it. */
     public async runCommand(title: string): Promise<void> {
-        await this.page.keyboard.press("Escape");
-        await this.page.locator(".monaco-workbench").click({position: {x: 700, y: 400}});
-        await this.page.keyboard.press("F1");
         const input = this.page.locator(".quick-input-widget input.input");
-        await input.waitFor();
+        // The click can land on a webview that is still loading (the inspector's tab just came back when the
+        // Welcome tab closed), which swallows the F1 it would forward (seen in CI: the palette never opened): again.
+        for (let attempt = 1; ; attempt++) {
+            await this.page.keyboard.press("Escape");
+            await this.page.locator(".monaco-workbench").click({position: {x: 700, y: 400}});
+            await this.page.keyboard.press("F1");
+            try {
+                await input.waitFor({timeout: 10_000});
+                break;
+            } catch (error) {
+                if (attempt === 3)
+                    throw error;
+            }
+        }
         await input.fill(`>${title}`);
         const row = this.page.locator(".quick-input-list .monaco-list-row").filter({hasText: title}).first();
         await row.waitFor({timeout: 15_000});

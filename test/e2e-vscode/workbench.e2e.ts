@@ -546,3 +546,42 @@ test("after Developer: Reload Window the server comes back with the same key and
     assert.equal(await view.locator("[data-testid='search']").evaluate((field) => (field as HTMLInputElement).value), "kept-across-reload");
     await workbench.screenshot("inspector-after-reload");
 });
+
+test("a stored response outlives Developer: Reload Window: the HTTP API, its input items, the sidebar and the inspector still have it", async () => {
+    const client = new OpenAI({apiKey, baseURL: endpoint, maxRetries: 0});
+    const kept = await client.responses.create({model: "stories260K", input: "A bird sang in the old tree.", max_output_tokens: 8, metadata: {e2e: "reload"}});
+    assert.ok(kept.usage != null && kept.usage.output_tokens > 0, "the model answered");
+    await workbench.clearNotifications();
+
+    // Reloaded right after the response came back: a write still on its way to disk would be lost here.
+    await workbench.reloadWindow();
+    await workbench.waitForStatus(/stories260K: ready/);
+    assert.equal(await probeEndpoint(endpoint, apiKey), 200, "listening again with the same key");
+
+    const fetched = await fetch(`${endpoint}/responses/${kept.id}`, {headers: {authorization: `Bearer ${apiKey}`}, signal: AbortSignal.timeout(10_000)});
+    assert.equal(fetched.status, 200, `GET /v1/responses/${kept.id} after the reload`);
+    const body = await fetched.json() as {id: string, status: string, output_text?: string, output: unknown[], metadata: Record<string, string>, usage: {output_tokens: number}};
+    assert.equal(body.id, kept.id);
+    assert.equal(body.status, kept.status);
+    assert.deepEqual(body.output, JSON.parse(JSON.stringify(kept.output)), "the same output items");
+    assert.deepEqual(body.metadata, {e2e: "reload"});
+    assert.equal(body.usage.output_tokens, kept.usage.output_tokens);
+    const inputItems = await client.responses.inputItems.list(kept.id);
+    assert.match(JSON.stringify(inputItems.data), /A bird sang in the old tree\./, "its input items too");
+
+    // The sidebar's Responses view lists it first (nothing newer was stored), and Enter opens it in the inspector.
+    await workbench.runCommand("View: Show Local Responses");
+    const responses = await workbench.sidebarView("Responses");
+    const first = responses.locator(".monaco-list-row").first();
+    const description = `${kept.status} · ${kept.usage.input_tokens}→${kept.usage.output_tokens} tokens`;
+    const deadline = Date.now() + 30_000;
+    while (!(await first.innerText().catch(() => "")).includes(description) && Date.now() < deadline)
+        await workbench.page.waitForTimeout(200);
+    assert.ok((await first.innerText()).includes(description), `the first row shows '${description}'; got: ${await first.innerText()}`);
+    await first.click();
+    const detail = workbench.webview().locator(`[data-testid='detail'][data-response-id='${kept.id}']`);
+    await detail.waitFor({timeout: 15_000});
+    assert.match(await detail.locator("[data-testid='input-items']").innerText(), /A bird sang in the old tree\./);
+    assert.match(await detail.innerText(), /reload/, "metadata is shown");
+    await workbench.screenshot("stored-after-reload");
+});
