@@ -1,6 +1,6 @@
 import {parseArgs} from "node:util";
 import type {GpuChoice} from "../engine/LlamaEngine.js";
-import {defaultConfig, defaultPromptCacheMaxBytes, defaultPromptCacheMinTokens, type HostConfig, type StoreSettings} from "./config.js";
+import {defaultConfig, defaultPromptCacheMaxBytes, defaultPromptCacheMinTokens, isUpstreamUrl, type HostConfig, type StoreSettings} from "./config.js";
 import {defaultDataDir} from "./dataFolder.js";
 
 /** Each flag, its environment variable and its help line: one table so the three never drift apart. */
@@ -187,13 +187,7 @@ function parseEngine(raw: string | undefined): HostConfig["engine"] {
 }
 
 function checkUpstreamUrl(raw: string): string {
-    let url: URL;
-    try {
-        url = new URL(raw);
-    } catch {
-        throw new CliUsageError(`--upstream must be an http(s) URL (got '${raw}').`);
-    }
-    if (url.protocol !== "http:" && url.protocol !== "https:")
+    if (!isUpstreamUrl(raw))
         throw new CliUsageError(`--upstream must be an http(s) URL (got '${raw}').`);
     return raw;
 }

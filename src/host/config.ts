@@ -107,6 +107,16 @@ export type CompactionSettings = {
     secret: string | null
 };
 
+/** An upstream's base URL is http(s): the CLI's --upstream and the extension's setting check it the same way. */
+export function isUpstreamUrl(raw: string): boolean {
+    try {
+        const {protocol} = new URL(raw);
+        return protocol === "http:" || protocol === "https:";
+    } catch {
+        return false;
+    }
+}
+
 export function defaultThreads(): number {
     return Math.max(1, os.availableParallelism() - 1);
 }

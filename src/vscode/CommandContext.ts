@@ -1,6 +1,7 @@
 import type * as vscode from "vscode";
 import type {ApiKeySecret} from "./controller/ApiKeySecret.js";
 import type {HostController} from "./controller/HostController.js";
+import type {UpstreamApiKeySecret} from "./controller/UpstreamApiKeySecret.js";
 import type {FirstRunEvent} from "./firstRun/FirstRunProgress.js";
 import type {InspectorTarget} from "./inspector/InspectorPanel.js";
 import type {InspectorJobs, InspectorResponses} from "./inspector/inspectorSources.js";
@@ -16,6 +17,7 @@ export interface CommandContext {
     readonly log: LogChannel;
     readonly controller: HostController;
     readonly secret: ApiKeySecret;
+    readonly upstreamSecret: UpstreamApiKeySecret;
     readonly stats: ServerStats;
     /** The walkthrough's steps, ticked when the real thing happened, and the command that opens it. */
     readonly firstRun: {record(event: FirstRunEvent): void, open(): Promise<void>};

@@ -1,6 +1,7 @@
 import * as vscode from "vscode";
 import type {LocalResponsesHost} from "../host/LocalResponsesHost.js";
 import {ApiKeySecret} from "./controller/ApiKeySecret.js";
+import {UpstreamApiKeySecret} from "./controller/UpstreamApiKeySecret.js";
 import type {CommandContext} from "./CommandContext.js";
 import {Commands} from "./commands/Commands.js";
 import {EventLoopMonitor} from "./log/EventLoopMonitor.js";
@@ -29,6 +30,7 @@ const recentModelsKey = "localResponses.recentModels";
 export class LocalResponsesExtension implements CommandContext, vscode.Disposable {
     public readonly log = new LogChannel();
     public readonly secret: ApiKeySecret;
+    public readonly upstreamSecret: UpstreamApiKeySecret;
     public readonly controller: HostController;
     public readonly stats = new ServerStats();
     public readonly timings = new TimingHistory();
@@ -47,12 +49,14 @@ export class LocalResponsesExtension implements CommandContext, vscode.Disposabl
 
     public constructor(public readonly context: vscode.ExtensionContext) {
         this.secret = new ApiKeySecret(context.secrets);
+        this.upstreamSecret = new UpstreamApiKeySecret(context.secrets);
         this.hostCreated = new Promise((resolve) => this.markHostCreated = resolve);
         const {settings, problems} = Settings.read();
         for (const problem of problems)
             this.log.warn(`settings: ${problem}`);
         this.controller = new HostController(settings, {
             apiKey: () => this.secret.get(),
+            upstreamApiKey: () => this.upstreamSecret.get(),
             resolveModelPath: (raw) => Settings.resolveModelPath(raw),
             log: (line) => this.log.info(line),
             onRequest: (entry) => this.log.request(entry),

@@ -33,6 +33,7 @@ export class Commands implements vscode.Disposable {
             run(commandIds.copyEndpoint, () => this.copyEndpoint()),
             run(commandIds.copyApiKey, () => this.copyApiKey()),
             run(commandIds.rotateApiKey, () => this.rotateApiKey()),
+            run(commandIds.setUpstreamApiKey, () => this.setUpstreamApiKey()),
             run(commandIds.configureCodex, () => configureCodex(context)),
             run(commandIds.openInspector, () => context.openInspector()),
             run(commandIds.listResponses, () => listResponsesCommand(context)),
@@ -122,6 +123,27 @@ export class Commands implements vscode.Disposable {
         const copy = await vscode.window.showInformationMessage("Local Responses: API key rotated.", "Copy New Key");
         if (copy === "Copy New Key")
             await vscode.env.clipboard.writeText(key);
+    }
+
+    /** The upstream engine's key: asked for hidden, kept in SecretStorage, applied with a new core when that engine runs. */
+    private async setUpstreamApiKey(): Promise<void> {
+        const key = await vscode.window.showInputBox({
+            title: "Upstream API Key",
+            prompt: "The bearer key the upstream Chat Completions servers want (localResponses.upstream.urls). Empty removes it.",
+            password: true,
+            ignoreFocusOut: true
+        });
+        if (key == null)
+            return;
+        await this.context.upstreamSecret.set(key.trim());
+        this.context.log.info(key.trim() === "" ? "auth: upstream API key removed" : "auth: upstream API key set");
+        const controller = this.context.controller;
+        if (controller.currentSettings.engine !== "upstream") {
+            void vscode.window.showInformationMessage("Local Responses: upstream API key saved; it is used when localResponses.engine is upstream.");
+            return;
+        }
+        const done = await controller.rebuild();
+        void vscode.window.showInformationMessage(`Local Responses: upstream API key ${key.trim() === "" ? "removed" : "saved"}: ${done}.`);
     }
 
     private async cancelJob(): Promise<void> {

@@ -7,6 +7,8 @@ import {planSettingsChange, settingId, toHostConfig, type ExtensionSettings, typ
 export type HostControllerDeps = {
     /** The API key from SecretStorage. */
     apiKey: () => Promise<string>,
+    /** The upstream engine's key from SecretStorage (none: the upstreams take requests without one). */
+    upstreamApiKey?: () => Promise<string | null>,
     /** A model path as written in settings → an absolute path. */
     resolveModelPath: (raw: string) => string,
     log: (line: string) => void,
@@ -24,7 +26,9 @@ export type ControllerState = {
     pendingModelPath: string | null,
     loadProgress: number | null,
     endpoint: string | null,
-    lastError: string | null
+    lastError: string | null,
+    /** What answers: a model on this machine, or the upstream Chat Completions servers (`localResponses.engine`). */
+    engineKind: ExtensionSettings["engine"]
 };
 
 /** The outcome of a settings change, in words the extension shows. */
@@ -38,6 +42,8 @@ export type AppliedSettings = {plan: SettingsChangePlan, message: string | null}
  */
 export class HostController {
     private current: LocalResponsesHost | undefined;
+    /** The engine the current core was created with. */
+    private hostEngine: ExtensionSettings["engine"] | null = null;
     private settings: ExtensionSettings;
     private serverState: ControllerState["server"] = "stopped";
     private pendingModelPath: string | null = null;
@@ -67,7 +73,8 @@ export class HostController {
             pendingModelPath: this.pendingModelPath,
             loadProgress: this.loadProgress,
             endpoint: host?.url ?? null,
-            lastError: this.lastError
+            lastError: this.lastError,
+            engineKind: this.hostEngine ?? this.settings.engine
         };
     }
 
@@ -96,8 +103,9 @@ export class HostController {
     public initialize(): Promise<void> {
         return this.serialized(async () => {
             await this.createHost();
-            if (this.settings.autoStart && this.settings.modelPath != null) {
-                await this.loadNow(this.deps.resolveModelPath(this.settings.modelPath)).catch(() => undefined);
+            const model = this.configuredModel(this.settings);
+            if (this.settings.autoStart && model != null) {
+                await this.loadNow(model).catch(() => undefined);
                 if (this.current?.model != null)
                     await this.startNow().catch(() => undefined);
             }
@@ -167,20 +175,40 @@ export class HostController {
                     const url = await this.startNow();
                     return {plan, message: `Server restarted on ${url}.`};
                 }
-                case "rebuild": {
-                    const wasListening = this.serverState === "listening";
-                    const hadModel = this.current?.model?.path ?? null;
-                    await this.disposeHost();
-                    await this.createHost();
-                    const modelPath = next.modelPath != null ? this.deps.resolveModelPath(next.modelPath) : hadModel;
-                    if (modelPath != null && (hadModel != null || next.autoStart))
-                        await this.loadNow(modelPath);
-                    if (wasListening)
-                        await this.startNow();
-                    return {plan, message: `Applied ${plan.changed.map(settingId).join(", ")}: ${describeRestart(hadModel != null, wasListening)}.`};
-                }
+                case "rebuild":
+                    return {plan, message: `Applied ${plan.changed.map(settingId).join(", ")}: ${await this.rebuildNow()}.`};
             }
         });
+    }
+
+    /** A new core with the same settings (a new upstream key): the model loaded again and the server restarted if they were. */
+    public rebuild(): Promise<string> {
+        return this.serialized(() => this.rebuildNow());
+    }
+
+    private async rebuildNow(): Promise<string> {
+        const wasListening = this.serverState === "listening";
+        const hadModel = this.current?.model?.path ?? null;
+        // What one engine had loaded means nothing to the other (a file path is no upstream model, and back).
+        const sameEngine = this.hostEngine === this.settings.engine;
+        await this.disposeHost();
+        await this.createHost();
+        const model = this.configuredModel(this.settings) ?? (sameEngine ? hadModel : null);
+        if (model != null && (hadModel != null || this.settings.autoStart))
+            await this.loadNow(model);
+        if (wasListening)
+            await this.startNow();
+        return describeRestart(hadModel != null, wasListening);
+    }
+
+    /**
+     * What `loadNow` is given: the model file, or with the upstream engine the upstream model's name (the host
+     * connects to the upstreams instead of reading a file; "" asks them for their first model).
+     */
+    private configuredModel(settings: ExtensionSettings): string | null {
+        if (settings.engine === "upstream")
+            return settings.upstreamModel ?? "";
+        return settings.modelPath != null ? this.deps.resolveModelPath(settings.modelPath) : null;
     }
 
     public dispose(): Promise<void> {
@@ -189,7 +217,7 @@ export class HostController {
 
     private async createHost(): Promise<void> {
         const key = await this.deps.apiKey();
-        const config = toHostConfig(this.settings, key, null);
+        const config = toHostConfig(this.settings, key, null, await this.deps.upstreamApiKey?.() ?? null);
         if (this.deps.dataDir != null)
             // A reloaded window's old extension host may still hold the folder for a moment.
             config.storage = {kind: "durable", dataDir: this.deps.dataDir, lockWaitMs: 10_000};
@@ -200,6 +228,7 @@ export class HostController {
             onPromptProgress: this.deps.onPromptProgress
         });
         this.current = host;
+        this.hostEngine = this.settings.engine;
         // Restored now so the inspector shows what was kept; a folder held by another window fails `start` with its name.
         void host.openStorage().catch(() => undefined);
         for (const listener of this.hostListeners)

@@ -9,6 +9,7 @@ export const commandIds = {
     copyEndpoint: "localResponses.copyEndpoint",
     copyApiKey: "localResponses.copyApiKey",
     rotateApiKey: "localResponses.rotateApiKey",
+    setUpstreamApiKey: "localResponses.setUpstreamApiKey",
     configureCodex: "localResponses.configureCodex",
     openInspector: "localResponses.openInspector",
     listResponses: "localResponses.listResponses",

@@ -1,7 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import type {GpuChoice} from "../../engine/LlamaEngine.js";
-import {defaultConfig, defaultThreads, type HostConfig} from "../../host/config.js";
+import {defaultConfig, defaultThreads, isUpstreamUrl, type HostConfig} from "../../host/config.js";
 
 /** The prefix of every setting this extension contributes (package.json `contributes.configuration`). */
 export const settingsSection = "localResponses";
@@ -32,7 +32,13 @@ export type ExtensionSettings = {
     jobsDeadlineSeconds: number,
     downloadDirectory: string | null,
     /** Extra Download Model… entries (checked by parseCatalog when the list opens). */
-    modelCatalog: unknown[]
+    modelCatalog: unknown[],
+    /** `upstream`: answer from OpenAI-compatible Chat Completions servers instead of a local model (docs/upstream.md). */
+    engine: HostConfig["engine"],
+    upstreamUrls: string[],
+    /** null: the first model the upstream lists. */
+    upstreamModel: string | null,
+    upstreamTimeoutSeconds: number
 };
 
 /** Each field's setting under the prefix: what readSettings reads, and what messages name. */
@@ -57,7 +63,11 @@ export const settingKeys: Record<keyof ExtensionSettings, string> = {
     jobsWorkers: "jobs.workers",
     jobsDeadlineSeconds: "jobs.deadlineSeconds",
     downloadDirectory: "model.downloadDirectory",
-    modelCatalog: "model.catalog"
+    modelCatalog: "model.catalog",
+    engine: "engine",
+    upstreamUrls: "upstream.urls",
+    upstreamModel: "upstream.model",
+    upstreamTimeoutSeconds: "upstream.timeoutSeconds"
 };
 
 /** The setting a person edits for a field, e.g. `localResponses.contextSize`. */
@@ -125,6 +135,8 @@ export function readSettings(get: SettingReader): {settings: ExtensionSettings, 
     if (!Array.isArray(catalogRaw))
         problems.push(`${settingsSection}.model.catalog must be a list of {label, uri} entries.`);
 
+    const {engine, upstreamUrls} = readEngine(get, problems);
+
     return {
         settings: {
             modelPath: text(settingKeys.modelPath),
@@ -147,10 +159,40 @@ export function readSettings(get: SettingReader): {settings: ExtensionSettings, 
             jobsWorkers: integer(settingKeys.jobsWorkers, defaults.background.workers, 1, 64),
             jobsDeadlineSeconds: integer(settingKeys.jobsDeadlineSeconds, defaults.background.deadlineSeconds, 1),
             downloadDirectory: text(settingKeys.downloadDirectory),
-            modelCatalog: Array.isArray(catalogRaw) ? catalogRaw : []
+            modelCatalog: Array.isArray(catalogRaw) ? catalogRaw : [],
+            engine,
+            upstreamUrls,
+            upstreamModel: text(settingKeys.upstreamModel),
+            upstreamTimeoutSeconds: integer(settingKeys.upstreamTimeoutSeconds, defaults.upstream.timeoutSeconds, 1)
         },
         problems
     };
+}
+
+/** The engine and its upstream URLs; `upstream` without one usable URL falls back to `local`, said in `problems`. */
+function readEngine(get: SettingReader, problems: string[]): {engine: HostConfig["engine"], upstreamUrls: string[]} {
+    const engineRaw = get(settingKeys.engine) ?? "local";
+    let engine: HostConfig["engine"] = "local";
+    if (engineRaw === "upstream")
+        engine = "upstream";
+    else if (engineRaw !== "local")
+        problems.push(`${settingsSection}.engine must be local or upstream (got ${JSON.stringify(engineRaw)}); using local.`);
+
+    const urlsRaw = get(settingKeys.upstreamUrls) ?? [];
+    let upstreamUrls: string[] = [];
+    if (Array.isArray(urlsRaw) && urlsRaw.every((url) => typeof url === "string")) {
+        const listed = urlsRaw.map((url) => url.trim()).filter(Boolean);
+        upstreamUrls = listed.filter(isUpstreamUrl);
+        for (const url of listed.filter((candidate) => !isUpstreamUrl(candidate)))
+            problems.push(`${settingsSection}.${settingKeys.upstreamUrls} must hold http(s) URLs (got ${JSON.stringify(url)}); ignored.`);
+    } else
+        problems.push(`${settingsSection}.${settingKeys.upstreamUrls} must be a list of http(s) URLs.`);
+
+    if (engine === "upstream" && upstreamUrls.length === 0) {
+        problems.push(`${settingsSection}.engine is upstream but ${settingsSection}.${settingKeys.upstreamUrls} lists no http(s) URL; using local.`);
+        engine = "local";
+    }
+    return {engine, upstreamUrls};
 }
 
 /**
@@ -165,11 +207,13 @@ export function resolveModelPath(raw: string, workspaceFolder: string | null, ho
     return path.resolve(workspaceFolder ?? home, raw);
 }
 
-/** The host configuration these settings describe; the API key comes from SecretStorage, never from settings. */
-export function toHostConfig(settings: ExtensionSettings, apiKey: string, modelPath: string | null): HostConfig {
+/** The host configuration these settings describe; the API keys come from SecretStorage, never from settings. */
+export function toHostConfig(settings: ExtensionSettings, apiKey: string, modelPath: string | null, upstreamApiKey: string | null = null): HostConfig {
     const config = defaultConfig();
     return {
         ...config,
+        engine: settings.engine,
+        upstream: {...config.upstream, urls: settings.upstreamUrls, apiKey: upstreamApiKey, model: settings.upstreamModel, timeoutSeconds: settings.upstreamTimeoutSeconds},
         modelPath,
         modelAlias: settings.modelAlias,
         host: settings.host,
@@ -200,7 +244,8 @@ export type SettingsChangePlan = {action: "none" | "loadModel" | "restartServer"
 
 const rebuildKeys: (keyof ExtensionSettings)[] = [
     "modelAlias", "threads", "contextSize", "parallel", "queueLimit", "gpu", "allowedOrigins", "strictModel", "strictTools",
-    "storeMaxEntries", "storeMaxBytes", "storeTtlSeconds", "jobsMaxActive", "jobsWorkers", "jobsDeadlineSeconds"
+    "storeMaxEntries", "storeMaxBytes", "storeTtlSeconds", "jobsMaxActive", "jobsWorkers", "jobsDeadlineSeconds",
+    "engine", "upstreamUrls", "upstreamModel", "upstreamTimeoutSeconds"
 ];
 
 export function planSettingsChange(before: ExtensionSettings, after: ExtensionSettings): SettingsChangePlan {

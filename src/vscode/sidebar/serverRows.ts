@@ -1,5 +1,6 @@
 import type {EngineStats, ModelInfo} from "../../engine/types.js";
 import type {ControllerState} from "../controller/HostController.js";
+import {describeEngine} from "../status/engineDescription.js";
 import {formatCount} from "../status/statusView.js";
 import type {SidebarRow} from "./SidebarRow.js";
 
@@ -22,6 +23,7 @@ export function serverRows(facts: ServerFacts): SidebarRow[] {
             contextValue: state.endpoint != null ? "server.endpoint" : undefined, target: state.endpoint ?? undefined},
         {id: "server.model", label: "Model", description: describeModel(state), icon: "symbol-constant", tooltip: model?.path ?? state.pendingModelPath ?? undefined,
             contextValue: model != null ? "server.model" : "server.noModel"},
+        {id: "server.engine", label: "Engine", description: describeEngine(state.engineKind, model), icon: state.engineKind === "upstream" ? "cloud" : "vm"},
         {id: "server.context", label: "Context", icon: "symbol-array",
             description: model != null ? `${model.contextSize} tokens × ${model.sequences} sequences (trained ${model.trainContextSize})` : "–"},
         {id: "server.threads", label: "Threads", icon: "server-process",

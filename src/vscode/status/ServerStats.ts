@@ -4,6 +4,7 @@ import type {StatusModel} from "./statusView.js";
 import type {PromptProgress} from "../../engine/types.js";
 import {PromptProgressTracker} from "./PromptProgressTracker.js";
 import {TokenRate} from "./TokenRate.js";
+import {describeEngine} from "./engineDescription.js";
 
 /**
  * Totals since the extension started (surviving host rebuilds) and the live token rate, gathered from the
@@ -75,6 +76,7 @@ export class ServerStats {
             active: this.active,
             tokensPerSecond: this.active > 0 ? this.rate.perSecond(this.now()) : 0,
             endpoint: state.endpoint,
+            answeredBy: describeEngine(state.engineKind, state.model),
             totals: this.totals,
             prompt: this.prompts.view(),
             activeJobs,

@@ -11,6 +11,8 @@ export type StatusModel = {
     active: number,
     tokensPerSecond: number,
     endpoint: string | null,
+    /** Which engine answers (`describeEngine`); absent: not shown. */
+    answeredBy?: string,
     totals: {inputTokens: number, outputTokens: number, cachedTokens: number, generations: number},
     activeJobs: number | null,
     queueDepth: number,
@@ -51,6 +53,7 @@ export function formatStatus(model: StatusModel): StatusView {
     const lines = [
         `Local Responses: ${describeState(state, model)}`,
         `Endpoint: ${model.endpoint ?? "not listening"}`,
+        ...(model.answeredBy != null ? [`Engine: ${model.answeredBy}`] : []),
         `Tokens since start: ${formatCount(model.totals.inputTokens)} in / ${formatCount(model.totals.outputTokens)} out (${model.totals.generations} responses)`,
         `Cached input tokens: ${formatCount(model.totals.cachedTokens)}`,
         `Active jobs: ${model.activeJobs == null ? "n/a" : model.activeJobs}`,

@@ -81,3 +81,37 @@ test("every field names a setting that package.json declares (messages say what 
     assert.deepEqual(named, declared);
     assert.equal(settingId("contextSize"), "localResponses.contextSize");
 });
+
+test("engine settings mirror --engine, --upstream, --upstream-model and --upstream-timeout-secs; the upstream key comes apart", () => {
+    const {settings, problems} = readSettings(reader({
+        "engine": "upstream", "upstream.urls": [" http://gpu-a:8000/v1 ", "https://gpu-b/v1"], "upstream.model": "qwen", "upstream.timeoutSeconds": 30
+    }));
+    assert.deepEqual(problems, []);
+    const config = toHostConfig(settings, "key", null, "sk-upstream");
+    assert.equal(config.engine, "upstream");
+    assert.deepEqual(config.upstream, {...defaultConfig().upstream, urls: ["http://gpu-a:8000/v1", "https://gpu-b/v1"], apiKey: "sk-upstream", model: "qwen", timeoutSeconds: 30});
+    const local = toHostConfig(readSettings(reader({})).settings, "key", null);
+    assert.equal(local.engine, "local");
+    assert.deepEqual(local.upstream, defaultConfig().upstream);
+});
+
+test("engine settings that cannot work are said out loud and fall back to the local engine", () => {
+    const bad = readSettings(reader({"engine": "cloud"}));
+    assert.equal(bad.settings.engine, "local");
+    assert.match(bad.problems.join("\n"), /localResponses\.engine must be local or upstream \(got "cloud"\)/);
+    const noUrl = readSettings(reader({"engine": "upstream", "upstream.urls": ["ftp://x", "not a url"]}));
+    assert.equal(noUrl.settings.engine, "local");
+    assert.deepEqual(noUrl.settings.upstreamUrls, []);
+    assert.match(noUrl.problems.join("\n"), /localResponses\.upstream\.urls must hold http\(s\) URLs \(got "ftp:\/\/x"\)/);
+    assert.match(noUrl.problems.join("\n"), /localResponses\.engine is upstream but localResponses\.upstream\.urls lists no http\(s\) URL; using local/);
+    assert.match(readSettings(reader({"upstream.urls": "http://x"})).problems.join("\n"), /must be a list of http\(s\) URLs/);
+    assert.match(readSettings(reader({"upstream.timeoutSeconds": 0})).problems.join("\n"), /localResponses\.upstream\.timeoutSeconds must be an integer from 1/);
+});
+
+test("changing the engine or any upstream setting rebuilds the core", () => {
+    const base = readSettings(reader({"engine": "upstream", "upstream.urls": ["http://a/v1"]})).settings;
+    for (const change of [{"engine": "local"}, {"upstream.urls": ["http://b/v1"]}, {"upstream.model": "m"}, {"upstream.timeoutSeconds": 5}]) {
+        const next = readSettings(reader({"engine": "upstream", "upstream.urls": ["http://a/v1"], ...change})).settings;
+        assert.equal(planSettingsChange(base, next).action, "rebuild", JSON.stringify(change));
+    }
+});

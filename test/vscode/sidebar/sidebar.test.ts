@@ -16,7 +16,7 @@ import type {SidebarRow} from "../../../src/vscode/sidebar/SidebarRow.js";
 import {sidebarViewIds} from "../../../src/vscode/manifest/viewIds.js";
 
 const listening: ControllerState = {
-    server: "listening", engine: "ready", pendingModelPath: null, loadProgress: null, endpoint: "http://127.0.0.1:8080/v1", lastError: null,
+    server: "listening", engine: "ready", pendingModelPath: null, loadProgress: null, endpoint: "http://127.0.0.1:8080/v1", lastError: null, engineKind: "local",
     model: {id: "stories260K", path: "/m/stories260K.gguf", contextSize: 2048, sequences: 4, trainContextSize: 2048, chatWrapper: "ChatML"}
 };
 const totals = {inputTokens: 12_345, outputTokens: 40, cachedTokens: 100, generations: 3};
@@ -28,6 +28,10 @@ test("Server view: state, endpoint, model, context, threads, queue and totals", 
     assert.equal(byId.get("server.endpoint")!.contextValue, "server.endpoint", "the endpoint row has its inline Copy");
     assert.equal(byId.get("server.model")!.description, "stories260K (ChatML)");
     assert.equal(byId.get("server.context")!.description, "2048 tokens × 4 sequences (trained 2048)");
+    assert.equal(byId.get("server.engine")!.description, "local (this machine)");
+    const upstreamModel = {id: "qwen", path: "gpu-a:8000", contextSize: 8192, sequences: 4, trainContextSize: 8192, chatWrapper: "upstream qwen"};
+    const upstream = serverRows({state: {...listening, engineKind: "upstream", model: upstreamModel}, engine: null, threads: {count: 1, isDefault: true}, totals});
+    assert.equal(upstream.find((row) => row.id === "server.engine")!.description, "upstream · qwen on gpu-a:8000", "which engine and which upstream model answer");
     assert.equal(byId.get("server.threads")!.description, "1 (cores − 1)");
     assert.equal(byId.get("server.queue")!.description, "2 waiting (limit 64) · 1/4 sequences busy");
     assert.equal(byId.get("server.totals")!.description, "3 responses · 12.3k in (100 cached) / 40 out");

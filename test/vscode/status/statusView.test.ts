@@ -33,6 +33,7 @@ test("the tooltip carries endpoint, tokens since start, cached tokens, jobs and 
     assert.match(tooltip, /Queue depth: 3/);
     assert.match(formatStatus({...base, server: "stopped", endpoint: null}).tooltip, /Endpoint: not listening/);
     assert.match(formatStatus(base).tooltip, /Active jobs: n\/a/);
+    assert.match(formatStatus({...base, answeredBy: "upstream · qwen on gpu-a:8000"}).tooltip, /^Engine: upstream · qwen on gpu-a:8000$/m, "which engine and upstream model answer");
 });
 
 test("counts are compact", () => {
