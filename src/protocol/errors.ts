@@ -66,6 +66,11 @@ export function invalidRequest(message: string, param: string | null = null, cod
     return new ApiError(400, message, {param, code: code ?? (param == null ? null : "invalid_value")});
 }
 
+/** A body that is not a JSON object (no JSON content type, an array, a string). */
+export function invalidRequestBody(): ApiError {
+    return new ApiError(400, "The request body must be a JSON object.", {code: "invalid_request_body"});
+}
+
 export function unsupported(param: string, message: string): ApiError {
     return new ApiError(400, message, {param, code: "unsupported_parameter"});
 }

@@ -4,7 +4,8 @@ import {abortKindOf, type AbortKind} from "./abortReasons.js";
 import type {AutoCompaction, Compactor} from "./Compactor.js";
 import {parseCreateRequest, type CreateParams} from "./createRequest.js";
 import {toApiError} from "./engineErrors.js";
-import {ApiError, describeForLog, invalidRequest, responseNotFound} from "../protocol/errors.js";
+import {ApiError, describeForLog, invalidRequest, invalidRequestBody, responseNotFound} from "../protocol/errors.js";
+import {isObject} from "../protocol/isObject.js";
 import {newId, nowSeconds} from "../protocol/ids.js";
 import {normalizeInput} from "./inputItems.js";
 import {pageById} from "./pagination.js";
@@ -285,7 +286,9 @@ export class ResponsesService {
     }
 
     public async countInputTokens(owner: string, body: unknown): Promise<{object: "response.input_tokens", input_tokens: number}> {
-        const prepared = this.prepare(owner, {...(body as object), stream: undefined, background: undefined});
+        if (!isObject(body))
+            throw invalidRequestBody();
+        const prepared = this.prepare(owner, {...body, stream: undefined, background: undefined});
         try {
             const count = await this.engine.countPromptTokens(prepared.turns, prepared.params.toolChoice.offered);
             return {object: "response.input_tokens", input_tokens: count};

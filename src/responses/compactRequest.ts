@@ -1,5 +1,5 @@
 import type {Compactor} from "./Compactor.js";
-import {ApiError, invalidRequest, unsupported} from "../protocol/errors.js";
+import {invalidRequest, invalidRequestBody, unsupported} from "../protocol/errors.js";
 import {newId, nowSeconds} from "../protocol/ids.js";
 import {normalizeInput, type ItemResolver} from "./inputItems.js";
 import {isObject} from "../protocol/isObject.js";
@@ -27,7 +27,7 @@ const knownFields = new Set(["model", "input", "instructions", "max_output_token
  */
 export async function compactResponse(compactor: Compactor, model: string, body: unknown, resolveItem: ItemResolver): Promise<CompactionResponse> {
     if (!isObject(body))
-        throw new ApiError(400, "The request body must be a JSON object.", {code: "invalid_request_body"});
+        throw invalidRequestBody();
     for (const field of ["stream", "previous_response_id", "conversation", "background", "context_management"])
         if (body[field] != null && body[field] !== false)
             throw unsupported(field, `'${field}' is not supported by /v1/responses/compact: send the whole history in 'input'.`);

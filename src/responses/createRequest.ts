@@ -1,6 +1,6 @@
 import {Ajv2020} from "ajv/dist/2020.js";
 import {createRequestSchema} from "./createRequestSchema.js";
-import {ApiError, invalidRequest, unsupported} from "../protocol/errors.js";
+import {invalidRequest, invalidRequestBody, unsupported} from "../protocol/errors.js";
 import {isObject} from "../protocol/isObject.js";
 import {checkClientSchema} from "./OutputValidator.js";
 import {requestSchemaError} from "./schemaErrors.js";
@@ -62,7 +62,7 @@ const validateBody = ajv.compile(createRequestSchema);
  */
 export function parseCreateRequest(body: unknown, options: ToolOptions = {}): CreateParams {
     if (!isObject(body))
-        throw new ApiError(400, "The request body must be a JSON object.", {code: "invalid_request_body"});
+        throw invalidRequestBody();
     if (!validateBody(body))
         throw requestSchemaError(validateBody.errors);
 

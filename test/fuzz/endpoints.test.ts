@@ -28,10 +28,8 @@ const properties: Record<string, (problem: string) => boolean> = {
  * Properties that still fail on a bug outside the fuzz test's reach (reported, fixed by the owner of the code):
  * they run and report, and do not fail the suite until the fix lands. Remove an entry once its fix is in.
  */
-const pendingFixes: Record<string, string> = {
-    "WebSocket upgrade requests get an answer in OpenAI's shape":
-        "upgrade requests that ws itself refuses (another method than GET → 405, no or bad Sec-WebSocket-Key/-Version → 400; a HEAD gets a body) answer ws's plain text: ResponsesWebSocketServer needs a 'wsClientError' listener (or the same checks before handleUpgrade) that answers with refuseUpgrade"
-};
+/** Properties known to fail, with the reason (a `todo` until their fix lands): none now. */
+const pendingFixes: Record<string, string> = {};
 
 function propertyOf(problem: string): string {
     return Object.entries(properties).find(([, matches]) => matches(problem))![0];

@@ -1,5 +1,5 @@
 import {Router} from "express";
-import {ApiError, invalidRequest} from "../../protocol/errors.js";
+import {ApiError, invalidRequest, invalidRequestBody} from "../../protocol/errors.js";
 import {normalizeInput} from "../../responses/inputItems.js";
 import {isObject} from "../../protocol/isObject.js";
 import {pageById} from "../../responses/pagination.js";
@@ -36,7 +36,7 @@ export function conversationsRouter(conversations: ConversationStore, responses:
     };
     const body = (raw: unknown): Record<string, unknown> => {
         if (raw != null && !isObject(raw))
-            throw new ApiError(400, "The request body must be a JSON object.", {code: "invalid_request_body"});
+            throw invalidRequestBody();
         return (raw ?? {}) as Record<string, unknown>;
     };
 

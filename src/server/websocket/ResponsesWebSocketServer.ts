@@ -24,6 +24,10 @@ export class ResponsesWebSocketServer implements UpgradeHandler {
 
     public constructor(private readonly options: WebSocketServerOptions) {
         this.wss = new WebSocketServer({noServer: true, maxPayload: options.maxPayloadBytes, perMessageDeflate: false});
+        // A handshake ws itself refuses (not GET, a bad Sec-WebSocket-Key or -Version) gets OpenAI's error body too.
+        this.wss.on("wsClientError", (error: Error, socket: Duplex) => refuseUpgrade(socket, /Invalid HTTP method/.test(error.message)
+            ? new ApiError(405, "A WebSocket handshake must be a GET request.", {code: "method_not_allowed"})
+            : new ApiError(400, `Invalid WebSocket handshake: ${error.message}.`, {code: "invalid_websocket_handshake"})));
     }
 
     public handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
