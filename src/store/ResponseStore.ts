@@ -12,7 +12,8 @@ export type ResponseStoreOptions = StoreBounds;
 
 export type ResponseStoreStats = StoreCounters & {blocks: number};
 
-export type ResponseStoreChange = {type: "put" | "delete" | "evict" | "expire" | "clear", id?: string};
+/** `restore`: the records a journal kept came back (a view that listed the store before must list it again). */
+export type ResponseStoreChange = {type: "put" | "delete" | "evict" | "expire" | "clear" | "restore", id?: string};
 
 type Block = {item: Item, bytes: number, refs: number};
 type StoreRecord = {id: string, owner: string, response: ResponseObject, responseBytes: number, blockKeys: string[], expiresAt: number, timings?: ResponseTimings};
@@ -194,6 +195,8 @@ export class ResponseStore {
         for (const owner of new Set([...this.records.values()].map((record) => record.owner)))
             this.enforceOwnerQuota(owner);
         this.enforceLimits();
+        if (this.records.size > 0)
+            this.emit({type: "restore"});
     }
 
     public stats(): ResponseStoreStats {
