@@ -4,6 +4,7 @@ import {createOpenAI} from "@ai-sdk/openai";
 import {generateObject, generateText, jsonSchema, Output, stepCountIs, streamText, tool} from "ai";
 import {z} from "zod";
 import {startClientHarness, type ClientHarness} from "../helpers/clientHarness.js";
+import {readFullStream} from "../helpers/aiSdkStream.js";
 
 /** The Vercel AI SDK's Responses provider (`openai.responses(model)`) against the real server, through the recording proxy. */
 describe("Vercel AI SDK (ai + @ai-sdk/openai, real engine)", () => {
@@ -33,14 +34,7 @@ describe("Vercel AI SDK (ai + @ai-sdk/openai, real engine)", () => {
 
     it("streamText passes the SDK's strict event validation", async () => {
         const result = streamText({model: provider.responses("local-model"), prompt: "Once upon a time", maxOutputTokens: 16});
-        let text = "";
-        const errors: unknown[] = [];
-        for await (const part of result.fullStream) {
-            if (part.type === "text-delta")
-                text += part.text;
-            if (part.type === "error")
-                errors.push(part.error);
-        }
+        const {text, errors} = await readFullStream(result);
         assert.deepEqual(errors, []);
         assert.equal(text, await result.text);
         assert.ok(text.length > 0);

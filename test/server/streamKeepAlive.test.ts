@@ -5,6 +5,7 @@ import {streamText} from "ai";
 import OpenAI from "openai";
 import {CliUsageError, parseCliOptions} from "../../src/host/cliOptions.js";
 import {assertValidStream} from "../helpers/conformance.js";
+import {readFullStream} from "../helpers/aiSdkStream.js";
 import {syntheticModel} from "../helpers/syntheticModel.js";
 import {startTestServer, type TestServer} from "../helpers/testServer.js";
 
@@ -183,14 +184,7 @@ describe("SSE keep-alive interleaved with token events (1 ms interval)", () => {
 
     it("the AI SDK's strict stream validation and the OpenAI SDK's stream helper take keepalive events between tokens", async () => {
         const result = streamText({model: createOpenAI({baseURL: server.url, apiKey: server.apiKey}).responses("m"), prompt: "Tell me a story.", maxOutputTokens: 24});
-        const errors: unknown[] = [];
-        let text = "";
-        for await (const part of result.fullStream) {
-            if (part.type === "text-delta")
-                text += part.text;
-            if (part.type === "error")
-                errors.push(part.error);
-        }
+        const {text, errors} = await readFullStream(result);
         assert.deepEqual(errors, []);
         assert.equal(text, await result.text);
 
