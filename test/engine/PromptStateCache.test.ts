@@ -2,33 +2,25 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import {after, before, describe, it} from "node:test";
-import type {Llama, LlamaContextSequence, LlamaModel, Token} from "node-llama-cpp";
-import {loadNodeLlamaCpp} from "../../src/engine/loadBinding.js";
+import {before, describe, it} from "node:test";
+import type {LlamaContextSequence, Token} from "node-llama-cpp";
 import {modelFingerprint, PromptStateCache, type PromptStateIdentity} from "../../src/engine/PromptStateCache.js";
 import {models} from "../helpers/paths.js";
+import {useTinyModel} from "../helpers/tinyModel.js";
 
 const story = "Once upon a time, there was a little girl named Lily. She loved to play outside in the park with her dog. ";
 const contextSettings = JSON.stringify({contextSize: 1024, flashAttention: false});
 
 describe("PromptStateCache (real stories260K sequences, saveStateToFile / loadStateFromFile)", () => {
-    let llama: Llama;
-    let model: LlamaModel;
+    const tinyModel = useTinyModel();
     let identity: PromptStateIdentity;
     before(async () => {
-        const {getLlama} = await loadNodeLlamaCpp();
-        llama = await getLlama({gpu: false, build: "never", maxThreads: 1});
-        model = await llama.loadModel({modelPath: models.chatml});
         identity = {model: await modelFingerprint(models.chatml), context: contextSettings};
-    });
-    after(async () => {
-        await model.dispose();
-        await llama.dispose();
     });
 
     /** A fresh context's sequence with `tokens` evaluated, as after a prompt; `use` runs, then the context goes. */
     async function withSequence<T>(tokens: Token[], use: (sequence: LlamaContextSequence) => Promise<T>): Promise<T> {
-        const context = await model.createContext({contextSize: 1024, threads: 1});
+        const context = await tinyModel().createContext({contextSize: 1024, threads: 1});
         try {
             const sequence = context.getSequence();
             if (tokens.length > 0)
@@ -45,8 +37,8 @@ describe("PromptStateCache (real stories260K sequences, saveStateToFile / loadSt
 
     it("a saved prefix is found after a restart (a new cache on the folder) and restores exactly those tokens", async () => {
         const dir = folder();
-        const prefix = model.tokenize(story.repeat(6));
-        const prompt = [...prefix, ...model.tokenize(" And then the dog barked.")];
+        const prefix = tinyModel().tokenize(story.repeat(6));
+        const prompt = [...prefix, ...tinyModel().tokenize(" And then the dog barked.")];
         const saved = await withSequence(prefix, async (sequence) => {
             const cache = await PromptStateCache.open({folder: dir, identity, minTokens: 64});
             assert.equal(await cache.save(prefix.slice(0, 10), (file) => sequence.saveStateToFile(file)), false, "shorter than minTokens");
@@ -70,7 +62,7 @@ describe("PromptStateCache (real stories260K sequences, saveStateToFile / loadSt
 
     it("a state written for one model is never loaded into another (the key and the manifest differ)", async () => {
         const dir = folder();
-        const prefix = model.tokenize(story.repeat(4));
+        const prefix = tinyModel().tokenize(story.repeat(4));
         await withSequence(prefix, async (sequence) => {
             const cache = await PromptStateCache.open({folder: dir, identity, minTokens: 16});
             assert.ok(await cache.save(prefix, (file) => sequence.saveStateToFile(file)));
@@ -90,7 +82,7 @@ describe("PromptStateCache (real stories260K sequences, saveStateToFile / loadSt
 
     it("a truncated state file is ignored; half-written leftovers are never used and are cleaned", async () => {
         const dir = folder();
-        const prefix = model.tokenize(story.repeat(4));
+        const prefix = tinyModel().tokenize(story.repeat(4));
         await withSequence(prefix, async (sequence) => {
             const cache = await PromptStateCache.open({folder: dir, identity, minTokens: 16});
             assert.ok(await cache.save(prefix, (file) => sequence.saveStateToFile(file)));
@@ -121,7 +113,7 @@ describe("PromptStateCache (real stories260K sequences, saveStateToFile / loadSt
 
     it("holds its disk budget, least recently used out first", async () => {
         const dir = folder();
-        const prefixes = [1, 2, 3].map((count) => model.tokenize(`${count} ${story.repeat(3)}`));
+        const prefixes = [1, 2, 3].map((count) => tinyModel().tokenize(`${count} ${story.repeat(3)}`));
         let stateBytes = 0;
         const cache = await PromptStateCache.open({folder: dir, identity, minTokens: 16, maxBytes: Number.MAX_SAFE_INTEGER});
         for (const prefix of prefixes)

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import {after, before, describe, it} from "node:test";
-import type {ChatHistoryItem, Llama, LlamaModel} from "node-llama-cpp";
+import type {ChatHistoryItem} from "node-llama-cpp";
 import {loadNodeLlamaCpp} from "../../src/engine/loadBinding.js";
 import {maxTokenCharacters, minimumPromptTokens} from "../../src/engine/promptBounds.js";
 import {PromptTokenizer} from "../../src/engine/PromptTokenizer.js";
@@ -8,26 +8,19 @@ import {createSegmentTokenizer} from "../../src/engine/SegmentTokenizer.js";
 import {TokenizerWorker} from "../../src/engine/TokenizerWorker.js";
 import type {ChatTurn} from "../../src/engine/types.js";
 import {models} from "../helpers/paths.js";
+import {useTinyModel} from "../helpers/tinyModel.js";
 
 describe("PromptTokenizer: long segments off the event loop (real stories260K tokenizer)", () => {
-    let llama: Llama;
-    let model: LlamaModel;
+    const tinyModel = useTinyModel();
     let worker: TokenizerWorker;
-    before(async () => {
-        const {getLlama} = await loadNodeLlamaCpp();
-        llama = await getLlama({gpu: false, build: "never", maxThreads: 1});
-        model = await llama.loadModel({modelPath: models.chatml});
+    before(() => {
         worker = new TokenizerWorker({modelPath: models.chatml, gpu: false});
     });
-    after(async () => {
-        await worker.dispose();
-        await model.dispose();
-        await llama.dispose();
-    });
+    after(() => worker.dispose());
 
     it("gives exactly the model's own tokens, with long segments tokenized in the worker", async () => {
         const {LlamaText, SpecialToken, resolveChatWrapper} = await loadNodeLlamaCpp();
-        const wrapper = resolveChatWrapper(model);
+        const wrapper = resolveChatWrapper(tinyModel());
         const long = "Once upon a time, there was a little girl named Lily. She loved to play outside.\n".repeat(300);
         const history: ChatHistoryItem[] = [
             {type: "system", text: "Be brief."},
@@ -37,18 +30,18 @@ describe("PromptTokenizer: long segments off the event loop (real stories260K to
             {type: "model", response: [""]}
         ];
         const {contextText} = wrapper.generateContextState({chatHistory: history});
-        const segments = createSegmentTokenizer(model.tokenizer);
+        const segments = createSegmentTokenizer(tinyModel().tokenizer);
         const prompts = new PromptTokenizer(segments, worker, {offThreadCharacters: 1000});
-        assert.deepEqual(await prompts.tokenize(contextText), contextText.tokenize(model.tokenizer));
+        assert.deepEqual(await prompts.tokenize(contextText), contextText.tokenize(tinyModel().tokenizer));
         assert.ok(segments.holds(long, false, "trimLeadingSpace") || segments.holds(`${long} And then?`, false, "trimLeadingSpace"),
             "the worker's tokens are remembered for the next turn");
         const mixed = LlamaText([long, new SpecialToken("EOS"), long]);
-        assert.deepEqual(await prompts.tokenize(mixed), mixed.tokenize(model.tokenizer));
+        assert.deepEqual(await prompts.tokenize(mixed), mixed.tokenize(tinyModel().tokenizer));
     });
 
     it("keeps the event loop free while a 1.5 MB segment is tokenized", async () => {
         const {LlamaText} = await loadNodeLlamaCpp();
-        const prompts = new PromptTokenizer(createSegmentTokenizer(model.tokenizer), worker);
+        const prompts = new PromptTokenizer(createSegmentTokenizer(tinyModel().tokenizer), worker);
         const text = LlamaText(["Tom had a red ball and a big dog. ".repeat(45_000)]);
         await prompts.tokenize(LlamaText(["warm the worker up ".repeat(1000)]));
         let longestGapMs = 0;
@@ -68,14 +61,14 @@ describe("PromptTokenizer: long segments off the event loop (real stories260K to
     });
 
     it("bounds a prompt's tokens from below by its text and the longest vocabulary entry", () => {
-        const longest = maxTokenCharacters(model);
+        const longest = maxTokenCharacters(tinyModel());
         assert.ok(longest >= 2 && longest < 64, `stories260K's longest entry: ${longest}`);
         const turns: ChatTurn[] = [
             {role: "system", text: "Be brief."},
             {role: "user", text: "Once upon a time there was a dog. ".repeat(200)},
             {role: "model", parts: [{type: "thought", text: "x".repeat(10_000)}, {type: "text", text: "Yes."}, {type: "call", name: "f", arguments: "{}", result: "ok"}]}
         ];
-        const actual = model.tokenize(turns.map((turn) => turn.role === "model" ? "Yes.{}ok" : turn.text).join("")).length;
+        const actual = tinyModel().tokenize(turns.map((turn) => turn.role === "model" ? "Yes.{}ok" : turn.text).join("")).length;
         const minimum = minimumPromptTokens(turns, longest);
         assert.ok(minimum > 0 && minimum <= actual, `${minimum} ≤ ${actual}`);
     });

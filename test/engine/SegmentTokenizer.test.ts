@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
-import {after, before, describe, it} from "node:test";
-import type {ChatHistoryItem, Llama, LlamaModel, Token, Tokenizer} from "node-llama-cpp";
+import {describe, it} from "node:test";
+import type {ChatHistoryItem, Token, Tokenizer} from "node-llama-cpp";
 import {loadNodeLlamaCpp} from "../../src/engine/loadBinding.js";
 import {createSegmentTokenizer} from "../../src/engine/SegmentTokenizer.js";
 import {models} from "../helpers/paths.js";
+import {useTinyModel} from "../helpers/tinyModel.js";
 
 /** A tokenizer that counts its calls: one token per character, offset by the options so that keys matter. */
 function countingTokenizer() {
@@ -57,32 +58,22 @@ describe("SegmentTokenizer", () => {
     });
 
     describe("with the real model's tokenizer", () => {
-        let llama: Llama;
-        let model: LlamaModel;
-        before(async () => {
-            const {getLlama} = await loadNodeLlamaCpp();
-            llama = await getLlama({gpu: false, build: "never", maxThreads: 1});
-            model = await llama.loadModel({modelPath: models.chatml});
-        });
-        after(async () => {
-            await model.dispose();
-            await llama.dispose();
-        });
+        const tinyModel = useTinyModel();
 
         it("renders growing chat prompts to exactly the model's tokens", async () => {
             const {LlamaText, SpecialToken, SpecialTokensText, resolveChatWrapper} = await loadNodeLlamaCpp();
-            const cached = createSegmentTokenizer(model.tokenizer);
-            const wrapper = resolveChatWrapper(model);
+            const cached = createSegmentTokenizer(tinyModel().tokenizer);
+            const wrapper = resolveChatWrapper(tinyModel());
             const history: ChatHistoryItem[] = [{type: "system", text: "Be brief."}];
             for (let turn = 1; turn <= 6; turn++) {
                 history.push({type: "user", text: `Question ${turn}: what happened next, little dog?`});
                 history.push({type: "model", response: [` Once upon a time, there was a ball number ${turn}.`]});
                 const {contextText} = wrapper.generateContextState({chatHistory: history});
-                assert.deepEqual(contextText.tokenize(cached), contextText.tokenize(model.tokenizer), `turn ${turn}`);
+                assert.deepEqual(contextText.tokenize(cached), contextText.tokenize(tinyModel().tokenizer), `turn ${turn}`);
             }
             const mixed = LlamaText([new SpecialTokensText("<|im_start|>"), "user\n hi", new SpecialToken("EOS"), " there"]);
-            assert.deepEqual(mixed.tokenize(cached), mixed.tokenize(model.tokenizer));
-            assert.deepEqual(mixed.tokenize(cached, "trimLeadingSpace"), mixed.tokenize(model.tokenizer, "trimLeadingSpace"));
+            assert.deepEqual(mixed.tokenize(cached), mixed.tokenize(tinyModel().tokenizer));
+            assert.deepEqual(mixed.tokenize(cached, "trimLeadingSpace"), mixed.tokenize(tinyModel().tokenizer, "trimLeadingSpace"));
         });
     });
 });
