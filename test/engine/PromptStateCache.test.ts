@@ -18,6 +18,17 @@ describe("PromptStateCache (real stories260K sequences, saveStateToFile / loadSt
         identity = {model: await modelFingerprint(models.chatml), context: contextSettings};
     });
 
+    /** A new folder holding the saved state of a four-story prefix (minTokens 16). */
+    async function savedStory(): Promise<{dir: string, prefix: Token[]}> {
+        const dir = folder();
+        const prefix = tinyModel().tokenize(story.repeat(4));
+        await withSequence(prefix, async (sequence) => {
+            const cache = await PromptStateCache.open({folder: dir, identity, minTokens: 16});
+            assert.ok(await cache.save(prefix, (file) => sequence.saveStateToFile(file)));
+        });
+        return {dir, prefix};
+    }
+
     /** A fresh context's sequence with `tokens` evaluated, as after a prompt; `use` runs, then the context goes. */
     async function withSequence<T>(tokens: Token[], use: (sequence: LlamaContextSequence) => Promise<T>): Promise<T> {
         const context = await tinyModel().createContext({contextSize: 1024, threads: 1});
@@ -61,12 +72,7 @@ describe("PromptStateCache (real stories260K sequences, saveStateToFile / loadSt
     });
 
     it("a state written for one model is never loaded into another (the key and the manifest differ)", async () => {
-        const dir = folder();
-        const prefix = tinyModel().tokenize(story.repeat(4));
-        await withSequence(prefix, async (sequence) => {
-            const cache = await PromptStateCache.open({folder: dir, identity, minTokens: 16});
-            assert.ok(await cache.save(prefix, (file) => sequence.saveStateToFile(file)));
-        });
+        const {dir, prefix} = await savedStory();
         const other = {model: await modelFingerprint(models.qwen), context: contextSettings};
         assert.notEqual(other.model, identity.model);
         const forOther = await PromptStateCache.open({folder: dir, identity: other, minTokens: 16});
@@ -81,12 +87,7 @@ describe("PromptStateCache (real stories260K sequences, saveStateToFile / loadSt
     });
 
     it("a truncated state file is ignored; half-written leftovers are never used and are cleaned", async () => {
-        const dir = folder();
-        const prefix = tinyModel().tokenize(story.repeat(4));
-        await withSequence(prefix, async (sequence) => {
-            const cache = await PromptStateCache.open({folder: dir, identity, minTokens: 16});
-            assert.ok(await cache.save(prefix, (file) => sequence.saveStateToFile(file)));
-        });
+        const {dir, prefix} = await savedStory();
         const state = fs.readdirSync(dir).find((name) => name.endsWith(".state"))!;
         fs.writeFileSync(path.join(dir, "0123.state.tmp-1-abcd"), "half");
         fs.writeFileSync(path.join(dir, "feed.state"), "a state whose manifest was never written");
