@@ -1,6 +1,8 @@
-import {createHmac, randomBytes, timingSafeEqual} from "node:crypto";
+import {isObject} from "../protocol/isObject.js";
+import {SealedJson} from "./SealedJson.js";
 
-const version = "lr1";
+/** `lr1.<payload>.<tag>`, the tag covering `lr1.<payload>`: the format tokens already stored by clients carry. */
+const format = {prefix: "lr1.", macContext: "lr1."};
 
 /**
  * The `encrypted_content` of reasoning items (`include: ["reasoning.encrypted_content"]`): the
@@ -12,35 +14,19 @@ const version = "lr1";
  * per-process secret, tokens from before a restart are not recognised (the item is then skipped).
  */
 export class ReasoningTokens {
-    private readonly key: Buffer;
+    private readonly sealed: SealedJson;
 
     public constructor(secret?: string | null) {
-        this.key = secret != null && secret !== "" ? Buffer.from(secret, "utf8") : randomBytes(32);
+        this.sealed = new SealedJson(secret, format);
     }
 
     public seal(text: string): string {
-        const payload = Buffer.from(JSON.stringify({t: text}), "utf8").toString("base64url");
-        return `${version}.${payload}.${this.tag(payload)}`;
+        return this.sealed.seal({t: text});
     }
 
     /** The thought text, or undefined when the token is not one this server issued (or was altered). */
     public open(token: string): string | undefined {
-        const [prefix, payload, tag, ...rest] = token.split(".");
-        if (prefix !== version || payload == null || tag == null || rest.length > 0)
-            return undefined;
-        const expected = Buffer.from(this.tag(payload));
-        const given = Buffer.from(tag);
-        if (given.length !== expected.length || !timingSafeEqual(given, expected))
-            return undefined;
-        try {
-            const parsed = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as {t?: unknown};
-            return typeof parsed.t === "string" ? parsed.t : undefined;
-        } catch {
-            return undefined;
-        }
-    }
-
-    private tag(payload: string): string {
-        return createHmac("sha256", this.key).update(`${version}.${payload}`).digest("base64url");
+        const payload = this.sealed.open(token);
+        return isObject(payload) && typeof payload.t === "string" ? payload.t : undefined;
     }
 }

@@ -1,6 +1,6 @@
-import {createHmac, randomBytes, timingSafeEqual} from "node:crypto";
 import {invalidRequest} from "../protocol/errors.js";
 import {newId} from "../protocol/ids.js";
+import {SealedJson} from "./SealedJson.js";
 import {messageText} from "./transcript.js";
 import type {CompactionItem, Item, MessageItem} from "../protocol/wire.js";
 
@@ -12,45 +12,31 @@ export type CompactionPayload = {
     retained: Item[]
 };
 
+/** No prefix; the MAC is domain-separated from reasoning tokens: the format compaction items already stored carry. */
+const format = {prefix: "", macContext: "local-responses-compaction\0"};
+
 /**
  * Seals compaction payloads as `base64url(JSON).base64url(HMAC-SHA256)`. This is integrity, not secrecy:
  * anyone can read the JSON; only this server (holding the key) can make a token it will accept.
  */
 export class CompactionCodec {
-    private readonly key: Buffer;
+    private readonly sealed: SealedJson;
 
     /** Without a key, a random one: tokens then stay valid only while this process runs. */
     public constructor(key?: string | Buffer | null) {
-        this.key = key == null || key.length === 0 ? randomBytes(32) : Buffer.from(key);
+        this.sealed = new SealedJson(key, format);
     }
 
     public seal(payload: CompactionPayload): string {
-        const body = Buffer.from(JSON.stringify(payload)).toString("base64url");
-        return `${body}.${this.mac(body)}`;
+        return this.sealed.seal(payload);
     }
 
     /** The payload of a token this server sealed, or undefined (altered, foreign or malformed). */
     public open(token: string): CompactionPayload | undefined {
-        const dot = token.indexOf(".");
-        if (dot <= 0)
-            return undefined;
-        const body = token.slice(0, dot);
-        const expected = Buffer.from(this.mac(body));
-        const given = Buffer.from(token.slice(dot + 1));
-        if (given.length !== expected.length || !timingSafeEqual(given, expected))
-            return undefined;
-        try {
-            const payload = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as CompactionPayload;
-            return payload?.v === 1 && typeof payload.summary === "string" && Array.isArray(payload.replaced) && Array.isArray(payload.retained)
-                ? payload
-                : undefined;
-        } catch {
-            return undefined;
-        }
-    }
-
-    private mac(body: string): string {
-        return createHmac("sha256", this.key).update("local-responses-compaction\0").update(body).digest("base64url");
+        const payload = this.sealed.open(token) as Partial<CompactionPayload> | null | undefined;
+        return payload?.v === 1 && typeof payload.summary === "string" && Array.isArray(payload.replaced) && Array.isArray(payload.retained)
+            ? payload as CompactionPayload
+            : undefined;
     }
 }
 
