@@ -121,24 +121,27 @@ describe("upstream engine: the Responses API over a real llama-server (OpenAI SD
         assert.equal(stats().outstanding, 0);
     });
 
-    it("an upstream refusal of a forced tool call on this tiny model is a clear failed response, not a hang", async () => {
+    it("an upstream refusal of a forced tool call on this tiny model is a clear 400 error, not a hang", async () => {
         // llama-server's grammar sampler fails on these models for tools/json_schema (docs/upstream.md): the
         // client gets the upstream's message with code upstream_rejected.
         const qwen = await startLlamaServer({model: models.qwen, slots: 1});
         const front = await startUpstreamServer([qwen.url]);
         try {
-            const response = await front.client.responses.create({
+            const res = await front.fetch("/v1/responses", {method: "POST", json: {
                 model: "m", input: "weather?", max_output_tokens: 16,
                 tools: [{type: "function", name: "get_weather", parameters: {type: "object", properties: {city: {type: "string"}}, required: ["city"], additionalProperties: false}, strict: true}],
                 tool_choice: {type: "function", name: "get_weather"}
-            });
-            if (response.status === "failed") {
-                assert.equal(response.error?.code, "upstream_rejected");
-                assert.match(response.error!.message, /upstream .* answered 400/);
+            }});
+            const body = await res.json() as any;
+            if (res.status !== 200) {
+                assert.equal(res.status, 400);
+                assert.equal(body.error.code, "upstream_rejected");
+                assert.match(body.error.message, /upstream .* answered 400/);
             } else {
+                const response = body as {output: Array<{type: string, name?: string}>};
                 // A llama.cpp that can build the grammar answers with the forced call.
                 const call = response.output.find((item) => item.type === "function_call");
-                assert.equal(call?.type === "function_call" ? call.name : null, "get_weather", JSON.stringify(response.output));
+                assert.equal(call?.name, "get_weather", JSON.stringify(response.output));
             }
         } finally {
             await front.close();
@@ -155,15 +158,8 @@ describe("upstream engine: errors when the upstream goes away", () => {
             const ok = await server.client.responses.create({model: "m", input: "Hi", max_output_tokens: 2});
             assert.ok(ok.output_text.length > 0);
             await upstream.stop();
-            // The first request may find out itself (then a failed response); from then on admission refuses with 502.
-            const first = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "Hi", max_output_tokens: 2}});
-            if (first.status === 200) {
-                const body = await first.json() as {status: string, error: {code: string}};
-                assert.equal(body.status, "failed");
-                assert.equal(body.error.code, "upstream_unavailable");
-            } else
-                assert.equal(first.status, 502);
-            for (const stream of [false, true]) {
+            // The first request may find out itself (while generating) or at admission: 502 either way.
+            for (const stream of [false, false, true]) {
                 const res = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "Hi", max_output_tokens: 2, stream}});
                 assert.equal(res.status, 502);
                 const body = await res.json() as {error: {message: string, type: string, param: unknown, code: string}};
@@ -175,6 +171,61 @@ describe("upstream engine: errors when the upstream goes away", () => {
             assert.equal(status.engine.upstreams[0]!.state, "down");
             const health = await server.fetch("/v1/models");
             assert.equal(health.status, 200, "the server itself keeps serving");
+        } finally {
+            await server.close();
+            await upstream.stop();
+        }
+    });
+});
+
+describe("upstream engine: an upstream that dies mid-generation", () => {
+    /** SIGKILLs the upstream as soon as its first output of the next generation arrives here. */
+    function killOnFirstOutput(server: TestServer, upstream: LlamaServerProcess): Promise<void> {
+        const activity = server.host.engine.activity;
+        const baseline = activity.snapshot().generatedTokens;
+        return new Promise((resolve) => {
+            const stop = activity.onChange((snapshot) => {
+                if (snapshot.generatedTokens <= baseline)
+                    return;
+                stop();
+                resolve(upstream.stop("SIGKILL"));
+            });
+        });
+    }
+
+    it("without streaming: the request answers 502 in OpenAI's error shape (as a failed synchronous create does), nothing is stored", {timeout: buildTimeoutMs}, async () => {
+        const upstream = await startLlamaServer({model: models.chatml, slots: 1, ignoreEos: true});
+        const server = await startUpstreamServer([upstream.url]);
+        try {
+            const killed = killOnFirstOutput(server, upstream);
+            const res = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "Tell me a long story.", max_output_tokens: 1800, store: true}});
+            await killed;
+            const body = await res.json() as {error: {message: string, type: string, param: unknown, code: string}};
+            assert.equal(res.status, 502, JSON.stringify(body));
+            assert.deepEqual(Object.keys(body), ["error"]);
+            assert.deepEqual(Object.keys(body.error).sort(), ["code", "message", "param", "type"]);
+            assert.equal(body.error.code, "upstream_unavailable");
+            assert.equal(body.error.type, "server_error");
+            assert.match(body.error.message, /closed the stream mid-response/);
+            const listed = await server.host.engine.stats();
+            assert.equal(listed.upstreams![0]!.outstanding, 0, "the lease was released");
+        } finally {
+            await server.close();
+            await upstream.stop();
+        }
+    });
+
+    it("in background: the job's record says failed, with the upstream's error", {timeout: buildTimeoutMs}, async () => {
+        const upstream = await startLlamaServer({model: models.chatml, slots: 1, ignoreEos: true});
+        const server = await startUpstreamServer([upstream.url]);
+        try {
+            const killed = killOnFirstOutput(server, upstream);
+            const created = await server.client.responses.create({model: "m", input: "Tell me a long story.", max_output_tokens: 1800, background: true});
+            await killed;
+            const final = await pollUntil(server, created.id, isTerminal);
+            assert.equal(final.status, "failed");
+            assert.equal(final.error.code, "upstream_unavailable");
+            assert.equal((await server.client.responses.retrieve(created.id)).status, "failed", "a poll keeps answering failed");
         } finally {
             await server.close();
             await upstream.stop();

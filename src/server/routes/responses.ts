@@ -2,6 +2,7 @@ import {Router, type Request, type Response} from "express";
 import {GenerationAbort} from "../../responses/abortReasons.js";
 import type {ResponsesService} from "../../responses/ResponsesService.js";
 import {toApiError} from "../../responses/engineErrors.js";
+import type {EngineLease} from "../../engine/types.js";
 import type {ApiError} from "../../protocol/errors.js";
 import type {ResponseObject, StreamEvent} from "../../protocol/wire.js";
 import {SseStream} from "../sse.js";
@@ -26,6 +27,19 @@ function recordUsage(res: Response, response: ResponseObject): void {
         res.locals.usage = {input: response.usage.input_tokens, output: response.usage.output_tokens};
 }
 
+/** The lease, telling `note` what its generation threw (the service still turns it into a `failed` response). */
+function notingFailure(lease: EngineLease, note: (error: unknown) => void): EngineLease {
+    return {
+        promptTokens: lease.promptTokens,
+        cachedPrefixTokens: lease.cachedPrefixTokens,
+        generate: (request) => lease.generate(request).catch((error: unknown) => {
+            note(error);
+            throw error;
+        }),
+        release: () => lease.release()
+    };
+}
+
 export type ResponsesRouteOptions = {
     /** Silence (ms) after which a stream gets a keep-alive comment; 0 or absent: none. */
     streamKeepAliveMs?: number
@@ -39,7 +53,14 @@ export function responsesRouter(service: ResponsesService, options: ResponsesRou
         const signal = disconnectSignal(res);
         if (!prepared.params.stream) {
             const lease = await service.admit(prepared, signal);
-            const response = await service.run(prepared, lease, {signal});
+            let engineFailure: unknown = undefined;
+            const response = await service.run(prepared, notingFailure(lease, (error) => (engineFailure = error)), {signal});
+            // A synchronous create whose generation failed answers, as OpenAI's does, with the failure's HTTP
+            // status and error shape (502/504 for an upstream, 500 for the local engine), not a 200 carrying a
+            // `failed` object no one can retrieve. A failed validation of the model's output (`invalid_output`)
+            // is not an engine failure: that stays a `failed` response with its usage.
+            if (engineFailure !== undefined)
+                throw toApiError(engineFailure);
             recordUsage(res, response);
             res.json(response);
             return;

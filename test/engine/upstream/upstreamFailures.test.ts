@@ -145,6 +145,41 @@ describe("upstream engine failover (scripted upstream)", () => {
 });
 
 describe("upstream failures through the HTTP server", () => {
+    it("without streaming, a malformed chunk or an error sent after the 200 headers is the request's 502 in OpenAI's shape", async () => {
+        const failures: Script[] = [
+            (_req, res) => {
+                sseHead(res);
+                res.write(chunk({content: "partial"}));
+                res.end("data: [[[\n\n");
+            },
+            // llama-server reports a failure found after its headers as an SSE `error:` field.
+            (_req, res) => {
+                sseHead(res);
+                res.write(chunk({content: "partial"}));
+                res.end(`error: ${JSON.stringify({code: 500, message: "slot crashed", type: "server_error"})}\n\n`);
+            }
+        ];
+        let current = failures[0]!;
+        const upstream = await scriptedUpstream(() => current);
+        const server = await startTestServer({engine: "upstream", upstream: {...defaultConfig().upstream, urls: [upstream.url]}});
+        try {
+            for (const [index, failure] of failures.entries()) {
+                current = failure;
+                const res = await server.fetch("/v1/responses", {method: "POST", json: {model: "scripted", input: "hi", store: true}});
+                const body = await res.json() as any;
+                assert.equal(res.status, 502, JSON.stringify(body));
+                assert.deepEqual(Object.keys(body.error).sort(), ["code", "message", "param", "type"]);
+                assert.equal(body.error.code, "upstream_error");
+                assert.match(body.error.message, index === 0 ? /not JSON/ : /error mid-stream: .*slot crashed/);
+            }
+            const listed = await (await server.fetch("/v1/status")).json() as {engine: {upstreams: {errors: number}[]}};
+            assert.equal(listed.engine.upstreams[0]!.errors, 2);
+        } finally {
+            await server.close();
+            await upstream.close();
+        }
+    });
+
     it("a malformed upstream stream ends the client's stream with response.failed, and nothing is stored", async () => {
         const upstream = await scriptedUpstream(() => (_req, res) => {
             sseHead(res);
