@@ -2,7 +2,7 @@ import type {RequestHandler} from "express";
 import {Counter, Gauge, Histogram, Registry} from "prom-client";
 import type {ChatEngine, UpstreamStats} from "../engine/types.js";
 import {abortKinds, type AbortKind} from "../responses/abortReasons.js";
-import type {GenerationStats} from "../responses/ResponsesService.js";
+import type {GenerationStats} from "../responses/GenerationRunner.js";
 import type {BackgroundJobs} from "../responses/BackgroundJobs.js";
 import type {ConversationStore} from "../store/ConversationStore.js";
 import type {ResponseStore} from "../store/ResponseStore.js";

@@ -1,7 +1,8 @@
 import {Router, type Response} from "express";
 import {ApiError, invalidRequest, responseNotFound} from "../../protocol/errors.js";
 import {isObject} from "../../protocol/isObject.js";
-import type {PreparedResponse, ResponsesService} from "../../responses/ResponsesService.js";
+import type {PreparedResponse} from "../../responses/preparedResponse.js";
+import type {ResponsesService} from "../../responses/ResponsesService.js";
 import type {BackgroundJobs} from "../../responses/BackgroundJobs.js";
 import type {JobEventLog} from "../../responses/JobEventLog.js";
 import type {StreamReaderSlots} from "../StreamReaderSlots.js";

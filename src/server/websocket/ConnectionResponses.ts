@@ -1,4 +1,4 @@
-import type {PreviousResponse} from "../../responses/ResponsesService.js";
+import type {PreviousResponse} from "../../responses/preparedResponse.js";
 
 /**
  * The `store: false` responses of one WebSocket connection, so that connection alone can continue
