@@ -1,3 +1,5 @@
+import type {ReasoningEffort} from "../protocol/wire.js";
+
 /**
  * The engine's public contract, free of node-llama-cpp types so that the Responses domain,
  * the store and the server can depend on it without loading the native module.
@@ -83,6 +85,8 @@ export type GenerationRequest = {
     json?: {type: "object"} | {type: "schema", schema: Record<string, unknown>},
     /** Thought token budget for reasoning models; 0 turns thinking off. */
     thoughtBudget?: number,
+    /** The `reasoning.effort` the client asked for, if any: for engines that take a named level (Chat Completions' `reasoning_effort`). */
+    reasoningEffort?: ReasoningEffort,
     /** Score the answer text's tokens, with this many alternatives each (0–20); computed after generation. */
     logprobs?: {top: number},
     signal?: AbortSignal,

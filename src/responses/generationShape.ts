@@ -2,7 +2,7 @@ import type {GenerationRequest} from "../engine/types.js";
 import type {CreateParams} from "./createRequest.js";
 import {thoughtBudgetFor} from "./reasoningEffort.js";
 
-export type GenerationShape = Pick<GenerationRequest, "tools" | "toolMode" | "json" | "thoughtBudget">;
+export type GenerationShape = Pick<GenerationRequest, "tools" | "toolMode" | "json" | "thoughtBudget" | "reasoningEffort">;
 
 /**
  * How `tools`/`tool_choice`, `text.format` and `reasoning` shape one generation. The same shape
@@ -15,14 +15,16 @@ export type GenerationShape = Pick<GenerationRequest, "tools" | "toolMode" | "js
  */
 export function generationShape(params: CreateParams): GenerationShape {
     const thoughtBudget = thoughtBudgetFor(params.reasoning?.effort, params.maxOutputTokens);
+    const reasoningEffort = params.reasoning?.effort ?? undefined;
     const mode = params.toolChoice.mode;
     const format = params.textFormat;
     if (format.type === "text" || mode?.type === "required")
-        return {tools: params.toolChoice.offered, toolMode: mode ?? undefined, thoughtBudget};
+        return {tools: params.toolChoice.offered, toolMode: mode ?? undefined, thoughtBudget, reasoningEffort};
     return {
         tools: [],
         toolMode: undefined,
         json: format.type === "json_object" ? {type: "object"} : {type: "schema", schema: format.schema},
-        thoughtBudget
+        thoughtBudget,
+        reasoningEffort
     };
 }

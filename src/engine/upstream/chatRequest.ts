@@ -26,8 +26,18 @@ export type ChatCompletionsBody = {
     stop?: string[],
     logprobs?: boolean,
     top_logprobs?: number,
-    chat_template_kwargs?: {enable_thinking: boolean}
+    chat_template_kwargs?: {enable_thinking: boolean},
+    reasoning_effort?: "low" | "medium" | "high",
+    /** llama-server's thought budget: it forces the end of the thought after this many tokens. Others ignore it. */
+    reasoning_budget_tokens?: number
 };
+
+/**
+ * `reasoning.effort` levels as Chat Completions' `reasoning_effort`, in the three values every engine that reads
+ * it accepts (vLLM refuses others); `minimal` and `xhigh` differ from their neighbours by the thought budget sent
+ * with them. `none` is sent as thinking off instead.
+ */
+const chatEffort = {minimal: "low", low: "low", medium: "medium", high: "high", xhigh: "high"} as const;
 
 /**
  * Engine turns as Chat Completions messages. A model turn's parts become assistant messages in order: text
@@ -140,10 +150,19 @@ export function toChatCompletionsBody(request: GenerationRequest, options: ChatR
         body.logprobs = true;
         body.top_logprobs = request.logprobs.top;
     }
-    // A zero thought budget (`reasoning.effort: "none"`, JSON output) turns thinking off in the templates that
-    // read `enable_thinking` (Qwen 3, DeepSeek, GLM…); others ignore the variable.
-    if (request.thoughtBudget === 0)
+    // `reasoning.effort: "none"` (a zero thought budget) and JSON output turn thinking off, as with the local
+    // engine, in the templates that read `enable_thinking` (Qwen 3, DeepSeek, GLM…); others ignore the variable.
+    // Another effort the client named goes as `reasoning_effort` (llama-server hands it to the chat template,
+    // gpt-oss's reads it; vLLM and Ollama pass it to the model's reasoning settings), with this server's thought
+    // budget for that effort (docs/upstream.md). Without an effort, the upstream's own default applies.
+    const effort = request.reasoningEffort;
+    if (request.thoughtBudget === 0 || request.json != null)
         body.chat_template_kwargs = {enable_thinking: false};
+    else if (effort != null && effort !== "none") {
+        body.reasoning_effort = chatEffort[effort];
+        if (request.thoughtBudget != null)
+            body.reasoning_budget_tokens = request.thoughtBudget;
+    }
     return body;
 }
 

@@ -75,6 +75,23 @@ describe("generation request → Chat Completions body", () => {
         assert.deepEqual(toChatCompletionsBody({...base, json: {type: "object"}}, {model: "m"}).response_format, {type: "json_object"});
         assert.deepEqual(toChatCompletionsBody({...base, thoughtBudget: 0}, {model: "m"}).chat_template_kwargs, {enable_thinking: false});
         assert.equal(toChatCompletionsBody({...base, thoughtBudget: 1024}, {model: "m"}).chat_template_kwargs, undefined);
+        const json = toChatCompletionsBody({...base, json: {type: "object"}, thoughtBudget: 1024, reasoningEffort: "high"}, {model: "m"});
+        assert.deepEqual(json.chat_template_kwargs, {enable_thinking: false}, "JSON output turns thinking off, as with the local engine");
+        assert.equal(json.reasoning_effort, undefined);
+    });
+
+    it("sends a named reasoning effort as reasoning_effort (low/medium/high) with this server's thought budget for it", () => {
+        const sent = (reasoningEffort: GenerationRequest["reasoningEffort"], thoughtBudget?: number) => {
+            const body = toChatCompletionsBody({...base, reasoningEffort, thoughtBudget}, {model: "m"});
+            return [body.reasoning_effort, body.reasoning_budget_tokens, body.chat_template_kwargs];
+        };
+        assert.deepEqual(sent("minimal", 64), ["low", 64, undefined]);
+        assert.deepEqual(sent("low", 256), ["low", 256, undefined]);
+        assert.deepEqual(sent("medium", 1024), ["medium", 1024, undefined]);
+        assert.deepEqual(sent("high", 20), ["high", 20, undefined]);
+        assert.deepEqual(sent("xhigh", 8192), ["high", 8192, undefined]);
+        assert.deepEqual(sent("none", 0), [undefined, undefined, {enable_thinking: false}]);
+        assert.deepEqual(sent(undefined, 1024), [undefined, undefined, undefined], "no effort asked: the upstream's default");
     });
 
     it("estimates prompt tokens that grow with the prompt and the tools", () => {
