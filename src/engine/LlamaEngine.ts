@@ -13,7 +13,7 @@ import {loadLlama, loadNodeLlamaCpp, modelGpuLayers, type NodeLlamaCpp} from "./
 import {maxTokenCharacters, minimumPromptTokens} from "./promptBounds.js";
 import {modelFingerprint, PromptStateCache} from "./PromptStateCache.js";
 import {PromptTokenizer} from "./PromptTokenizer.js";
-import {createSegmentTokenizer} from "./SegmentTokenizer.js";
+import {createSegmentTokenizer, type SegmentTokenizer} from "./SegmentTokenizer.js";
 import {TokenizerWorker} from "./TokenizerWorker.js";
 import {SequencePool} from "./SequencePool.js";
 import type {
@@ -80,7 +80,9 @@ type Loaded = {
     active: Map<AbortController, Promise<unknown>>,
     /** The context's batch dispatch hook: generation events are delivered right after each dispatch. */
     afterDispatch: AfterDispatch,
-    /** The model's tokenizer, remembering the segments of earlier prompts (see SegmentTokenizer). */
+    /** The model's tokenizer (installed as `model.tokenizer`), remembering earlier prompts' segments and answers. */
+    segments: SegmentTokenizer,
+    /** Tokenizes rendered prompts with `segments`, long segments off the event loop. */
     promptTokenizer: PromptTokenizer,
     /** Tokenizes long prompt segments off the event loop; stopped with the model. */
     tokenizerWorker: TokenizerWorker,
@@ -241,7 +243,9 @@ export class LlamaEngine implements ChatEngine {
                     request: {...request, signal: controller.signal},
                     onTokens: (count) => this.activity.tokens(count),
                     stopSequences: this.options.stopSequences,
-                    afterDispatch: loaded.afterDispatch
+                    afterDispatch: loaded.afterDispatch,
+                    // The next turn renders this answer again: its tokens must be the ones the sequence holds.
+                    onAnswer: (text, tokens) => loaded.segments.rememberAnswer(text, tokens)
                 }));
                 loaded.active.set(controller, running.catch(() => undefined));
                 const started = performance.now();
@@ -377,6 +381,7 @@ export class LlamaEngine implements ChatEngine {
                     chats: new Map(),
                     active: new Map(),
                     afterDispatch,
+                    segments,
                     promptTokenizer: new PromptTokenizer(segments, tokenizerWorker),
                     tokenizerWorker,
                     maxTokenChars: maxTokenCharacters(model),

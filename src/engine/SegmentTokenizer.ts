@@ -14,7 +14,8 @@ export type SegmentTokenizerOptions = {
  * `LlamaText.tokenize`), so every earlier message of a conversation is a segment seen on the previous turn. The
  * engine tokenizes each prompt to pick the sequence holding its prefix; without the cache that cost grows with
  * the history (0.63 ms for a 1014-token prompt of stories260K) although only the newest turn is new. A segment's
- * tokens depend only on its text and options, so a hit returns exactly what the model would.
+ * tokens depend only on its text and options, so a hit returns exactly what the model would, except for the model's
+ * own answers (`rememberAnswer`), which come back as the tokens it generated: they spell the same text.
  */
 /** The arguments of one tokenizer call on a text segment (`LlamaText.tokenize` makes one per segment). */
 export type TokenizeCall = [text: string, specialTokens?: boolean | "builtin", options?: "trimLeadingSpace"];
@@ -22,7 +23,15 @@ export type TokenizeCall = [text: string, specialTokens?: boolean | "builtin", o
 /** A caching tokenizer that can also say what it holds and be given tokens computed elsewhere (a worker thread). */
 export type SegmentTokenizer = Tokenizer & ((...call: TokenizeCall) => Token[]) & {
     holds(...call: TokenizeCall): boolean,
-    remember(tokens: readonly Token[], ...call: TokenizeCall): void
+    remember(tokens: readonly Token[], ...call: TokenizeCall): void,
+    /**
+     * Keeps the tokens a model generated as the tokens of their text inside a later prompt, where a chat template
+     * renders an answer as its own segment (after the assistant's header). Why: a model does not always write the
+     * text's canonical tokenization (a random-weight model almost never does, a real one at times, sampling more
+     * often), and a re-tokenized answer differs from what its sequence holds from that point, so the next turn
+     * evaluated the whole answer again instead of only its new tokens. Kept only when the tokens spell the text.
+     */
+    rememberAnswer(text: string, tokens: readonly Token[]): boolean
 };
 
 export function createSegmentTokenizer(tokenizer: Tokenizer, options: SegmentTokenizerOptions = {}): SegmentTokenizer {
@@ -70,6 +79,13 @@ export function createSegmentTokenizer(tokenizer: Tokenizer, options: SegmentTok
     return Object.assign(tokenize, {
         holds: (...call: TokenizeCall) => cacheable(call[0]) && cache.has(keyOf(...call)),
         remember,
+        rememberAnswer: (text: string, tokens: readonly Token[]) => {
+            if (tokens.length === 0 || tokenizer.detokenize(tokens as Token[]) !== text)
+                return false;
+            // An answer follows its role's header, so `LlamaText.tokenize` asks for it without a leading space.
+            remember(tokens, text, false, "trimLeadingSpace");
+            return true;
+        },
         detokenize: tokenizer.detokenize,
         isSpecialToken: (token: Token) => tokenizer.isSpecialToken(token),
         isEogToken: (token: Token) => tokenizer.isEogToken(token)

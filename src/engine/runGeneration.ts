@@ -27,11 +27,13 @@ export type RunGenerationOptions = {
     /** Text that ends a plain-text answer as the model's own end of turn would (`--stop`). */
     stopSequences?: readonly string[],
     /** Where `request.onEvent` calls are deferred to, off the token loop's critical path (the context's hook). */
-    afterDispatch: AfterDispatch
+    afterDispatch: AfterDispatch,
+    /** Given a plain answer (no call, no thought, not cut by a stop sequence) and the tokens the model wrote for it. */
+    onAnswer?: (text: string, tokens: readonly Token[]) => void
 };
 
 /** One generation on a leased sequence, streaming each chunk to `request.onEvent` as it is produced. */
-export async function runGeneration({chat, sequence, history, prompt, promptStepTokens, contextSize, request, onTokens, grammar, thinks, stopSequences = [], afterDispatch}: RunGenerationOptions): Promise<GenerationResult> {
+export async function runGeneration({chat, sequence, history, prompt, promptStepTokens, contextSize, request, onTokens, grammar, thinks, stopSequences = [], afterDispatch, onAnswer}: RunGenerationOptions): Promise<GenerationResult> {
     const promptTokens = prompt.length;
     // Ends the generation early: a stop sequence was seen, or the event consumer failed.
     const stopSignal = new AbortController();
@@ -140,6 +142,9 @@ export async function runGeneration({chat, sequence, history, prompt, promptStep
         arguments: callStream.argumentsOf(index) ?? JSON.stringify(call.params ?? {})
     }));
     const stop = stops.stopped ? "stopSequence" : response.metadata.stopReason;
+    const text = stops.active ? answer : response.response;
+    if (calls.length === 0 && reasoningTokens === 0 && stop !== "abort" && stop !== "stopSequence")
+        onAnswer?.(text, answerTokens);
     const logprobs = request.logprobs == null || stop === "abort"
         ? undefined
         : await scoreAnswerTokens(sequence, answerTokens, request.logprobs.top, stop !== "maxTokens");
@@ -148,7 +153,7 @@ export async function runGeneration({chat, sequence, history, prompt, promptStep
             : stop === "abort" ? "abort"
                 : stop === "functionCalls" || calls.length > 0 ? "tool_calls"
                     : "stop",
-        text: stops.active ? answer : response.response,
+        text,
         calls,
         usage: {inputTokens: promptTokens, cachedTokens, outputTokens, reasoningTokens},
         logprobs,

@@ -75,5 +75,26 @@ describe("SegmentTokenizer", () => {
             assert.deepEqual(mixed.tokenize(cached), mixed.tokenize(tinyModel().tokenizer));
             assert.deepEqual(mixed.tokenize(cached, "trimLeadingSpace"), mixed.tokenize(tinyModel().tokenizer, "trimLeadingSpace"));
         });
+
+        it("renders a model's own answer as the tokens it generated, and only when they spell its text", async () => {
+            const {resolveChatWrapper} = await loadNodeLlamaCpp();
+            const model = tinyModel();
+            const cached = createSegmentTokenizer(model.tokenizer);
+            const answer = "Once upon a time, there was a ball.";
+            // Letter by letter: the same text, not its canonical tokenization (as a sampled answer may be).
+            const generated = [...answer].flatMap((letter) => model.tokenizer(letter, false, "trimLeadingSpace"));
+            assert.equal(model.tokenizer.detokenize(generated), answer);
+            assert.notDeepEqual(generated, model.tokenizer(answer, false, "trimLeadingSpace"));
+            const wrong = model.tokenizer("Once upon a time, there was a dog.", false, "trimLeadingSpace");
+            assert.equal(cached.rememberAnswer(answer, wrong), false, "tokens of another text are refused");
+            assert.equal(cached.rememberAnswer(answer, generated), true);
+
+            const history: ChatHistoryItem[] = [{type: "user", text: "Tell me a story."}, {type: "model", response: [answer]}, {type: "user", text: "More."}];
+            const {contextText} = resolveChatWrapper(model).generateContextState({chatHistory: history});
+            const rendered = contextText.tokenize(cached);
+            const at = rendered.findIndex((_token, index) => generated.every((token, offset) => rendered[index + offset] === token));
+            assert.ok(at > 0, "the prompt holds the generated tokens");
+            assert.equal(model.tokenizer.detokenize(rendered, true), model.tokenizer.detokenize(contextText.tokenize(model.tokenizer), true), "and spells the same prompt");
+        });
     });
 });
