@@ -71,11 +71,13 @@ export class Workbench {
     /** F1, type the command's title, pick it. */
     public async runCommand(title: string): Promise<void> {
         const input = this.page.locator(".quick-input-widget input.input");
-        // The click can land on a webview that is still loading (the inspector's tab just came back when the
-        // Welcome tab closed), which swallows the F1 it would forward (seen in CI: the palette never opened): again.
+        // Focus goes to the workbench's own DOM first, on the empty part of the activity bar, never into a webview: a
+        // click on the inspector's iframe is reported to the workbench late, and when that focus event arrives after
+        // the command's quick pick opened, VS Code closes the pick as blurred (seen in CI: the row went invisible).
+        // F1 can still be swallowed while the workbench settles (seen in CI: the palette never opened): again.
         for (let attempt = 1; ; attempt++) {
             await this.page.keyboard.press("Escape");
-            await this.page.locator(".monaco-workbench").click({position: {x: 700, y: 400}});
+            await this.page.locator(".part.activitybar").click({position: {x: 24, y: 500}});
             await this.page.keyboard.press("F1");
             try {
                 await input.waitFor({timeout: 10_000});
