@@ -1,6 +1,7 @@
 import {newId, nowSeconds} from "../protocol/ids.js";
 import type {Item} from "../protocol/wire.js";
 import {jsonBytes} from "../protocol/jsonBytes.js";
+import {BoundedStore, type AppliedBounds, journaledExpiry, restoredExpiry} from "./BoundedStore.js";
 import type {StoreBounds, StoreCounters} from "./storeBounds.js";
 import type {JournalEntries, StoreJournal} from "../protocol/StoreJournal.js";
 
@@ -13,12 +14,15 @@ export type ConversationObject = {id: string, object: "conversation", created_at
 export type ConversationStoreStats = StoreCounters & {items: number};
 
 type Conversation = {
+    /** The conversation's id (the core's key). */
+    id: string,
     conversation: ConversationObject,
     owner: string,
     items: Item[],
     itemBytes: number[],
     /** Each item's journal key suffix, in transcript order (items are `i/<conversation id>/<ordinal>`). */
     ordinals: number[],
+    /** The conversation object and every item. */
     bytes: number,
     expiresAt: number
 };
@@ -31,37 +35,27 @@ type PersistedConversation = {conversation: ConversationObject, owner: string, e
  * isolated per owner (API key). A transcript only grows by whole turns or explicit item additions.
  */
 export class ConversationStore {
-    private readonly records = new Map<string, Conversation>();
-    private bytesUsed = 0;
-    private readonly counters = {hits: 0, misses: 0, writes: 0, evictions: 0, expirations: 0, deletions: 0};
-    public readonly maxEntries: number;
-    public readonly maxBytes: number;
-    public readonly ttlSeconds: number;
-    private readonly ownerMaxEntries: number;
-    private readonly ownerMaxBytes: number;
-    private readonly now: () => number;
-    private journal: StoreJournal | null = null;
-    private useCounter = 0;
+    /** Entries, bytes, TTL and per-key quotas as applied. */
+    public readonly bounds: AppliedBounds;
+    private readonly records: BoundedStore<Conversation>;
     private nextOrdinal = 0;
 
     public constructor(options: ConversationStoreOptions = {}) {
-        this.maxEntries = options.maxEntries ?? 256;
-        this.maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
-        this.ttlSeconds = options.ttlSeconds ?? 3600;
-        this.ownerMaxEntries = options.ownerMaxEntries ?? 0;
-        this.ownerMaxBytes = options.ownerMaxBytes ?? 0;
-        this.now = options.now ?? Date.now;
+        this.records = new BoundedStore<Conversation>(options, {maxEntries: 256, maxBytes: 64 * 1024 * 1024, ttlSeconds: 3600},
+            (record) => this.released(record));
+        this.bounds = this.records;
     }
 
     public get enabled(): boolean {
-        return this.maxEntries > 0;
+        return this.records.enabled;
     }
 
     public create(owner: string, items: readonly Item[], metadata: Record<string, string>): ConversationObject {
         const conversation: ConversationObject = {id: newId("conv"), object: "conversation", created_at: nowSeconds(), metadata};
-        const record: Conversation = {conversation, owner, items: [], itemBytes: [], ordinals: [], bytes: jsonBytes(conversation), expiresAt: 0};
-        this.bytesUsed += record.bytes;
-        this.records.set(conversation.id, record);
+        const record: Conversation = {
+            id: conversation.id, conversation, owner, items: [], itemBytes: [], ordinals: [], bytes: jsonBytes(conversation), expiresAt: 0
+        };
+        this.records.add(record);
         this.addTo(record, items);
         return conversation;
     }
@@ -81,11 +75,9 @@ export class ConversationStore {
             return undefined;
         const before = jsonBytes(record.conversation);
         record.conversation.metadata = metadata;
-        const delta = jsonBytes(record.conversation) - before;
-        record.bytes += delta;
-        this.bytesUsed += delta;
+        this.records.resize(record, jsonBytes(record.conversation) - before);
         this.persist(record);
-        this.enforceLimits(owner);
+        this.records.enforce([owner]);
         return record.conversation;
     }
 
@@ -107,19 +99,14 @@ export class ConversationStore {
             return "no_item";
         record.items.splice(index, 1);
         const [ordinal] = record.ordinals.splice(index, 1);
-        this.journal?.del(itemKey(id, ordinal!));
+        this.records.journal?.del(itemKey(id, ordinal!));
         const [bytes] = record.itemBytes.splice(index, 1);
-        record.bytes -= bytes!;
-        this.bytesUsed -= bytes!;
+        this.records.resize(record, -bytes!);
         return "deleted";
     }
 
     public delete(owner: string, id: string): boolean {
-        if (this.lookup(owner, id) == null)
-            return false;
-        this.remove(id);
-        this.counters.deletions++;
-        return true;
+        return this.records.delete(owner, id);
     }
 
     /**
@@ -141,39 +128,29 @@ export class ConversationStore {
             const transcript = (items.get(conversation.id) ?? []).sort((a, b) => a[0] - b[0]);
             items.delete(conversation.id);
             const itemBytes = transcript.map(([, item]) => jsonBytes(item));
-            const bytes = jsonBytes(conversation) + itemBytes.reduce((sum, size) => sum + size, 0);
-            this.records.set(conversation.id, {
-                conversation, owner, items: transcript.map(([, item]) => item), itemBytes, ordinals: transcript.map(([ordinal]) => ordinal),
-                bytes, expiresAt: expiresAt ?? Infinity
-            });
-            this.bytesUsed += bytes;
-            this.useCounter = Math.max(this.useCounter, used);
+            this.records.restore({
+                id: conversation.id, conversation, owner, items: transcript.map(([, item]) => item), itemBytes,
+                ordinals: transcript.map(([ordinal]) => ordinal),
+                bytes: jsonBytes(conversation) + itemBytes.reduce((sum, size) => sum + size, 0), expiresAt: restoredExpiry(expiresAt)
+            }, used);
             this.nextOrdinal = transcript.reduce((next, [ordinal]) => Math.max(next, ordinal + 1), this.nextOrdinal);
         }
         // Items whose conversation is gone.
         for (const [id, orphans] of items)
             for (const [ordinal] of orphans)
                 journal.del(itemKey(id, ordinal));
-        this.journal = journal;
-        for (const owner of new Set([...this.records.values()].map((record) => record.owner)))
-            this.enforceLimits(owner);
+        this.records.attach(journal);
     }
 
     public stats(): ConversationStoreStats {
-        this.sweepExpired();
-        let items = 0;
-        for (const record of this.records.values())
-            items += record.items.length;
-        return {entries: this.records.size, bytes: this.bytesUsed, items, ...this.counters};
+        this.records.sweepExpired();
+        const {entries, bytes, ...counters} = this.records.stats();
+        const items = this.records.values().reduce((count, record) => count + record.items.length, 0);
+        return {entries, bytes, items, ...counters};
     }
 
     public sweepExpired(): void {
-        const now = this.now();
-        for (const record of [...this.records.values()])
-            if (record.expiresAt <= now) {
-                this.remove(record.conversation.id);
-                this.counters.expirations++;
-            }
+        this.records.sweepExpired();
     }
 
     private addTo(record: Conversation, items: readonly Item[]): void {
@@ -183,83 +160,40 @@ export class ConversationStore {
             record.itemBytes.push(bytes);
             const ordinal = this.nextOrdinal++;
             record.ordinals.push(ordinal);
-            this.journal?.put(itemKey(record.conversation.id, ordinal), item);
-            record.bytes += bytes;
-            this.bytesUsed += bytes;
+            this.records.journal?.put(itemKey(record.id, ordinal), item);
+            this.records.resize(record, bytes);
         }
-        this.counters.writes++;
+        this.records.countWrite();
         this.refresh(record);
-        this.enforceLimits(record.owner);
+        this.records.enforce([record.owner]);
     }
 
     /** Looks up, counts the hit or miss and refreshes the idle TTL and LRU position. */
     private touch(owner: string, id: string): Conversation | undefined {
-        const record = this.lookup(owner, id);
-        if (record == null) {
-            this.counters.misses++;
-            return undefined;
-        }
-        this.counters.hits++;
-        this.refresh(record);
+        const record = this.records.use(owner, id);
+        if (record != null)
+            this.refresh(record);
         return record;
     }
 
     private refresh(record: Conversation): void {
-        record.expiresAt = this.ttlSeconds > 0 ? this.now() + this.ttlSeconds * 1000 : Infinity;
-        this.records.delete(record.conversation.id);
-        this.records.set(record.conversation.id, record);
+        record.expiresAt = this.records.expiry();
+        this.records.promote(record);
         this.persist(record);
     }
 
     /** Writes a conversation's object, owner, expiry and last use (its items are written as they come). */
     private persist(record: Conversation): void {
-        this.journal?.put(`c/${record.conversation.id}`, {
-            conversation: record.conversation, owner: record.owner,
-            expiresAt: Number.isFinite(record.expiresAt) ? record.expiresAt : null, used: ++this.useCounter
+        this.records.journal?.put(`c/${record.id}`, {
+            conversation: record.conversation, owner: record.owner, expiresAt: journaledExpiry(record.expiresAt), used: this.records.nextUse()
         } satisfies PersistedConversation);
     }
 
-    private lookup(owner: string, id: string): Conversation | undefined {
-        const record = this.records.get(id);
-        if (record == null || record.owner !== owner)
-            return undefined;
-        if (record.expiresAt <= this.now()) {
-            this.remove(id);
-            this.counters.expirations++;
-            return undefined;
-        }
-        return record;
-    }
-
-    /** Evicts least recently used conversations: the key's own beyond its quota, then anyone's beyond the totals. */
-    private enforceLimits(owner: string): void {
-        this.sweepExpired();
-        const evictWhile = (candidates: () => Conversation[], over: () => boolean) => {
-            while (over()) {
-                const oldest = candidates()[0];
-                if (oldest == null)
-                    return;
-                this.remove(oldest.conversation.id);
-                this.counters.evictions++;
-            }
-        };
-        const mine = () => [...this.records.values()].filter((record) => record.owner === owner);
-        if (this.ownerMaxEntries > 0)
-            evictWhile(mine, () => mine().length > this.ownerMaxEntries);
-        if (this.ownerMaxBytes > 0)
-            evictWhile(mine, () => mine().reduce((sum, record) => sum + record.bytes, 0) > this.ownerMaxBytes);
-        evictWhile(() => [...this.records.values()], () => this.records.size > this.maxEntries || this.bytesUsed > this.maxBytes);
-    }
-
-    private remove(id: string): void {
-        const record = this.records.get(id);
-        if (record == null)
-            return;
-        this.records.delete(id);
-        this.bytesUsed -= record.bytes;
-        this.journal?.del(`c/${id}`);
+    /** A conversation left the core (deleted, evicted, expired): its journal keys go. */
+    private released(record: Conversation): void {
+        this.records.journal?.del(`c/${record.id}`);
         for (const ordinal of record.ordinals)
-            this.journal?.del(itemKey(id, ordinal));
+            this.records.journal?.del(itemKey(record.id, ordinal));
     }
 }
 

@@ -1,4 +1,5 @@
 import {Router} from "express";
+import type {AppliedBounds} from "../../store/BoundedStore.js";
 import type {ServerMetrics, MetricsSources} from "../metrics.js";
 
 /**
@@ -15,8 +16,8 @@ export function statusRouter(sources: MetricsSources, metrics: ServerMetrics): R
             object: "status",
             model: model == null ? null : {id: model.id, context_size: model.contextSize, sequences: model.sequences, chat_wrapper: model.chatWrapper},
             engine: {state: sources.engine.state, ...snake(sources.engine.stats())},
-            responses: {...snake(store.stats()), max_entries: store.maxEntries, max_bytes: store.maxBytes, ttl_seconds: store.ttlSeconds},
-            conversations: {...snake(conversations.stats()), max_entries: conversations.maxEntries, max_bytes: conversations.maxBytes, ttl_seconds: conversations.ttlSeconds},
+            responses: storeStatus(store),
+            conversations: storeStatus(conversations),
             background: {
                 ...snake(jobs.stats()),
                 max_active: jobs.maxActive, max_active_per_key: jobs.maxActivePerOwner, workers: jobs.workers,
@@ -32,6 +33,11 @@ export function statusRouter(sources: MetricsSources, metrics: ServerMetrics): R
     });
 
     return router;
+}
+
+/** A store's occupancy and counters, then the bounds it applies. */
+function storeStatus(store: {stats(): object, bounds: AppliedBounds}): Record<string, unknown> {
+    return {...snake(store.stats()), max_entries: store.bounds.maxEntries, max_bytes: store.bounds.maxBytes, ttl_seconds: store.bounds.ttlSeconds};
 }
 
 function snake(stats: object): Record<string, unknown> {
