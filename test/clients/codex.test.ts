@@ -1,16 +1,12 @@
 import assert from "node:assert/strict";
-import {spawn} from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import {after, before, describe, it} from "node:test";
 import {Ajv2020} from "ajv/dist/2020.js";
 import {startClientHarness, type ClientHarness} from "../helpers/clientHarness.js";
-import {repoRoot} from "../helpers/paths.js";
+import {codexEvents, runCodex as runCodexCli, writeCodexConfig} from "../helpers/codexCli.js";
 import type {Exchange} from "../helpers/recordingProxy.js";
-
-const codexBin = path.join(repoRoot, "node_modules/.bin/codex");
-const keyVariable = "LOCAL_RESPONSES_TEST_KEY";
 
 type CodexRun = {code: number | null, events: Array<{type: string, [key: string]: any}>, stderr: string, ms: number, exchanges: Exchange[]};
 
@@ -33,26 +29,11 @@ describe("Codex CLI (codex exec --json, real engine)", () => {
     let baseInstructions: string;
     const figures: string[] = [];
 
-    const runCodex = (args: string[]): Promise<CodexRun> => new Promise((resolve, reject) => {
+    const runCodex = async (args: string[]): Promise<CodexRun> => {
         const first = harness.proxy.exchanges.length;
-        const started = performance.now();
-        const child = spawn(codexBin, args, {
-            cwd: workDir,
-            env: {PATH: process.env.PATH, HOME: codexHome, CODEX_HOME: codexHome, [keyVariable]: harness.apiKey, RUST_LOG: "error"},
-            stdio: ["ignore", "pipe", "pipe"]
-        });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (chunk) => stdout += chunk);
-        child.stderr.on("data", (chunk) => stderr += chunk);
-        const timer = setTimeout(() => child.kill("SIGKILL"), 420_000);
-        child.on("error", reject);
-        child.on("close", (code) => {
-            clearTimeout(timer);
-            const events = stdout.split("\n").filter((line) => line.trim().startsWith("{")).map((line) => JSON.parse(line));
-            resolve({code, events, stderr, ms: performance.now() - started, exchanges: harness.proxy.exchanges.slice(first)});
-        });
-    });
+        const {code, stdout, stderr, ms} = await runCodexCli(args, {cwd: workDir, codexHome, apiKey: harness.apiKey, timeoutMs: 420_000});
+        return {code, events: codexEvents(stdout), stderr, ms, exchanges: harness.proxy.exchanges.slice(first)};
+    };
 
     /** The server's streams for this run's generation requests, in order. */
     const generations = (run: CodexRun) => harness.proxy.streams.filter((stream) =>
@@ -108,18 +89,7 @@ describe("Codex CLI (codex exec --json, real engine)", () => {
         });
         codexHome = fs.mkdtempSync(path.join(os.tmpdir(), "codex-home-"));
         workDir = fs.mkdtempSync(path.join(os.tmpdir(), "codex-work-"));
-        fs.writeFileSync(path.join(codexHome, "config.toml"), [
-            `model = "${harness.server.host.model!.id}"`,
-            `model_provider = "local"`,
-            `[model_providers.local]`,
-            `name = "Local Responses"`,
-            `base_url = "${harness.url}"`,
-            `wire_api = "responses"`,
-            `env_key = "${keyVariable}"`,
-            `request_max_retries = 0`,
-            `stream_max_retries = 0`,
-            `stream_idle_timeout_ms = 20000`
-        ].join("\n") + "\n");
+        writeCodexConfig(codexHome, harness.server.host.model!.id, harness.url);
     });
 
     after(async () => {

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import {spawn} from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -11,9 +10,10 @@ import OpenAI from "openai";
 import {defaultConfig} from "../../src/host/config.js";
 import {readFullStream} from "../helpers/aiSdkStream.js";
 import {startClientHarness, type ClientHarness} from "../helpers/clientHarness.js";
+import {codexEvents, runCodex, writeCodexConfig} from "../helpers/codexCli.js";
 import {assertValidSocketTurn, assertValidStream} from "../helpers/conformance.js";
 import {buildTimeoutMs, startLlamaServer, type LlamaServerProcess} from "../helpers/llamaServer.js";
-import {capturesDir, models, repoRoot} from "../helpers/paths.js";
+import {capturesDir, models} from "../helpers/paths.js";
 import {SocketClient} from "../helpers/socketClient.js";
 import {readSse} from "../helpers/testServer.js";
 
@@ -136,37 +136,11 @@ describe("client suites over --engine upstream (a real llama-server)", () => {
         const codexHome = fs.mkdtempSync(path.join(os.tmpdir(), "codex-home-"));
         const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "codex-work-"));
         try {
-            fs.writeFileSync(path.join(codexHome, "config.toml"), [
-                `model = "${harness.server.host.model!.id}"`,
-                `model_provider = "local"`,
-                `[model_providers.local]`,
-                `name = "Local Responses"`,
-                `base_url = "${harness.url}"`,
-                `wire_api = "responses"`,
-                `env_key = "LOCAL_RESPONSES_TEST_KEY"`,
-                `request_max_retries = 0`,
-                `stream_max_retries = 0`,
-                `stream_idle_timeout_ms = 20000`
-            ].join("\n") + "\n");
+            writeCodexConfig(codexHome, harness.server.host.model!.id, harness.url);
             const first = harness.proxy.exchanges.length;
-            const {code, stdout, stderr} = await new Promise<{code: number | null, stdout: string, stderr: string}>((resolve, reject) => {
-                const child = spawn(path.join(repoRoot, "node_modules/.bin/codex"), ["exec", "--skip-git-repo-check", "--ephemeral", "--json", "-s", "read-only", "Tell me a story about a cat."], {
-                    cwd: workDir,
-                    env: {PATH: process.env.PATH, HOME: codexHome, CODEX_HOME: codexHome, LOCAL_RESPONSES_TEST_KEY: harness.apiKey, RUST_LOG: "error"},
-                    stdio: ["ignore", "pipe", "pipe"]
-                });
-                let out = "";
-                let err = "";
-                child.stdout.on("data", (chunk) => (out += chunk));
-                child.stderr.on("data", (chunk) => (err += chunk));
-                const timer = setTimeout(() => child.kill("SIGKILL"), 100_000);
-                child.on("error", reject);
-                child.on("close", (exitCode) => {
-                    clearTimeout(timer);
-                    resolve({code: exitCode, stdout: out, stderr: err});
-                });
-            });
-            const events = stdout.split("\n").filter((line) => line.trim().startsWith("{")).map((line) => JSON.parse(line) as {type: string, item?: {type: string, text?: string}});
+            const {code, stdout, stderr} = await runCodex(["exec", "--skip-git-repo-check", "--ephemeral", "--json", "-s", "read-only", "Tell me a story about a cat."],
+                {cwd: workDir, codexHome, apiKey: harness.apiKey, timeoutMs: 100_000});
+            const events = codexEvents(stdout);
             assert.equal(code, 0, `codex exited ${code}: ${stderr.slice(-2000)}\n${JSON.stringify(events.slice(-3))}`);
             assert.ok(events.some((event) => event.type === "turn.completed"), "no turn.completed");
             const messages = events.filter((event) => event.type === "item.completed" && event.item?.type === "agent_message").map((event) => event.item!.text!);
