@@ -9,7 +9,8 @@ import {OutputValidator} from "./OutputValidator.js";
 import type {ResponseRepository} from "./ports.js";
 import type {PreparedResponse} from "./preparedResponse.js";
 import type {ReasoningReplay} from "./ReasoningReplay.js";
-import {ResponseAssembler, toUsage, type EventSink} from "./ResponseAssembler.js";
+import {PublicationBuffer, type EventSink} from "./PublicationBuffer.js";
+import {ResponseAssembler, toUsage} from "./ResponseAssembler.js";
 import {responseTimings} from "./timings.js";
 import type {ResponseObject, ResponseStatus} from "../protocol/wire.js";
 
@@ -60,9 +61,9 @@ export class GenerationRunner {
     public announce(prepared: PreparedResponse, sink: EventSink): void {
         if (prepared.announcedThrough != null)
             return;
-        const assembler = new ResponseAssembler(prepared.response, sink);
-        assembler.created();
-        prepared.announcedThrough = assembler.nextSequenceNumber;
+        const publication = new PublicationBuffer(sink);
+        new ResponseAssembler(prepared.response, publication).created();
+        prepared.announcedThrough = publication.nextSequenceNumber;
     }
 
     /** Generates on an admitted lease and stores the result; the lease is released when done. */
@@ -96,11 +97,10 @@ export class GenerationRunner {
     /** The response's assembler, its stream opened: created (unless announced), in progress, then any compaction's events. */
     private openStream(prepared: PreparedResponse, holdContent: boolean, sink: EventSink = () => undefined): ResponseAssembler {
         const {params} = prepared;
-        const assembler = new ResponseAssembler(prepared.response, sink, {
+        const publication = new PublicationBuffer(sink, {holdContent, firstSequenceNumber: prepared.announcedThrough});
+        const assembler = new ResponseAssembler(prepared.response, publication, {
             customTools: params.tools.custom,
-            holdContent,
-            sealReasoning: this.reasoning.sealerFor(params),
-            firstSequenceNumber: prepared.announcedThrough
+            sealReasoning: this.reasoning.sealerFor(params)
         });
         if (prepared.announcedThrough == null)
             assembler.created();

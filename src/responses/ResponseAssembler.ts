@@ -1,11 +1,10 @@
 import type {GenerationEvent, GenerationUsage, TokenLogprob} from "../engine/types.js";
 import {FreeformInputDecoder} from "./FreeformInputDecoder.js";
 import {newId, nowSeconds} from "../protocol/ids.js";
+import type {PublicationBuffer} from "./PublicationBuffer.js";
 import type {
-    CompactionCompletedEvent, CompactionStartedEvent, FunctionCallItem, Logprob, OutputItem, OutputMessageItem, OutputReasoningItem, ResponseObject, StreamEvent, UnnumberedEvent, Usage
+    CompactionCompletedEvent, CompactionStartedEvent, FunctionCallItem, Logprob, OutputItem, OutputMessageItem, OutputReasoningItem, ResponseObject, UnnumberedEvent, Usage
 } from "../protocol/wire.js";
-
-export type EventSink = (event: StreamEvent) => void;
 
 /** The compaction extension events, as a caller gives them (the assembler adds the response id and number). */
 type ExtensionEvent =
@@ -16,22 +15,15 @@ type ExtensionEvent =
 export type UnvalidatedCut = {
     /** The cut text (structured output: a JSON prefix). */
     text: boolean,
-    /** The arguments of a cut call of this tool (strict tools). */
+    /** Whether the arguments of a cut call of this tool would have been validated (a strict tool's), so are withdrawn. */
     callArguments: (name: string) => boolean
 };
 
 export type AssemblerOptions = {
-    /**
-     * Hold content events (deltas, item payloads) until `release()`: used when output must be validated
-     * before anything is published (structured output, strict tools). Lifecycle events still go out at once.
-     */
-    holdContent?: boolean,
     /** Names of tools the model calls as freeform `custom` tools: their calls become `custom_tool_call` items. */
     customTools?: ReadonlySet<string>,
     /** Seals a reasoning text into an opaque `encrypted_content` token (when the client asked to include it). */
-    sealReasoning?: (text: string) => string,
-    /** The first event's sequence number: after events sent before generation (see ResponsesService.announce). Defaults to 0. */
-    firstSequenceNumber?: number
+    sealReasoning?: (text: string) => string
 };
 
 /** `logprobs` are attached after generation, before the message closes (deltas carry none). */
@@ -41,27 +33,21 @@ type OpenReasoning = {kind: "reasoning", item: OutputReasoningItem, index: numbe
 type OpenCall = {kind: "call", item: FunctionCallItem, index: number, custom: boolean, args: string, input?: FreeformInputDecoder, streamedInput: string};
 
 /**
- * Turns engine events into Response output items and the streaming events that describe them,
- * each with a monotonic `sequence_number`. The same assembler serves streaming and non-streaming
- * requests (the latter simply discard the events), so both paths build identical objects.
+ * The item state machine of one response: turns engine events into Response output items and the stream events
+ * that describe them, and closes the response (completed, incomplete, failed). Its events go to a
+ * `PublicationBuffer`, which numbers them and holds content back while output awaits validation. The same
+ * assembler serves streaming and non-streaming requests (the latter simply discard the events), so both paths
+ * build identical objects.
  */
 export class ResponseAssembler {
-    public readonly response: ResponseObject;
-    private sequence = 0;
     private open: OpenMessage | OpenReasoning | undefined;
     private readonly calls = new Map<number, OpenCall>();
-    private readonly held: StreamEvent[] = [];
-    private holding: boolean;
 
-    public constructor(response: ResponseObject, private readonly sink: EventSink, private readonly options: AssemblerOptions = {}) {
-        this.response = response;
-        this.holding = options.holdContent ?? false;
-        this.sequence = options.firstSequenceNumber ?? 0;
-    }
-
-    public get nextSequenceNumber(): number {
-        return this.sequence;
-    }
+    public constructor(
+        private readonly response: ResponseObject,
+        private readonly publication: PublicationBuffer,
+        private readonly options: AssemblerOptions = {}
+    ) {}
 
     /** `response.created` (and `response.queued` for a job) with the object as it stands. */
     public created(): void {
@@ -99,13 +85,6 @@ export class ResponseAssembler {
         }
     }
 
-    /** Publishes what was held back (after validation). */
-    public release(): void {
-        this.holding = false;
-        for (const event of this.held.splice(0))
-            this.sink({...event, sequence_number: this.sequence++});
-    }
-
     /**
      * Before held content of a result cut by the token limit is published: withdraws its unvalidated, unfinished
      * part. Cut text leaves the output; a cut call stays (it ends incomplete) without its arguments. Items that
@@ -115,14 +94,14 @@ export class ResponseAssembler {
         const open = this.open;
         if (open?.kind === "message" && cut.text) {
             this.open = undefined;
-            this.dropHeldOf(open.index);
+            this.publication.withdrawItem(open.index);
             // The open item is always the last one: anything that starts closes it.
             this.response.output.splice(open.index, 1);
         }
         for (const call of this.calls.values()) {
             if (call.custom || !cut.callArguments(call.item.name))
                 continue;
-            this.dropHeldOf(call.index, "response.output_item.added");
+            this.publication.withdrawItem(call.index, "response.output_item.added");
             call.args = "";
             call.item.arguments = "";
         }
@@ -154,20 +133,12 @@ export class ResponseAssembler {
         });
     }
 
-    /** Drops held content, e.g. when validation failed and nothing invalid may be published. */
-    public discardHeld(): void {
-        this.held.length = 0;
-        this.response.output = [];
-        this.open = undefined;
-        this.calls.clear();
-    }
-
     public complete(status: "completed" | "incomplete", usage: GenerationUsage, incompleteReason?: "max_output_tokens"): ResponseObject {
         const itemStatus = status === "completed" ? "completed" : "incomplete";
         this.closeOpen(itemStatus);
         for (const index of [...this.calls.keys()])
             this.endCall(index, itemStatus);
-        this.release();
+        this.publication.release();
         this.response.status = status;
         this.response.usage = toUsage(usage);
         this.response.completed_at = status === "completed" ? nowSeconds() : null;
@@ -176,18 +147,17 @@ export class ResponseAssembler {
         return this.response;
     }
 
+    /** Fails the response: nothing held is published (it may be invalid) and the output is emptied. */
     public fail(code: string, message: string, usage?: GenerationUsage): ResponseObject {
-        this.discardHeld();
+        this.publication.discard();
+        this.response.output = [];
+        this.open = undefined;
+        this.calls.clear();
         this.response.status = "failed";
         this.response.error = {code, message};
         this.response.usage = usage == null ? null : toUsage(usage);
         this.lifecycle({type: "response.failed", response: snapshot(this.response)});
         return this.response;
-    }
-
-    private dropHeldOf(outputIndex: number, except?: string): void {
-        const kept = this.held.filter((event) => !("output_index" in event) || event.output_index !== outputIndex || event.type === except);
-        this.held.splice(0, this.held.length, ...kept);
     }
 
     private appendReasoning(text: string): void {
@@ -297,25 +267,11 @@ export class ResponseAssembler {
     }
 
     private lifecycle(event: UnnumberedEvent): void {
-        this.emitOrdered(event, false);
+        this.publication.lifecycle(event);
     }
 
     private content(event: UnnumberedEvent): void {
-        this.emitOrdered(event, this.holding);
-    }
-
-    /**
-     * Sequence numbers follow publication order: held events are numbered when released,
-     * so a client always sees a strictly increasing sequence.
-     */
-    private emitOrdered(event: UnnumberedEvent, hold: boolean): void {
-        if (hold) {
-            this.held.push(event as StreamEvent);
-            return;
-        }
-        if (this.held.length > 0 && !this.holding)
-            this.release();
-        this.sink({...event, sequence_number: this.sequence++} as StreamEvent);
+        this.publication.content(event);
     }
 }
 

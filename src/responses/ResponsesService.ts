@@ -9,7 +9,7 @@ import type {PreparedResponse} from "./preparedResponse.js";
 import {ReasoningReplay, type ReasoningReplayOptions} from "./ReasoningReplay.js";
 import {RequestPreparer, type PrepareOptions, type PreparerOptions} from "./RequestPreparer.js";
 import {ResponseAdmission} from "./ResponseAdmission.js";
-import type {EventSink} from "./ResponseAssembler.js";
+import type {EventSink} from "./PublicationBuffer.js";
 import {ResponseLookup, type LookupOptions} from "./ResponseLookup.js";
 import type {ResponseObject} from "../protocol/wire.js";
 
