@@ -14,14 +14,40 @@ export type ApiErrorType =
     | "server_error"
     | "service_unavailable_error";
 
+/**
+ * The `code` of a 400 about the request's content. Request bodies are checked by JSON Schema
+ * (`src/responses/schemas/`), whose failures `schemaErrors.ts` maps to these codes.
+ */
+export type InvalidRequestCode =
+    | "invalid_value" | "invalid_type" | "missing_required_parameter" | "unknown_parameter" | "unsupported_parameter"
+    | "unsupported_value" | "unsupported_content_type" | "unsupported_tool_type" | "unsupported_message_type"
+    | "invalid_request_body" | "invalid_message" | "invalid_json" | "invalid_cursor" | "nesting_too_deep"
+    | "invalid_schema" | "schema_too_deep" | "schema_too_large" | "unsupported_schema_keyword"
+    | "missing_tool_output" | "missing_tool_call" | "invalid_encrypted_content" | "context_length_exceeded"
+    | "previous_response_not_finished" | "previous_response_unusable" | "not_cancellable";
+
+/** Every `code` this server sends, each made by one constructor below (OpenAI's own codes where it has one). */
+export type ApiErrorCode =
+    | InvalidRequestCode
+    // The HTTP envelope, before any route.
+    | "invalid_body_encoding" | "request_too_large" | "unsupported_media_type" | "invalid_path" | "missing_host"
+    | "invalid_host" | "origin_not_allowed" | "invalid_api_key" | "request_header_fields_too_large" | "request_timeout"
+    | "invalid_http_request" | "unknown_route" | "method_not_allowed" | "invalid_websocket_handshake"
+    // Lookups.
+    | "not_found" | "previous_response_not_found" | "conversation_not_found" | "item_not_found" | "model_not_found"
+    // State and admission.
+    | "events_expired" | "events_not_retained" | "response_active" | "input_too_large" | "rate_limit_exceeded"
+    | "too_many_pending_turns" | "request_aborted" | "server_overloaded" | "server_shutting_down" | "model_not_loaded"
+    | "server_error" | "upstream_unavailable" | "upstream_timeout" | "upstream_rejected" | "upstream_error";
+
 export type ApiErrorBody = {
-    error: {message: string, type: ApiErrorType, param: string | null, code: string | null}
+    error: {message: string, type: ApiErrorType, param: string | null, code: ApiErrorCode | null}
 };
 
 export type ApiErrorOptions = {
     type?: ApiErrorType,
     param?: string | null,
-    code?: string | null,
+    code?: ApiErrorCode | null,
     /** Seconds a client should wait before retrying (the `Retry-After` header of a 429 or 503). */
     retryAfterSeconds?: number,
     /** The failure behind a generic 500: logged, never sent. */
@@ -32,7 +58,7 @@ export class ApiError extends Error {
     public readonly status: number;
     public readonly type: ApiErrorType;
     public readonly param: string | null;
-    public readonly code: string | null;
+    public readonly code: ApiErrorCode | null;
     public readonly retryAfterSeconds: number | undefined;
 
     public constructor(status: number, message: string, options: ApiErrorOptions = {}) {
@@ -62,7 +88,12 @@ function defaultTypeForStatus(status: number): ApiErrorType {
     }
 }
 
-export function invalidRequest(message: string, param: string | null = null, code: string | null = null): ApiError {
+// The catalogue: one constructor per code. Nothing outside this file writes `new ApiError(` (a test holds it).
+
+// 400: the request's content.
+
+/** A 400 about one parameter's content; JSON Schema failures reach it through `schemaErrors.ts`. */
+export function invalidRequest(message: string, param: string | null = null, code: InvalidRequestCode | null = null): ApiError {
     return new ApiError(400, message, {param, code: code ?? (param == null ? null : "invalid_value")});
 }
 
@@ -75,26 +106,163 @@ export function unsupported(param: string, message: string): ApiError {
     return new ApiError(400, message, {param, code: "unsupported_parameter"});
 }
 
-export function responseNotFound(id: string, param: string | null = null): ApiError {
-    return new ApiError(404, `No response found with id '${id}'.`, {param, code: param === "previous_response_id" ? "previous_response_not_found" : "not_found"});
+export function unknownParameter(param: string): ApiError {
+    return new ApiError(400, `Unknown parameter: '${param}'.`, {param, code: "unknown_parameter"});
+}
+
+/** `what` is "request body" or "message" (a WebSocket message). */
+export function invalidJson(what: string, detail: string): ApiError {
+    return new ApiError(400, `The ${what} is not valid JSON: ${detail}`, {code: "invalid_json"});
+}
+
+export function nestingTooDeep(maxDepth: number, param: string | null): ApiError {
+    return new ApiError(400, `The request nests JSON objects and arrays deeper than ${maxDepth} levels${param == null ? "" : ` (in '${param}')`}.`, {param, code: "nesting_too_deep"});
 }
 
 export function contextLengthExceeded(message: string): ApiError {
     return new ApiError(400, message, {param: "input", code: "context_length_exceeded"});
 }
 
-/** Admission pressure (background jobs, stream readers): retry later. */
-export function rateLimited(message: string): ApiError {
-    return new ApiError(429, message, {code: "rate_limit_exceeded", retryAfterSeconds: 1});
+/** The engine behind the server (an upstream Chat Completions server) refused the request as malformed. */
+export function upstreamRejected(message: string): ApiError {
+    return new ApiError(400, message, {code: "upstream_rejected"});
 }
 
-export function serverOverloaded(message = "The generation queue is full; retry shortly."): ApiError {
-    return new ApiError(503, message, {code: "server_overloaded", retryAfterSeconds: 1});
+// 4xx: the HTTP envelope, before any route.
+
+export function invalidBodyEncoding(encoding: string): ApiError {
+    return new ApiError(400, `The request body is not valid ${encoding} data, as its Content-Encoding header says it is.`, {code: "invalid_body_encoding"});
+}
+
+export function invalidPath(): ApiError {
+    return new ApiError(400, "The URL path holds a malformed percent-escape ('%' must be followed by two hex digits that decode to UTF-8).", {code: "invalid_path"});
+}
+
+export function invalidHttpRequest(message: string): ApiError {
+    return new ApiError(400, message, {code: "invalid_http_request"});
+}
+
+export function invalidWebSocketHandshake(detail: string): ApiError {
+    return new ApiError(400, `Invalid WebSocket handshake: ${detail}.`, {code: "invalid_websocket_handshake"});
+}
+
+export function missingHost(): ApiError {
+    return new ApiError(400, "The request has no Host header, which HTTP/1.1 requires: send 'Host: localhost' (or 127.0.0.1, [::1]).", {code: "missing_host"});
+}
+
+/** A 4xx an HTTP library raised (Express, its router, body-parser), kept at its status with no code of ours. */
+export function httpLibraryError(status: number, message: string): ApiError {
+    return new ApiError(status, message);
+}
+
+export function invalidApiKey(): ApiError {
+    return new ApiError(401, "Invalid or missing API key. Send it as 'Authorization: Bearer KEY' or 'x-api-key: KEY'.", {code: "invalid_api_key"});
+}
+
+export function invalidHost(): ApiError {
+    return new ApiError(403, "The Host header must name a loopback address (localhost, 127.0.0.1 or [::1]).", {code: "invalid_host"});
+}
+
+export function originNotAllowed(origin: string): ApiError {
+    return new ApiError(403, `Origin '${origin}' is not allowed. Configure allowed origins to use the API from a browser.`, {code: "origin_not_allowed"});
+}
+
+export function unknownRoute(message: string): ApiError {
+    return new ApiError(404, message, {code: "unknown_route"});
+}
+
+export function methodNotAllowed(message: string): ApiError {
+    return new ApiError(405, message, {code: "method_not_allowed"});
+}
+
+export function requestTimeout(): ApiError {
+    return new ApiError(408, "The request was not received in time.", {type: "invalid_request_error", code: "request_timeout"});
+}
+
+export function requestTooLarge(message: string): ApiError {
+    return new ApiError(413, message, {code: "request_too_large"});
+}
+
+export function unsupportedMediaType(message: string): ApiError {
+    return new ApiError(415, message, {code: "unsupported_media_type"});
+}
+
+export function headerFieldsTooLarge(): ApiError {
+    return new ApiError(431, "The request line and headers exceed 16 KB.", {code: "request_header_fields_too_large"});
+}
+
+// 404: lookups.
+
+export function responseNotFound(id: string, param: string | null = null): ApiError {
+    return new ApiError(404, `No response found with id '${id}'.`, {param, code: param === "previous_response_id" ? "previous_response_not_found" : "not_found"});
+}
+
+export function conversationNotFound(id: string, param: string | null = null): ApiError {
+    return new ApiError(404, `No conversation found with id '${id}'.`, {param, code: "conversation_not_found"});
+}
+
+export function itemNotFound(message: string, param: string | null = null): ApiError {
+    return new ApiError(404, message, {param, code: "item_not_found"});
+}
+
+export function modelNotFound(requested: string, served: string): ApiError {
+    return new ApiError(404, `The model '${requested}' does not exist; this server serves '${served}'.`, {param: "model", code: "model_not_found"});
+}
+
+// 409, 410, 413: state.
+
+export function eventsNotRetained(id: string): ApiError {
+    return new ApiError(409, `The events of response '${id}' are not kept (only background responses keep them, until their record expires); retrieve it without 'stream'.`, {code: "events_not_retained"});
+}
+
+export function responseActive(id: string, status: string): ApiError {
+    return new ApiError(409, `Response '${id}' is still ${status}: cancel it before deleting it.`, {code: "response_active"});
+}
+
+export function eventsExpired(after: number, firstRetained: number): ApiError {
+    return new ApiError(410, `Events after ${after} are no longer retained (the oldest kept is ${firstRetained}); retrieve the response instead.`, {param: "starting_after", code: "events_expired"});
+}
+
+export function inputTooLarge(bytes: number, limit: number): ApiError {
+    return new ApiError(413, `The input of this background response is ${bytes} bytes; the limit is ${limit}.`, {param: "input", code: "input_too_large"});
+}
+
+// 429, 499, 5xx: admission and failures.
+
+/** Admission pressure (background jobs, stream readers): retry later. */
+export function rateLimited(message: string, retryAfter = 1): ApiError {
+    return new ApiError(429, message, {code: "rate_limit_exceeded", retryAfterSeconds: retryAfter});
+}
+
+export function tooManyPendingTurns(): ApiError {
+    return new ApiError(429, "Too many response.create messages are waiting on this connection: wait for the running turn to end.", {code: "too_many_pending_turns"});
+}
+
+/** The client went away (a pseudo-status: never sent over HTTP, and a WebSocket error event reports it as 400). */
+export function requestAborted(message = "The client closed the connection."): ApiError {
+    return new ApiError(499, message, {type: "invalid_request_error", code: "request_aborted"});
+}
+
+export function serverOverloaded(message = "The generation queue is full; retry shortly.", retryAfter = 1): ApiError {
+    return new ApiError(503, message, {code: "server_overloaded", retryAfterSeconds: retryAfter});
+}
+
+export function serverShuttingDown(): ApiError {
+    return new ApiError(503, "The server is shutting down.", {code: "server_shutting_down"});
 }
 
 /** A model is loaded from the editor or the command line, which takes seconds: a client may retry after a while. */
 export function modelNotLoaded(message = "No model is loaded."): ApiError {
     return new ApiError(503, message, {code: "model_not_loaded", retryAfterSeconds: 5});
+}
+
+/** The engine failed in a way it reports itself (a model that would not load): its message is safe to send. */
+export function engineFailed(message: string): ApiError {
+    return new ApiError(500, message, {code: "server_error"});
+}
+
+export function upstreamFailed(code: "upstream_unavailable" | "upstream_timeout" | "upstream_error", message: string): ApiError {
+    return new ApiError(code === "upstream_timeout" ? 504 : 502, message, {type: "server_error", code});
 }
 
 /**

@@ -1,25 +1,19 @@
-import {Ajv2020} from "ajv/dist/2020.js";
-import {createRequestSchema} from "./createRequestSchema.js";
-import {invalidRequest, invalidRequestBody, unsupported} from "../protocol/errors.js";
+import {invalidRequest, invalidRequestBody} from "../protocol/errors.js";
 import {isObject} from "../protocol/isObject.js";
 import {checkClientSchema} from "./OutputValidator.js";
-import {requestSchemaError} from "./schemaErrors.js";
 import {parseToolChoice, parseTools, type ParsedToolChoice, type ParsedTools, type ToolOptions} from "./tools.js";
 import type {ReasoningEffort, ReasoningSummary, TextFormat} from "../protocol/wire.js";
-
-/** `include` values OpenAI defines; the hosted-tool ones are accepted and have nothing to add here. */
-const knownIncludes = new Set([
-    "reasoning.encrypted_content", "message.output_text.logprobs", "file_search_call.results", "web_search_call.results",
-    "web_search_call.action.sources", "message.input_image.image_url", "computer_call_output.output.image_url",
-    "code_interpreter_call.outputs"
-]);
+import type {InputBody} from "./schemas/itemDefs.js";
+import type {ContextManagementBody, TextFormatBody} from "./schemas/defs.js";
+import {checkBody, validateCreateRequest} from "./schemas/validators.js";
 
 export type {ReasoningEffort};
 
 /** A validated create request, in the server's own terms. */
 export type CreateParams = {
     model: string | null,
-    rawInput: unknown,
+    /** Checked by the schema; `normalizeInput` turns it into items once `item_reference`s can be looked up. */
+    rawInput: InputBody | undefined,
     instructions: string | null,
     temperature: number,
     topP: number,
@@ -53,32 +47,16 @@ export type CreateParams = {
     seed: number | null
 };
 
-const ajv = new Ajv2020({allErrors: false, strict: false});
-const validateBody = ajv.compile(createRequestSchema);
-
 /**
- * Validates a `POST /v1/responses` body. Every refusal happens here, before any generation:
- * types and ranges by JSON schema, then the rules that need more than one field.
+ * Validates a `POST /v1/responses` body. Every refusal happens here, before any generation: types, ranges and
+ * item shapes by JSON Schema (`schemas/createRequest.ts`), then the rules that need more than one field.
  */
 export function parseCreateRequest(body: unknown, options: ToolOptions = {}): CreateParams {
     if (!isObject(body))
         throw invalidRequestBody();
-    if (!validateBody(body))
-        throw requestSchemaError(validateBody.errors);
-
-    const b = body as Record<string, any>;
-    if (b.prompt != null)
-        throw unsupported("prompt", "Reusable prompts ('prompt') are not supported by this server: send 'input' and 'instructions'.");
-    if (b.truncation != null && b.truncation !== "disabled")
-        throw unsupported("truncation", `truncation '${String(b.truncation)}' is not supported: only 'disabled' (the input must fit the context).`);
-    if (b.service_tier != null && b.service_tier !== "auto" && b.service_tier !== "default")
-        throw unsupported("service_tier", `service_tier '${String(b.service_tier)}' is not supported: use 'auto' or 'default'.`);
+    const b = checkBody(validateCreateRequest, body);
 
     const include = new Set<string>(b.include ?? []);
-    for (const value of include)
-        if (!knownIncludes.has(value))
-            throw invalidRequest(`Unknown include value '${value}'. Supported: ${[...knownIncludes].join(", ")}.`, "include", "invalid_value");
-
     const conversationId = b.conversation == null ? null : typeof b.conversation === "string" ? b.conversation : b.conversation.id;
     if (conversationId != null && b.previous_response_id != null)
         throw invalidRequest("'conversation' and 'previous_response_id' cannot be used together.", "conversation", "invalid_value");
@@ -125,42 +103,25 @@ export function parseCreateRequest(body: unknown, options: ToolOptions = {}): Cr
     };
 }
 
-function parseTextFormat(raw: Record<string, unknown> | undefined): TextFormat {
-    if (raw == null || raw.type === "text")
+function parseTextFormat(format: TextFormatBody | undefined): TextFormat {
+    if (format == null || format.type === "text")
         return {type: "text"};
-    if (raw.type === "json_object")
+    if (format.type === "json_object")
         return {type: "json_object"};
-    if (raw.type === "json_schema") {
-        if (typeof raw.name !== "string" || !/^[a-zA-Z0-9_-]{1,64}$/.test(raw.name))
-            throw invalidRequest("'text.format.name' must be 1-64 letters, digits, '_' or '-'.", "text.format.name");
-        if (!isObject(raw.schema))
-            throw invalidRequest("'text.format.schema' must be a JSON schema object.", "text.format.schema", "invalid_type");
-        if (raw.strict != null && typeof raw.strict !== "boolean")
-            throw invalidRequest("'text.format.strict' must be a boolean.", "text.format.strict", "invalid_type");
-        checkClientSchema(raw.schema, {param: "text.format.schema", strict: raw.strict === true});
-        return {
-            type: "json_schema",
-            name: raw.name,
-            schema: raw.schema,
-            strict: raw.strict === true,
-            // Echoed in the response object, where the spec requires the field (null when not given).
-            description: typeof raw.description === "string" ? raw.description : null
-        };
-    }
-    throw invalidRequest(`Unsupported text.format type '${String(raw.type)}': use text, json_object or json_schema.`, "text.format.type");
+    const strict = format.strict === true;
+    checkClientSchema(format.schema, {param: "text.format.schema", strict});
+    return {
+        type: "json_schema",
+        name: format.name,
+        schema: format.schema,
+        strict,
+        // Echoed in the response object, where the spec requires the field (null when not given).
+        description: typeof format.description === "string" ? format.description : null
+    };
 }
 
-function parseContextManagement(raw: Record<string, unknown>[] | undefined): {compactThreshold: number} | null {
-    if (raw == null || raw.length === 0)
-        return null;
-    let threshold: number | null = null;
-    raw.forEach((entry, index) => {
-        if (entry.type !== "compaction")
-            throw invalidRequest(`Unsupported context_management type '${String(entry.type)}': only 'compaction'.`, `context_management[${index}].type`);
-        const value = entry.compact_threshold;
-        if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > 100_000_000)
-            throw invalidRequest("'compact_threshold' must be an integer from 1 to 100000000.", `context_management[${index}].compact_threshold`);
-        threshold = value;
-    });
-    return threshold == null ? null : {compactThreshold: threshold};
+/** The last compaction entry's threshold (the schema admits only compaction entries). */
+function parseContextManagement(entries: ContextManagementBody | undefined): {compactThreshold: number} | null {
+    const last = entries?.at(-1);
+    return last == null ? null : {compactThreshold: last.compact_threshold};
 }

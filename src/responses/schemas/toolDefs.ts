@@ -1,0 +1,81 @@
+import {always, note} from "./errorNotes.js";
+
+/** Hosted tools run by OpenAI's platform; this server cannot run them. */
+export const hostedToolTypes = [
+    "web_search", "web_search_preview", "web_search_2025_08_26", "web_search_preview_2025_03_11", "file_search",
+    "code_interpreter", "computer_use_preview", "computer_use", "image_generation", "mcp", "tool_search", "namespace",
+    "local_shell", "shell", "apply_patch", "function_shell"
+] as const;
+
+export const toolNamePattern = "^[a-zA-Z0-9_-]{1,64}$";
+
+const toolName = {type: "string", pattern: toolNamePattern, ...always(`'{param}' must match ${toolNamePattern}.`)};
+
+/**
+ * `$defs` of `tools` and `tool_choice`. Whether a named tool was declared, duplicate names and hosted tools under
+ * `--strict-tools` depend on the other tools or on the server: `tools.ts` checks them after the schema.
+ */
+const tool = {
+    type: "object",
+    discriminator: {propertyName: "type"},
+    oneOf: [
+        {
+            properties: {
+                type: {const: "function"},
+                name: toolName,
+                parameters: {type: ["object", "null"], ...always("'{param}' must be a JSON schema object.", "invalid_type")},
+                strict: {type: ["boolean", "null"], ...always("'{param}' must be a boolean.", "invalid_type")}
+            },
+            required: ["type", "name"]
+        },
+        {properties: {type: {const: "custom"}, name: toolName}, required: ["type", "name"]},
+        {properties: {type: {enum: hostedToolTypes}}, required: ["type"]}
+    ],
+    errors: {type: note("'{param}' must be an object."), discriminator: note("Unknown tool type '{value}'.", "unsupported_tool_type")}
+};
+
+const namedChoice = {type: "string", ...always("'{param}' must name a declared function tool.")};
+
+const toolChoice = {
+    type: ["string", "object", "null"],
+    if: {type: "string"},
+    then: {enum: ["auto", "none", "required"], ...always("Invalid tool_choice '{value}': use auto, none, required or an object.")},
+    else: {
+        if: {type: "object"},
+        then: {
+            discriminator: {propertyName: "type"},
+            oneOf: [
+                {properties: {type: {const: "function"}, name: namedChoice}, required: ["type", "name"]},
+                {properties: {type: {const: "custom"}, name: namedChoice}, required: ["type", "name"]},
+                {
+                    properties: {
+                        type: {const: "allowed_tools"},
+                        mode: {enum: ["auto", "required", null], ...always("tool_choice.mode must be 'auto' or 'required'.")},
+                        tools: {type: "array", minItems: 1, items: {type: "object"}, ...always("tool_choice.tools must list at least one tool.")}
+                    },
+                    required: ["type", "tools"]
+                },
+                {
+                    properties: {type: {enum: hostedToolTypes}}, required: ["type"], not: {},
+                    errors: {not: note("tool_choice '{type}' names a hosted tool this server cannot run.", "unsupported_tool_type", {at: "type"})}
+                }
+            ],
+            errors: {discriminator: note("Invalid tool_choice type '{value}'.")}
+        }
+    },
+    errors: {type: note("'{param}' must be a string or an object.", "invalid_type")}
+};
+
+export const toolDefs = {tool, toolChoice};
+
+export type HostedToolType = typeof hostedToolTypes[number];
+
+export type ToolBody =
+    | {type: "function", name: string, description?: unknown, parameters?: Record<string, unknown> | null, strict?: boolean | null}
+    | {type: "custom", name: string, description?: unknown, format?: unknown}
+    | {type: HostedToolType};
+
+export type ToolChoiceBody =
+    | "auto" | "none" | "required" | null
+    | {type: "function" | "custom", name: string}
+    | {type: "allowed_tools", mode?: "auto" | "required" | null, tools: Array<{name?: unknown}>};
