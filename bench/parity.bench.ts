@@ -50,9 +50,17 @@ function words(count: number, seed: number): string {
     return Array.from({length: count}, (_, index) => vocabulary[(index * 7 + seed * 13 + (index >> 3)) % vocabulary.length]).join(" ");
 }
 
-/** node-llama-cpp alone: a context like the server's (size, threads), node-llama-cpp's own batch. */
+/**
+ * node-llama-cpp alone: a context like the server's (size, threads), node-llama-cpp's own batch. Generation goes on
+ * through end-of-generation tokens (`yieldEogToken`), so a direct run makes exactly as many tokens as asked.
+ */
 class Direct {
-    private constructor(private readonly model: LlamaModel, private readonly context: LlamaContext, private readonly sequences: LlamaContextSequence[], private readonly filler: Token[]) {}
+    private constructor(
+        private readonly model: LlamaModel,
+        private readonly context: LlamaContext,
+        private readonly sequences: LlamaContextSequence[],
+        private readonly filler: Token[]
+    ) {}
 
     public static async open(modelPath: string, sequences: number): Promise<Direct> {
         const {getLlama} = await loadNodeLlamaCpp();
@@ -87,7 +95,7 @@ class Direct {
                 await sequence.evaluateWithoutGeneratingNewTokens(prompt.slice(0, -1));
                 started ||= performance.now();
                 let count = 0;
-                for await (const _token of sequence.evaluate(prompt.slice(-1), {temperature: 0})) {
+                for await (const _token of sequence.evaluate(prompt.slice(-1), {temperature: 0, yieldEogToken: true})) {
                     generated++;
                     if (++count >= length)
                         break;
@@ -108,7 +116,7 @@ class Direct {
         await Promise.all(shapes.map(async ({input, tokens}, index) => {
             const prompt = this.filler.slice(index * 50, index * 50 + input);
             let count = 0;
-            for await (const _token of sequences[index]!.evaluate(prompt, {temperature: 0.8}))
+            for await (const _token of sequences[index]!.evaluate(prompt, {temperature: 0.8, yieldEogToken: true}))
                 if (++count >= tokens)
                     break;
         }));
