@@ -35,4 +35,23 @@ describe("a chain reuses the sequence that holds the previous answer's own token
             previous = {id: response.id, input: usage.input_tokens, output: usage.output_tokens};
         }
     });
+
+    it("so does a client that sends the whole history again, as Codex does", async () => {
+        const question = "Chain again: the red ball rolled under the big tree.";
+        const first = await server.client.responses.create({model: "m", input: question, max_output_tokens: 24, temperature: 0, store: false});
+        const second = await server.client.responses.create({
+            model: "m",
+            input: [
+                {role: "user", content: question},
+                {role: "assistant", content: first.output_text},
+                {role: "user", content: "What happened next?"}
+            ],
+            max_output_tokens: 4,
+            temperature: 0,
+            store: false
+        });
+        const held = first.usage!.input_tokens + first.usage!.output_tokens - 1;
+        assert.ok(second.usage!.input_tokens_details.cached_tokens >= held,
+            `${second.usage!.input_tokens_details.cached_tokens} of ${second.usage!.input_tokens} cached, the first request held ${held}`);
+    });
 });
