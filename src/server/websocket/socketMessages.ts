@@ -1,7 +1,7 @@
 import type {RawData} from "ws";
-import {ApiError, invalidRequest, unsupported} from "../../protocol/errors.js";
-import {isObject} from "../../protocol/isObject.js";
+import {invalidJson, invalidRequest, type ApiError} from "../../protocol/errors.js";
 import {checkJsonNesting} from "../../responses/jsonNesting.js";
+import {checkBody, validateSocketMessage} from "../../responses/schemas/validators.js";
 
 /** The Open Responses `WebSocketErrorEvent`: an HTTP-style status and OpenAI's error payload. */
 export type SocketErrorEvent = {
@@ -11,9 +11,8 @@ export type SocketErrorEvent = {
 };
 
 /**
- * Reads a client message as a `response.create` event and returns the create body it carries.
- * Every turn streams over the socket, so `stream` is implied: `stream: true` is tolerated (some clients
- * reuse their HTTP body) and removed; `stream: false` and `background` cannot be honoured and are refused.
+ * Reads a client message as a `response.create` event (`schemas/socketMessage.ts`) and returns the create body it
+ * carries, which the create schema checks when the turn is prepared. Its nesting is bounded before any schema runs.
  */
 export function parseCreateMessage(data: RawData, isBinary: boolean): Record<string, unknown> {
     if (isBinary)
@@ -22,20 +21,10 @@ export function parseCreateMessage(data: RawData, isBinary: boolean): Record<str
     try {
         message = JSON.parse(rawText(data));
     } catch (error) {
-        throw new ApiError(400, `The message is not valid JSON: ${(error as Error).message}`, {code: "invalid_json"});
+        throw invalidJson("message", (error as Error).message);
     }
-    if (!isObject(message))
-        throw invalidRequest("A WebSocket message must be a JSON object.", null, "invalid_message");
     checkJsonNesting(message);
-    const {type, stream, stream_options: streamOptions, background, ...body} = message;
-    if (type !== "response.create")
-        throw invalidRequest(`Unsupported WebSocket message type '${String(type)}': send 'response.create'.`, "type", "unsupported_message_type");
-    if (stream != null && stream !== true)
-        throw unsupported("stream", "'stream' does not apply over WebSocket: every turn streams its events.");
-    if (background != null && background !== false)
-        throw unsupported("background", "'background' is not supported over WebSocket: use HTTP for background responses.");
-    if (streamOptions != null && !isObject(streamOptions))
-        throw invalidRequest("'stream_options' must be an object.", "stream_options", "invalid_type");
+    const {type: _type, stream: _stream, stream_options: _streamOptions, background: _background, ...body} = checkBody(validateSocketMessage, message);
     return body;
 }
 
