@@ -1,5 +1,8 @@
 import {EngineError} from "../engine/errors.js";
-import {ApiError, contextLengthExceeded, internalError, modelNotLoaded, serverOverloaded} from "../protocol/errors.js";
+import {
+    ApiError, contextLengthExceeded, engineFailed, internalError, modelNotLoaded, rateLimited, requestAborted, serverOverloaded, upstreamFailed,
+    upstreamRejected
+} from "../protocol/errors.js";
 
 /**
  * Maps an engine failure to the API error a client should see. Anything else (a bug, a library's own error)
@@ -13,15 +16,15 @@ export function toApiError(error: unknown): ApiError {
             case "queue_full": return serverOverloaded(error.message);
             case "context_overflow": return contextLengthExceeded(error.message);
             case "not_ready": return modelNotLoaded(error.message);
-            case "aborted": return new ApiError(499, error.message, {type: "invalid_request_error", code: "request_aborted"});
-            case "load_failed": return new ApiError(500, error.message, {code: "server_error"});
-            case "upstream_unavailable": return new ApiError(502, error.message, {type: "server_error", code: "upstream_unavailable"});
+            case "aborted": return requestAborted(error.message);
+            case "load_failed": return engineFailed(error.message);
+            case "upstream_unavailable": return upstreamFailed("upstream_unavailable", error.message);
             case "upstream_busy": return error.details.status === 429
-                ? new ApiError(429, error.message, {code: "rate_limit_exceeded", retryAfterSeconds: error.details.retryAfterSeconds})
-                : new ApiError(503, error.message, {code: "server_overloaded", retryAfterSeconds: error.details.retryAfterSeconds ?? 1});
-            case "upstream_timeout": return new ApiError(504, error.message, {type: "server_error", code: "upstream_timeout"});
-            case "upstream_rejected": return new ApiError(400, error.message, {code: "upstream_rejected"});
-            case "upstream_error": return new ApiError(502, error.message, {type: "server_error", code: "upstream_error"});
+                ? rateLimited(error.message, error.details.retryAfterSeconds)
+                : serverOverloaded(error.message, error.details.retryAfterSeconds ?? 1);
+            case "upstream_timeout": return upstreamFailed("upstream_timeout", error.message);
+            case "upstream_rejected": return upstreamRejected(error.message);
+            case "upstream_error": return upstreamFailed("upstream_error", error.message);
         }
     }
     // Not an engine failure the API defines: a generic 500 whose cause is logged by whoever reports it.

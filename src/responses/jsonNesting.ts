@@ -1,4 +1,4 @@
-import {ApiError} from "../protocol/errors.js";
+import {nestingTooDeep} from "../protocol/errors.js";
 
 /**
  * The deepest nesting a client's JSON may have (objects and arrays, the body itself being level 1). JSON.parse
@@ -20,10 +20,7 @@ export function checkJsonNesting(value: unknown, maxDepth = maxJsonNesting, para
     if (path == null)
         return;
     param ??= paramOfPath(path.slice(0, paramSegments));
-    throw new ApiError(400, `The request nests JSON objects and arrays deeper than ${maxDepth} levels${param === "" ? "" : ` (in '${param}')`}.`, {
-        param: param === "" ? null : param,
-        code: "nesting_too_deep"
-    });
+    throw nestingTooDeep(maxDepth, param === "" ? null : param);
 }
 
 /** The path to the first object or array below `maxDepth`, or undefined when there is none. */

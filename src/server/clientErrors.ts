@@ -1,6 +1,6 @@
 import type {ServerResponse} from "node:http";
 import type {Duplex} from "node:stream";
-import {ApiError} from "../protocol/errors.js";
+import {headerFieldsTooLarge, invalidHttpRequest, requestTimeout, requestTooLarge, type ApiError} from "../protocol/errors.js";
 import {rawErrorResponse} from "./rawErrorResponse.js";
 
 /** What each refusal of Node's HTTP parser (llhttp) means to a client, by error code. */
@@ -23,13 +23,13 @@ const parserRefusals: Record<string, string> = {
 export function clientErrorToApiError(error: {code?: string}): ApiError {
     switch (error.code) {
         case "HPE_HEADER_OVERFLOW":
-            return new ApiError(431, "The request line and headers exceed 16 KB.", {code: "request_header_fields_too_large"});
+            return headerFieldsTooLarge();
         case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
-            return new ApiError(413, "The chunk extensions of the request body are too large.", {code: "request_too_large"});
+            return requestTooLarge("The chunk extensions of the request body are too large.");
         case "ERR_HTTP_REQUEST_TIMEOUT":
-            return new ApiError(408, "The request was not received in time.", {type: "invalid_request_error", code: "request_timeout"});
+            return requestTimeout();
         default:
-            return new ApiError(400, parserRefusals[error.code ?? ""] ?? "The request is not valid HTTP/1.1.", {code: "invalid_http_request"});
+            return invalidHttpRequest(parserRefusals[error.code ?? ""] ?? "The request is not valid HTTP/1.1.");
     }
 }
 

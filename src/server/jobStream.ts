@@ -1,5 +1,5 @@
 import type {Response} from "express";
-import {ApiError, invalidRequest} from "../protocol/errors.js";
+import {eventsExpired, invalidRequest} from "../protocol/errors.js";
 import {streamErrorEvent} from "../responses/ResponseAssembler.js";
 import type {LoggedEvent} from "../protocol/wire.js";
 import type {JobEventLog} from "../responses/JobEventLog.js";
@@ -21,7 +21,7 @@ export function checkCursor(log: JobEventLog, after: number): void {
     if (read.kind === "future")
         throw invalidRequest(`'starting_after' ${after} is beyond the last event published (${read.lastPublished}).`, "starting_after", "invalid_cursor");
     if (read.kind === "gone")
-        throw new ApiError(410, `Events after ${after} are no longer retained (the oldest kept is ${read.firstRetained}); retrieve the response instead.`, {param: "starting_after", code: "events_expired"});
+        throw eventsExpired(after, read.firstRetained);
 }
 
 /**

@@ -1,7 +1,7 @@
 import {createHash, timingSafeEqual} from "node:crypto";
 import type {IncomingHttpHeaders} from "node:http";
 import type {RequestHandler} from "express";
-import {ApiError} from "../../protocol/errors.js";
+import {invalidApiKey} from "../../protocol/errors.js";
 
 /** The owner of stored objects when no API key is configured: every caller shares the store, as they share the model. */
 export const publicOwner = "public";
@@ -62,10 +62,6 @@ function configuredKeys(keys: readonly string[]): readonly ConfiguredKey[] {
     });
     digestsOfKeyLists.set(keys, computed);
     return computed;
-}
-
-export function invalidApiKey(): ApiError {
-    return new ApiError(401, "Invalid or missing API key. Send it as 'Authorization: Bearer KEY' or 'x-api-key: KEY'.", {code: "invalid_api_key"});
 }
 
 function presentedKey(headers: IncomingHttpHeaders): string | undefined {

@@ -1,7 +1,7 @@
 import {STATUS_CODES} from "node:http";
 import type {ErrorRequestHandler} from "express";
 import {toApiError} from "../../responses/engineErrors.js";
-import {ApiError, describeForLog, retryAfterSeconds} from "../../protocol/errors.js";
+import {ApiError, describeForLog, httpLibraryError, invalidPath, retryAfterSeconds} from "../../protocol/errors.js";
 
 /**
  * The last handler: every error leaves as `{"error": {...}}` with its status; the server keeps serving.
@@ -36,7 +36,7 @@ export function fromHttpError(error: unknown): ApiError | undefined {
         return undefined;
     // The router decodes `:id` with decodeURIComponent and marks its URIError 400.
     if (error instanceof URIError)
-        return new ApiError(400, "The URL path holds a malformed percent-escape ('%' must be followed by two hex digits that decode to UTF-8).", {code: "invalid_path"});
+        return invalidPath();
     const text = expose === true && typeof message === "string" && message !== "" ? message : STATUS_CODES[code] ?? "Bad request";
-    return new ApiError(code, text);
+    return httpLibraryError(code, text);
 }

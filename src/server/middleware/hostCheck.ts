@@ -1,6 +1,6 @@
 import {isIPv6} from "node:net";
 import type {RequestHandler} from "express";
-import {ApiError} from "../../protocol/errors.js";
+import {invalidHost, missingHost, type ApiError} from "../../protocol/errors.js";
 
 /** `name` or `[ipv6]`, then an optional `:port`, and nothing else (RFC 9110 §7.2 / RFC 3986 §3.2.2). */
 const hostPattern = /^(\[[0-9a-fA-F:.]+\]|[^\s:[\]/@]+)(?::(\d{1,5}))?$/;
@@ -34,10 +34,6 @@ export function hostCheck(extraHosts: readonly string[] = []): RequestHandler {
 /** Why a Host header is refused, or undefined when it names loopback. HTTP/1.1 requires the header (RFC 9112 §3.2). */
 export function hostProblem(host: string | undefined, extraHosts: readonly string[] = []): ApiError | undefined {
     if (host == null || host === "")
-        return new ApiError(400, "The request has no Host header, which HTTP/1.1 requires: send 'Host: localhost' (or 127.0.0.1, [::1]).", {code: "missing_host"});
+        return missingHost();
     return isLoopbackHost(host, extraHosts) ? undefined : invalidHost();
-}
-
-export function invalidHost(): ApiError {
-    return new ApiError(403, "The Host header must name a loopback address (localhost, 127.0.0.1 or [::1]).", {code: "invalid_host"});
 }

@@ -1,5 +1,5 @@
 import express, {type ErrorRequestHandler, type RequestHandler} from "express";
-import {ApiError} from "../../protocol/errors.js";
+import {invalidBodyEncoding, invalidJson, requestTooLarge, unsupportedMediaType} from "../../protocol/errors.js";
 import {checkJsonNesting} from "../../responses/jsonNesting.js";
 
 /** Largest accepted JSON body; Codex sends ~40 KB, long agent histories a few MB. */
@@ -21,13 +21,13 @@ export const bodyErrors: ErrorRequestHandler = (error, req, _res, next) => {
     const type = (error as {type?: string}).type;
     const encoding = req.headers["content-encoding"]?.trim().toLowerCase();
     if (type == null && encoding != null && encoding !== "identity" && isDecompressionError(error))
-        next(new ApiError(400, `The request body is not valid ${encoding} data, as its Content-Encoding header says it is.`, {code: "invalid_body_encoding"}));
+        next(invalidBodyEncoding(encoding));
     else if (type === "entity.parse.failed")
-        next(new ApiError(400, `The request body is not valid JSON: ${(error as Error).message}`, {code: "invalid_json"}));
+        next(invalidJson("request body", (error as Error).message));
     else if (type === "entity.too.large")
-        next(new ApiError(413, `The request body exceeds the limit of ${(error as {limit?: number}).limit ?? defaultBodyLimitBytes} bytes.`, {code: "request_too_large"}));
+        next(requestTooLarge(`The request body exceeds the limit of ${(error as {limit?: number}).limit ?? defaultBodyLimitBytes} bytes.`));
     else if (type === "encoding.unsupported" || type === "charset.unsupported")
-        next(new ApiError(415, (error as Error).message, {code: "unsupported_media_type"}));
+        next(unsupportedMediaType((error as Error).message));
     else
         next(error);
 };

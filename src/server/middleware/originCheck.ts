@@ -1,5 +1,5 @@
 import type {RequestHandler} from "express";
-import {ApiError} from "../../protocol/errors.js";
+import {originNotAllowed} from "../../protocol/errors.js";
 
 /**
  * Browsers send `Origin`; other clients do not. A request from a browser origin that is not configured
@@ -33,8 +33,4 @@ export function originCheck(allowedOrigins: readonly string[] = []): RequestHand
 /** Whether a request's `Origin` may use the API: absent (not a browser) or configured. */
 export function isOriginAllowed(origin: string | undefined, allowedOrigins: readonly string[] = []): boolean {
     return origin == null || allowedOrigins.includes("*") || allowedOrigins.includes(origin);
-}
-
-export function originNotAllowed(origin: string): ApiError {
-    return new ApiError(403, `Origin '${origin}' is not allowed. Configure allowed origins to use the API from a browser.`, {code: "origin_not_allowed"});
 }

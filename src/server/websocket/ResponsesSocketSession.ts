@@ -1,7 +1,7 @@
 import type {RawData, WebSocket} from "ws";
 import {GenerationAbort} from "../../responses/abortReasons.js";
 import {toApiError} from "../../responses/engineErrors.js";
-import {ApiError, describeForLog} from "../../protocol/errors.js";
+import {describeForLog, tooManyPendingTurns} from "../../protocol/errors.js";
 import type {ResponsesService} from "../../responses/ResponsesService.js";
 import {ConnectionResponses} from "./ConnectionResponses.js";
 import {SocketHeartbeat} from "./SocketHeartbeat.js";
@@ -50,7 +50,7 @@ export class ResponsesSocketSession {
 
     private enqueue(data: RawData, isBinary: boolean): void {
         if (this.pending > (this.options.maxPendingTurns ?? 8)) {
-            this.send(socketErrorEvent(new ApiError(429, "Too many response.create messages are waiting on this connection: wait for the running turn to end.", {code: "too_many_pending_turns"})));
+            this.send(socketErrorEvent(tooManyPendingTurns()));
             return;
         }
         this.pending++;

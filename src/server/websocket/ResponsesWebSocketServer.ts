@@ -1,7 +1,7 @@
 import type {IncomingMessage} from "node:http";
 import type {Duplex} from "node:stream";
 import {WebSocketServer} from "ws";
-import {ApiError} from "../../protocol/errors.js";
+import {ApiError, invalidWebSocketHandshake, methodNotAllowed, serverShuttingDown} from "../../protocol/errors.js";
 import type {ResponsesService} from "../../responses/ResponsesService.js";
 import type {UpgradeHandler} from "../HttpServer.js";
 import {ResponsesSocketSession, type SessionOptions} from "./ResponsesSocketSession.js";
@@ -26,13 +26,13 @@ export class ResponsesWebSocketServer implements UpgradeHandler {
         this.wss = new WebSocketServer({noServer: true, maxPayload: options.maxPayloadBytes, perMessageDeflate: false});
         // A handshake ws itself refuses (not GET, a bad Sec-WebSocket-Key or -Version) gets OpenAI's error body too.
         this.wss.on("wsClientError", (error: Error, socket: Duplex) => refuseUpgrade(socket, /Invalid HTTP method/.test(error.message)
-            ? new ApiError(405, "A WebSocket handshake must be a GET request.", {code: "method_not_allowed"})
-            : new ApiError(400, `Invalid WebSocket handshake: ${error.message}.`, {code: "invalid_websocket_handshake"})));
+            ? methodNotAllowed("A WebSocket handshake must be a GET request.")
+            : invalidWebSocketHandshake(error.message)));
     }
 
     public handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
         if (!this.accepting) {
-            refuseUpgrade(socket, new ApiError(503, "The server is shutting down.", {code: "server_shutting_down"}));
+            refuseUpgrade(socket, serverShuttingDown());
             return;
         }
         const checked = checkUpgrade(req, this.options);

@@ -1,9 +1,9 @@
 import type {IncomingMessage} from "node:http";
 import type {Duplex} from "node:stream";
-import {ApiError} from "../../protocol/errors.js";
-import {authenticate, invalidApiKey} from "../middleware/auth.js";
+import {invalidApiKey, originNotAllowed, unknownRoute, type ApiError} from "../../protocol/errors.js";
+import {authenticate} from "../middleware/auth.js";
 import {hostProblem} from "../middleware/hostCheck.js";
-import {isOriginAllowed, originNotAllowed} from "../middleware/originCheck.js";
+import {isOriginAllowed} from "../middleware/originCheck.js";
 import {rawErrorResponse} from "../rawErrorResponse.js";
 
 export type UpgradeGateOptions = {
@@ -22,7 +22,7 @@ const socketPaths = new Set(["/v1/responses", "/responses"]);
 export function checkUpgrade(req: IncomingMessage, options: UpgradeGateOptions): {owner: string} | ApiError {
     const path = new URL(req.url ?? "/", "http://localhost").pathname.replace(/\/+$/, "");
     if (!socketPaths.has(path))
-        return new ApiError(404, `No WebSocket endpoint at ${path}: use /v1/responses.`, {code: "unknown_route"});
+        return unknownRoute(`No WebSocket endpoint at ${path}: use /v1/responses.`);
     const badHost = hostProblem(req.headers.host, options.allowedHosts);
     if (badHost != null)
         return badHost;
