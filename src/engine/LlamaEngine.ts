@@ -5,6 +5,7 @@ import {toChatHistory, toChatModelFunctions} from "./chatHistory.js";
 import {ChatWrapperVariants, type PromptShape} from "./ChatWrapperVariants.js";
 import {JsonGrammars} from "./grammars.js";
 import {Emitter} from "./Emitter.js";
+import {defaultContextSize, defaultParallel, defaultQueueLimit, defaultThreads} from "./engineDefaults.js";
 import {EngineError} from "./errors.js";
 import {generateOnLease} from "./generateOnLease.js";
 import {GenerationActivity} from "./GenerationActivity.js";
@@ -23,13 +24,13 @@ import type {
 export type GpuChoice = "auto" | false | "cuda" | "vulkan" | "metal";
 
 export type LlamaEngineOptions = {
-    /** CPU threads for evaluation. Defaults to cores − 1 (at least 1): node-llama-cpp's own default oversubscribes small machines. */
+    /** CPU threads for evaluation. Defaults to `defaultThreads()`: cores − 1 (at least 1). */
     threads?: number,
-    /** Context size per sequence, in tokens. Defaults to the model's trained context (at most 8192). */
+    /** Context size per sequence, in tokens. Defaults to the model's trained context, at most `defaultContextSize` (8192). */
     contextSize?: number,
-    /** Parallel sequences (concurrent generations batched together). Defaults to 4. */
+    /** Parallel sequences (concurrent generations batched together). Defaults to `defaultParallel` (4). */
     parallel?: number,
-    /** Requests that may wait for a sequence before new ones get 503. Defaults to 64. */
+    /** Requests that may wait for a sequence before new ones get 503. Defaults to `defaultQueueLimit` (64). */
     queueLimit?: number,
     /** Defaults to `false` (CPU); `"auto"` picks an available GPU backend. */
     gpu?: GpuChoice,
@@ -174,7 +175,7 @@ export class LlamaEngine implements ChatEngine {
             sequencesBusy: pool?.busyCount ?? 0,
             sequencesTotal: pool?.size ?? 0,
             queueDepth: pool?.queueDepth ?? 0,
-            queueLimit: pool?.limit ?? this.options.queueLimit ?? 64
+            queueLimit: pool?.limit ?? this.options.queueLimit ?? defaultQueueLimit
         };
     }
 
@@ -351,8 +352,8 @@ export class LlamaEngine implements ChatEngine {
             try {
                 onProgress?.({phase: "context", progress: 0});
                 const trainContextSize = model.trainContextSize;
-                const contextSize = this.options.contextSize ?? Math.min(trainContextSize, 8192);
-                const parallel = this.options.parallel ?? 4;
+                const contextSize = this.options.contextSize ?? Math.min(trainContextSize, defaultContextSize);
+                const parallel = this.options.parallel ?? defaultParallel;
                 const afterDispatch = new AfterDispatch();
                 const tokenizerWorker = new TokenizerWorker({modelPath: path.resolve(modelPath), gpu: this.options.gpu ?? false});
                 const segments = createSegmentTokenizer(model.tokenizer);
@@ -429,7 +430,7 @@ export class LlamaEngine implements ChatEngine {
     }
 
     private get threads(): number {
-        return this.options.threads ?? Math.max(1, (globalThis.navigator?.hardwareConcurrency ?? 2) - 1);
+        return this.options.threads ?? defaultThreads();
     }
 
     private setState(state: EngineState): void {

@@ -12,12 +12,17 @@ export type PromptStateIdentity = {model: string, context: string};
 export type PromptStateCacheOptions = {
     folder: string,
     identity: PromptStateIdentity,
-    /** Disk budget for every state in the folder (all models), least recently used out first. Defaults to 2 GiB. */
+    /** Disk budget for every state in the folder (all models), least recently used out first. Defaults to `defaultPromptCacheMaxBytes`. */
     maxBytes?: number,
-    /** Shorter prefixes are not worth a file. Defaults to 1024 tokens. */
+    /** Shorter prefixes are not worth a file. Defaults to `defaultPromptCacheMinTokens`. */
     minTokens?: number,
     log?: (line: string) => void
 };
+
+/** Disk budget of the prompt cache: 2 GiB. */
+export const defaultPromptCacheMaxBytes = 2 * 1024 ** 3;
+/** Prompts shorter than this (in tokens) are not saved. */
+export const defaultPromptCacheMinTokens = 1024;
 
 /** A saved prefix that a prompt starts with: load `file`, then evaluate the prompt from `tokenCount` on. */
 export type PromptStateHit = {key: string, file: string, tokenCount: number};
@@ -40,8 +45,8 @@ export class PromptStateCache {
     public readonly minTokens: number;
 
     private constructor(private readonly options: PromptStateCacheOptions) {
-        this.maxBytes = options.maxBytes ?? 2 * 1024 ** 3;
-        this.minTokens = options.minTokens ?? 1024;
+        this.maxBytes = options.maxBytes ?? defaultPromptCacheMaxBytes;
+        this.minTokens = options.minTokens ?? defaultPromptCacheMinTokens;
     }
 
     /** Reads the folder's manifests; leftovers of interrupted saves (temporary files, states without a manifest) are removed. */

@@ -1,9 +1,10 @@
+import {defaultQueueLimit} from "./engineDefaults.js";
 import {EngineError} from "./errors.js";
 
 export type SequencePoolOptions = {
     /**
      * Requests that may wait for a free sequence; one more is refused with `queue_full`.
-     * Defaults to 64.
+     * Defaults to `defaultQueueLimit` (64).
      */
     queueLimit?: number
 };
@@ -32,7 +33,7 @@ export class SequencePool<S> {
 
     public constructor(sequences: readonly S[], private readonly tokensOf: (sequence: S) => readonly number[], options: SequencePoolOptions = {}) {
         this.slots = sequences.map((sequence) => ({sequence, busy: false, lastUsed: 0}));
-        this.queueLimit = options.queueLimit ?? 64;
+        this.queueLimit = options.queueLimit ?? defaultQueueLimit;
     }
 
     public get size(): number {

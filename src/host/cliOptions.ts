@@ -1,6 +1,7 @@
 import {parseArgs} from "node:util";
 import type {GpuChoice} from "../engine/LlamaEngine.js";
-import {defaultConfig, defaultPromptCacheMaxBytes, defaultPromptCacheMinTokens, isUpstreamUrl, type HostConfig, type StoreSettings} from "./config.js";
+import {defaultPromptCacheMaxBytes, defaultPromptCacheMinTokens} from "../engine/PromptStateCache.js";
+import {defaultConfig, isUpstreamUrl, type HostConfig, type StoreSettings} from "./config.js";
 import {defaultDataDir} from "./dataFolder.js";
 
 /** Each flag, its environment variable and its help line: one table so the three never drift apart. */

@@ -1,7 +1,19 @@
-import os from "node:os";
+import {defaultParallel, defaultQueueLimit, defaultThreads} from "../engine/engineDefaults.js";
 import type {GpuChoice} from "../engine/LlamaEngine.js";
+import {defaultUpstreamHealthIntervalMs, defaultUpstreamTimeoutSeconds} from "../engine/upstream/UpstreamEngine.js";
+import {defaultBackgroundJobLimits} from "../responses/BackgroundJobs.js";
+import {defaultSummaryMaxTokens} from "../responses/Compactor.js";
+import {defaultJobEventLogLimits} from "../responses/JobEventLog.js";
+import {defaultReasoningEchoMaxBytes} from "../responses/ReasoningReplay.js";
+import {defaultStreamReaderLimits} from "../server/StreamReaderSlots.js";
+import {defaultConversationStoreBounds} from "../store/ConversationStore.js";
+import {defaultResponseStoreBounds} from "../store/ResponseStore.js";
+import {defaultOwnerQuotas} from "../store/storeBounds.js";
 
-/** Everything a Local Responses server can be told, with the defaults both faces share. */
+/**
+ * Everything a Local Responses server can be told, with the defaults both faces share. A default that a class applies
+ * itself is declared once beside that class's options and taken from there; the rest are declared in `defaultConfig`.
+ */
 export type HostConfig = {
     /** `local`: a GGUF file run by node-llama-cpp; `upstream`: OpenAI-compatible Chat Completions servers. */
     engine: "local" | "upstream",
@@ -69,15 +81,13 @@ export type StorageSettings = {
     lockWaitMs?: number,
     /**
      * Disk budget of the prompt cache (`prompt-states/` in `dataDir`, durable store only): evaluated prompts saved to
-     * be loaded after a restart instead of evaluated again. 0 turns it off. Defaults to `defaultPromptCacheMaxBytes`.
+     * be loaded after a restart instead of evaluated again. 0 turns it off. Defaults to `defaultPromptCacheMaxBytes`
+     * (src/engine/PromptStateCache.ts).
      */
     promptCacheMaxBytes?: number,
     /** Prompts shorter than this are not saved. Defaults to `defaultPromptCacheMinTokens`. */
     promptCacheMinTokens?: number
 };
-
-export const defaultPromptCacheMaxBytes = 2 * 1024 ** 3;
-export const defaultPromptCacheMinTokens = 1024;
 
 /** Background mode limits (defaults from the reference servers; see docs/api.md "Limits and settings"). */
 export type BackgroundSettings = {
@@ -117,14 +127,11 @@ export function isUpstreamUrl(raw: string): boolean {
     }
 }
 
-export function defaultThreads(): number {
-    return Math.max(1, os.availableParallelism() - 1);
-}
-
 export function defaultConfig(): HostConfig {
+    const jobs = defaultBackgroundJobLimits;
     return {
         engine: "local",
-        upstream: {urls: [], apiKey: null, model: null, timeoutSeconds: 600, healthIntervalMs: 5000},
+        upstream: {urls: [], apiKey: null, model: null, timeoutSeconds: defaultUpstreamTimeoutSeconds, healthIntervalMs: defaultUpstreamHealthIntervalMs},
         modelPath: null,
         modelAlias: null,
         host: "127.0.0.1",
@@ -132,27 +139,29 @@ export function defaultConfig(): HostConfig {
         apiKeys: [],
         threads: defaultThreads(),
         contextSize: null,
-        parallel: 4,
-        queueLimit: 64,
+        parallel: defaultParallel,
+        queueLimit: defaultQueueLimit,
         gpu: false,
         flashAttention: false,
         stopSequences: [],
         strictModel: false,
         strictTools: false,
         reasoningSecret: null,
-        reasoningEchoMaxBytes: 16 * 1024 * 1024,
+        reasoningEchoMaxBytes: defaultReasoningEchoMaxBytes,
         allowedOrigins: [],
         bodyLimitBytes: 16 * 1024 * 1024,
         streamKeepAliveSeconds: 15,
-        store: {maxEntries: 1024, maxBytes: 256 * 1024 * 1024, ttlSeconds: 3600, ownerMaxEntries: 0, ownerMaxBytes: 0},
+        store: {...defaultResponseStoreBounds, ...defaultOwnerQuotas},
         // Embedders and tests get memory unless they name a folder; the CLI and the extension choose durable.
         storage: {kind: "memory", dataDir: null},
         background: {
-            maxJobs: 64, maxJobsPerKey: 4, workers: 2, deadlineSeconds: 300, retentionSeconds: 900, retainedJobs: 64,
-            inputMaxBytes: 2 * 1024 * 1024, eventMaxCount: 4096, eventMaxBytes: 2 * 1024 * 1024,
-            streamReaders: 32, streamReadersPerKey: 8, streamWriteTimeoutSeconds: 5
+            maxJobs: jobs.maxActive, maxJobsPerKey: jobs.maxActivePerOwner, workers: jobs.workers, deadlineSeconds: jobs.deadlineSeconds,
+            retentionSeconds: jobs.retentionSeconds, retainedJobs: jobs.maxRetained, inputMaxBytes: jobs.maxInputBytes,
+            eventMaxCount: defaultJobEventLogLimits.maxEvents, eventMaxBytes: defaultJobEventLogLimits.maxBytes,
+            streamReaders: defaultStreamReaderLimits.maxReaders, streamReadersPerKey: defaultStreamReaderLimits.maxReadersPerOwner,
+            streamWriteTimeoutSeconds: 5
         },
-        conversations: {maxEntries: 256, maxBytes: 64 * 1024 * 1024, ttlSeconds: 3600, ownerMaxEntries: 0, ownerMaxBytes: 0},
-        compaction: {keepTokens: null, summaryMaxTokens: 1024, secret: null}
+        conversations: {...defaultConversationStoreBounds, ...defaultOwnerQuotas},
+        compaction: {keepTokens: null, summaryMaxTokens: defaultSummaryMaxTokens, secret: null}
     };
 }

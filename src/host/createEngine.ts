@@ -2,7 +2,8 @@ import type {HostedEngine} from "../engine/HostedEngine.js";
 import {LlamaEngine} from "../engine/LlamaEngine.js";
 import {UpstreamEngine} from "../engine/upstream/UpstreamEngine.js";
 import path from "node:path";
-import {defaultPromptCacheMaxBytes, defaultPromptCacheMinTokens, type HostConfig} from "./config.js";
+import {defaultPromptCacheMaxBytes, defaultPromptCacheMinTokens} from "../engine/PromptStateCache.js";
+import type {HostConfig} from "./config.js";
 
 /** The engine the configuration names: node-llama-cpp on a local GGUF file, or upstream Chat Completions servers. */
 export function createEngine(config: HostConfig, log?: (line: string) => void): HostedEngine {

@@ -39,6 +39,11 @@ export type BackgroundJobsOptions = {
     schedule?: (callback: () => void, ms: number) => () => void
 };
 
+/** Background mode's limits where the options leave them unset: 64 active jobs, 4 per key, 2 workers, 300 s deadline, 900 s retention, 64 finished records, 2 MiB input. */
+export const defaultBackgroundJobLimits = {
+    maxActive: 64, maxActivePerOwner: 4, workers: 2, deadlineSeconds: 300, retentionSeconds: 900, maxRetained: 64, maxInputBytes: 2 * 1024 * 1024
+} as const satisfies BackgroundJobsOptions;
+
 /** What a job needs: its owner, the response object generation fills in, and the history it answers. */
 export type JobPayload = {readonly owner: string, readonly response: ResponseObject, readonly history: readonly Item[]};
 
@@ -109,13 +114,13 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
     public readonly maxInputBytes: number;
 
     public constructor(private readonly runner: JobRunner<P>, private readonly options: BackgroundJobsOptions = {}) {
-        this.maxActive = options.maxActive ?? 64;
-        this.maxActivePerOwner = options.maxActivePerOwner ?? 4;
-        this.workers = Math.max(1, options.workers ?? 2);
-        this.deadlineSeconds = options.deadlineSeconds ?? 300;
-        this.retentionSeconds = options.retentionSeconds ?? 900;
-        this.maxRetained = options.maxRetained ?? 64;
-        this.maxInputBytes = options.maxInputBytes ?? 2 * 1024 * 1024;
+        this.maxActive = options.maxActive ?? defaultBackgroundJobLimits.maxActive;
+        this.maxActivePerOwner = options.maxActivePerOwner ?? defaultBackgroundJobLimits.maxActivePerOwner;
+        this.workers = Math.max(1, options.workers ?? defaultBackgroundJobLimits.workers);
+        this.deadlineSeconds = options.deadlineSeconds ?? defaultBackgroundJobLimits.deadlineSeconds;
+        this.retentionSeconds = options.retentionSeconds ?? defaultBackgroundJobLimits.retentionSeconds;
+        this.maxRetained = options.maxRetained ?? defaultBackgroundJobLimits.maxRetained;
+        this.maxInputBytes = options.maxInputBytes ?? defaultBackgroundJobLimits.maxInputBytes;
         this.now = options.now ?? Date.now;
         this.schedule = options.schedule ?? ((callback, ms) => {
             const timer = setTimeout(callback, ms);

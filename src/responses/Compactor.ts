@@ -10,9 +10,12 @@ import type {CompactionItem, Item} from "../protocol/wire.js";
 export type CompactorSettings = {
     /** Tokens of newest turns kept verbatim; defaults to 1/16 of the context, at most 8192. */
     keepTokens?: number | null,
-    /** Summary length cap when the request gives none. Defaults to 1024. */
+    /** Summary length cap when the request gives none. Defaults to `defaultSummaryMaxTokens`. */
     summaryMaxTokens?: number
 };
+
+/** Tokens a compaction summary may take when the request gives no `max_output_tokens`. */
+export const defaultSummaryMaxTokens = 1024;
 
 export type CompactOptions = {
     keepTokens?: number | null,
@@ -70,7 +73,7 @@ export class Compactor {
     }
 
     public get summaryMaxTokens(): number {
-        return this.settings.summaryMaxTokens ?? 1024;
+        return this.settings.summaryMaxTokens ?? defaultSummaryMaxTokens;
     }
 
     /** Items ready to render: compaction items replaced by their summaries. */

@@ -2,11 +2,14 @@ import type {LoggedEvent, UnloggedEvent} from "../protocol/wire.js";
 import {jsonBytes} from "../protocol/jsonBytes.js";
 
 export type JobEventLogLimits = {
-    /** Events kept; older ones are dropped first. Defaults to 4096. */
+    /** Events kept; older ones are dropped first. Defaults to `defaultJobEventLogLimits.maxEvents`. */
     maxEvents?: number,
-    /** Serialized bytes kept; older events are dropped first. Defaults to 2 MiB. */
+    /** Serialized bytes kept; older events are dropped first. Defaults to `defaultJobEventLogLimits.maxBytes`. */
     maxBytes?: number
 };
+
+/** Each background job's event buffer: 4096 events, 2 MiB. */
+export const defaultJobEventLogLimits = {maxEvents: 4096, maxBytes: 2 * 1024 * 1024} as const satisfies JobEventLogLimits;
 
 /** What a reader gets for a cursor: the retained events after it, or why it cannot be served. */
 export type EventRead =
@@ -36,8 +39,8 @@ export class JobEventLog {
     public readonly maxBytes: number;
 
     public constructor(limits: JobEventLogLimits = {}) {
-        this.maxEvents = limits.maxEvents ?? 4096;
-        this.maxBytes = limits.maxBytes ?? 2 * 1024 * 1024;
+        this.maxEvents = limits.maxEvents ?? defaultJobEventLogLimits.maxEvents;
+        this.maxBytes = limits.maxBytes ?? defaultJobEventLogLimits.maxBytes;
     }
 
     /** Numbers and keeps an event; the newest event is always kept, even if alone it exceeds the byte budget. */

@@ -1,11 +1,14 @@
 import {rateLimited} from "../protocol/errors.js";
 
 export type StreamReaderSlotsOptions = {
-    /** Background stream readers at once. Defaults to 32. */
+    /** Background stream readers at once. Defaults to `defaultStreamReaderLimits.maxReaders`. */
     maxReaders?: number,
-    /** Background stream readers per API key. Defaults to 8. */
+    /** Background stream readers per API key. Defaults to `defaultStreamReaderLimits.maxReadersPerOwner`. */
     maxReadersPerOwner?: number
 };
+
+/** Background stream readers: 32 at once, 8 per API key. */
+export const defaultStreamReaderLimits = {maxReaders: 32, maxReadersPerOwner: 8} as const satisfies StreamReaderSlotsOptions;
 
 /**
  * Admission of background stream readers, globally and per key: each reader holds a slot until it
@@ -18,8 +21,8 @@ export class StreamReaderSlots {
     public readonly maxReadersPerOwner: number;
 
     public constructor(options: StreamReaderSlotsOptions = {}) {
-        this.maxReaders = options.maxReaders ?? 32;
-        this.maxReadersPerOwner = options.maxReadersPerOwner ?? 8;
+        this.maxReaders = options.maxReaders ?? defaultStreamReaderLimits.maxReaders;
+        this.maxReadersPerOwner = options.maxReadersPerOwner ?? defaultStreamReaderLimits.maxReadersPerOwner;
     }
 
     public get active(): number {

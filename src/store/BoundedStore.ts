@@ -1,5 +1,5 @@
 import type {StoreJournal} from "../protocol/StoreJournal.js";
-import type {StoreBounds, StoreCounters} from "./storeBounds.js";
+import {defaultOwnerQuotas, type StoreBounds, type StoreCounters} from "./storeBounds.js";
 
 /** What the core keeps of each record; a store's own record type extends it. */
 export type BoundedEntry = {
@@ -53,8 +53,8 @@ export class BoundedStore<E extends BoundedEntry> implements AppliedBounds {
         this.maxEntries = bounds.maxEntries ?? defaults.maxEntries;
         this.maxBytes = bounds.maxBytes ?? defaults.maxBytes;
         this.ttlSeconds = bounds.ttlSeconds ?? defaults.ttlSeconds;
-        this.ownerMaxEntries = bounds.ownerMaxEntries ?? 0;
-        this.ownerMaxBytes = bounds.ownerMaxBytes ?? 0;
+        this.ownerMaxEntries = bounds.ownerMaxEntries ?? defaultOwnerQuotas.ownerMaxEntries;
+        this.ownerMaxBytes = bounds.ownerMaxBytes ?? defaultOwnerQuotas.ownerMaxBytes;
         this.now = bounds.now ?? Date.now;
     }
 

@@ -1,12 +1,15 @@
 import {newId, nowSeconds} from "../protocol/ids.js";
 import type {Item} from "../protocol/wire.js";
 import {jsonBytes} from "../protocol/jsonBytes.js";
-import {BoundedStore, type AppliedBounds, journaledExpiry, restoredExpiry} from "./BoundedStore.js";
+import {BoundedStore, type AppliedBounds, type BoundDefaults, journaledExpiry, restoredExpiry} from "./BoundedStore.js";
 import type {StoreBounds, StoreCounters} from "./storeBounds.js";
 import type {JournalEntries, StoreJournal} from "../protocol/StoreJournal.js";
 
-/** Defaults: 256 conversations (0 disables conversations: 400), 64 MiB of transcripts, 3600 s after a conversation's last use. */
+/** Unset bounds take `defaultConversationStoreBounds`; per-key quotas are off unless set. 0 entries disables conversations (400). */
 export type ConversationStoreOptions = StoreBounds;
+
+/** 256 conversations, 64 MiB of transcripts, 3600 s after a conversation's last use. */
+export const defaultConversationStoreBounds = {maxEntries: 256, maxBytes: 64 * 1024 * 1024, ttlSeconds: 3600} as const satisfies BoundDefaults;
 
 /** The Conversations API object. */
 export type ConversationObject = {id: string, object: "conversation", created_at: number, metadata: Record<string, string>};
@@ -41,7 +44,7 @@ export class ConversationStore {
     private nextOrdinal = 0;
 
     public constructor(options: ConversationStoreOptions = {}) {
-        this.records = new BoundedStore<Conversation>(options, {maxEntries: 256, maxBytes: 64 * 1024 * 1024, ttlSeconds: 3600},
+        this.records = new BoundedStore<Conversation>(options, defaultConversationStoreBounds,
             (record) => this.released(record));
         this.bounds = this.records;
     }

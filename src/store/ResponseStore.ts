@@ -3,12 +3,15 @@ import type {ResponseTimings} from "../protocol/timings.js";
 import type {Item, ResponseObject} from "../protocol/wire.js";
 import type {StoredResponse} from "../protocol/storedResponse.js";
 import {jsonBytes} from "../protocol/jsonBytes.js";
-import {BoundedStore, type AppliedBounds, journaledExpiry, restoredExpiry, type RemovalReason} from "./BoundedStore.js";
+import {BoundedStore, type AppliedBounds, type BoundDefaults, journaledExpiry, restoredExpiry, type RemovalReason} from "./BoundedStore.js";
 import type {StoreBounds, StoreCounters} from "./storeBounds.js";
 import type {JournalEntries, StoreJournal} from "../protocol/StoreJournal.js";
 
-/** Defaults: 1024 entries, 256 MiB (unique item blocks plus response objects), 3600 s after a response finished, read or not. */
+/** Unset bounds take `defaultResponseStoreBounds`; per-key quotas are off unless set. */
 export type ResponseStoreOptions = StoreBounds;
+
+/** 1024 responses, 256 MiB (unique item blocks plus response objects), 3600 s after a response finished, read or not. */
+export const defaultResponseStoreBounds = {maxEntries: 1024, maxBytes: 256 * 1024 * 1024, ttlSeconds: 3600} as const satisfies BoundDefaults;
 
 
 export type ResponseStoreStats = StoreCounters & {blocks: number};
@@ -38,7 +41,7 @@ export class ResponseStore {
     private readonly listeners = new Set<(change: ResponseStoreChange) => void>();
 
     public constructor(options: ResponseStoreOptions = {}) {
-        this.records = new BoundedStore<StoreRecord>(options, {maxEntries: 1024, maxBytes: 256 * 1024 * 1024, ttlSeconds: 3600},
+        this.records = new BoundedStore<StoreRecord>(options, defaultResponseStoreBounds,
             (record, reason) => this.released(record, reason));
         this.bounds = this.records;
     }

@@ -1,4 +1,5 @@
 import {createHash} from "node:crypto";
+import {defaultContextSize, defaultParallel, defaultQueueLimit} from "../engineDefaults.js";
 import {EngineError} from "../errors.js";
 import {GenerationActivity} from "../GenerationActivity.js";
 import {Emitter} from "../Emitter.js";
@@ -23,19 +24,24 @@ export type UpstreamEngineOptions = {
     apiKey?: string | null,
     /** Name clients see (`--model-alias`); defaults to the upstream model's name. */
     alias?: string | null,
-    /** Seconds an upstream may stay silent (before its headers, between chunks) before the request fails with 504. */
+    /** Seconds an upstream may stay silent (before its headers, between chunks) before the request fails with 504. Defaults to `defaultUpstreamTimeoutSeconds`. */
     timeoutSeconds?: number,
-    /** Milliseconds between health checks (default 5000). */
+    /** Milliseconds between health checks. Defaults to `defaultUpstreamHealthIntervalMs`. */
     healthIntervalMs?: number,
-    /** Context tokens per request when the upstream does not say (default 8192). */
+    /** Context tokens per request when the upstream does not say. Defaults to `defaultContextSize` (8192). */
     contextSize?: number | null,
-    /** Slots per upstream when it does not say (llama-server's `/props` does). */
+    /** Slots per upstream when it does not say (llama-server's `/props` does). Defaults to `defaultParallel` (4). */
     parallel?: number,
-    /** Requests beyond every upstream's slots that may be outstanding before new ones get 503. */
+    /** Requests beyond every upstream's slots that may be outstanding before new ones get 503. Defaults to `defaultQueueLimit` (64). */
     queueLimit?: number,
     stopSequences?: readonly string[],
     log?: (line: string) => void
 };
+
+/** Seconds an upstream may stay silent before a request fails with 504 (`--upstream-timeout-secs`). */
+export const defaultUpstreamTimeoutSeconds = 600;
+/** Milliseconds between health checks of each upstream. */
+export const defaultUpstreamHealthIntervalMs = 5000;
 
 /**
  * The engine over one or more OpenAI-compatible Chat Completions servers (vLLM, SGLang, llama-server,
@@ -94,7 +100,7 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
         try {
             const found = await discoverModel(this.upstreams, name === "" ? null : name);
             this.upstreamModel = found.model;
-            const contextSize = this.options.contextSize ?? found.contextSize ?? 8192;
+            const contextSize = this.options.contextSize ?? found.contextSize ?? defaultContextSize;
             this.info = {
                 id: this.options.alias ?? found.model,
                 path: this.upstreams.map((upstream) => upstream.label).join(","),
@@ -132,7 +138,7 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
             sequencesBusy: Math.min(busy, total),
             sequencesTotal: total,
             queueDepth: Math.max(0, busy - total),
-            queueLimit: this.options.queueLimit ?? 64,
+            queueLimit: this.options.queueLimit ?? defaultQueueLimit,
             upstreams: this.upstreams.map((upstream) => upstream.stats())
         };
     }
@@ -197,7 +203,7 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
                 try {
                     const {result, upstreamUsage} = await streamCompletion(upstream, body, {
                         signal: request.signal,
-                        timeoutMs: (this.options.timeoutSeconds ?? 600) * 1000,
+                        timeoutMs: (this.options.timeoutSeconds ?? defaultUpstreamTimeoutSeconds) * 1000,
                         maxToolCalls: request.maxToolCalls,
                         onEvent: request.onEvent,
                         onDeltas: (count) => this.activity.tokens(count)
@@ -255,7 +261,7 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
     }
 
     private totalSlots(): number {
-        return this.upstreams.reduce((sum, upstream) => sum + (upstream.slots ?? this.options.parallel ?? 4), 0);
+        return this.upstreams.reduce((sum, upstream) => sum + (upstream.slots ?? this.options.parallel ?? defaultParallel), 0);
     }
 
     private startHealthChecks(): void {
@@ -273,7 +279,7 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
                         this.options.log?.(`upstream: ${upstream.label} is ${upstream.state}`);
                 });
         };
-        this.healthTimer = setInterval(check, this.options.healthIntervalMs ?? 5000);
+        this.healthTimer = setInterval(check, this.options.healthIntervalMs ?? defaultUpstreamHealthIntervalMs);
         this.healthTimer.unref();
     }
 

@@ -1,7 +1,8 @@
 import os from "node:os";
 import path from "node:path";
 import type {GpuChoice} from "../../engine/LlamaEngine.js";
-import {defaultConfig, defaultThreads, isUpstreamUrl, type HostConfig} from "../../host/config.js";
+import {defaultThreads} from "../../engine/engineDefaults.js";
+import {defaultConfig, isUpstreamUrl, type HostConfig} from "../../host/config.js";
 
 /** The prefix of every setting this extension contributes (package.json `contributes.configuration`). */
 export const settingsSection = "localResponses";

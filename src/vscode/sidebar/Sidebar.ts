@@ -11,7 +11,7 @@ import {responseRows} from "./responseRows.js";
 import {serverRows} from "./serverRows.js";
 import type {SidebarRow} from "./SidebarRow.js";
 import {contextKeys, sidebarViewIds} from "../manifest/viewIds.js";
-import {defaultThreads} from "../../host/config.js";
+import {defaultThreads} from "../../engine/engineDefaults.js";
 import type {CommandContext} from "../CommandContext.js";
 import {ContextKeys} from "../manifest/ContextKeys.js";
 import {SidebarView} from "./SidebarView.js";
