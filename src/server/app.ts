@@ -1,6 +1,6 @@
 import express, {type Express} from "express";
 import type {ChatEngine} from "../engine/types.js";
-import {ApiError} from "../protocol/errors.js";
+import {unknownRoute} from "../protocol/errors.js";
 import type {Compactor} from "../responses/Compactor.js";
 import type {PreparedResponse} from "../responses/preparedResponse.js";
 import type {ResponsesService} from "../responses/ResponsesService.js";
@@ -81,7 +81,7 @@ export function createApp(options: AppOptions): Express {
     app.use("/v1", api);
     app.use(api);
 
-    app.use((req, _res, next) => next(new ApiError(404, `No route for ${req.method} ${req.path}.`, {code: "unknown_route"})));
+    app.use((req, _res, next) => next(unknownRoute(`No route for ${req.method} ${req.path}.`)));
     app.use(errorHandler(options.log));
     return app;
 }

@@ -1,5 +1,5 @@
 import {Router, type Response} from "express";
-import {ApiError, invalidRequest, responseNotFound} from "../../protocol/errors.js";
+import {eventsNotRetained, invalidRequest, responseActive, responseNotFound} from "../../protocol/errors.js";
 import {isObject} from "../../protocol/isObject.js";
 import type {PreparedResponse} from "../../responses/preparedResponse.js";
 import type {ResponsesService} from "../../responses/ResponsesService.js";
@@ -72,7 +72,7 @@ export function backgroundRouter(options: BackgroundRouteOptions): Router {
         const after = parseCursor(req.query.starting_after);
         if (job == null) {
             if (responses.store.has(req.owner, req.params.id))
-                throw new ApiError(409, `The events of response '${req.params.id}' are not kept (only background responses keep them, until their record expires); retrieve it without 'stream'.`, {code: "events_not_retained"});
+                throw eventsNotRetained(req.params.id);
             throw responseNotFound(req.params.id);
         }
         checkCursor(job.log, after);
@@ -101,7 +101,7 @@ export function backgroundRouter(options: BackgroundRouteOptions): Router {
             return;
         }
         if (!jobs.forget(job))
-            throw new ApiError(409, `Response '${job.id}' is still ${job.payload.response.status}: cancel it before deleting it.`, {code: "response_active"});
+            throw responseActive(job.id, job.payload.response.status);
         responses.store.delete(req.owner, job.id);
         res.json({id: job.id, object: "response.deleted", deleted: true});
     });

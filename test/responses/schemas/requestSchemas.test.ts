@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import {describe, it} from "node:test";
 import {ApiError} from "../../../src/protocol/errors.js";
+import type {Item} from "../../../src/protocol/wire.js";
 import {compactResponse} from "../../../src/responses/compactRequest.js";
 import type {Compactor} from "../../../src/responses/Compactor.js";
 import {parseCreateRequest} from "../../../src/responses/createRequest.js";
@@ -88,7 +89,7 @@ describe("request schemas: one 400 per failure, naming the parameter by its JSON
     it("every real client capture (Codex CLI, the SDKs) passes, its items typed", () => {
         const captures = fs.readdirSync(capturesDir).filter((file) => file.endsWith(".json") && !file.endsWith(".headers.json"));
         assert.ok(captures.length >= 9, captures.join(", "));
-        const stored = {type: "message", id: "msg_stored", status: "completed", role: "user", content: []} as const;
+        const stored: Item = {type: "message", id: "msg_stored", status: "completed", role: "user", content: []};
         for (const file of captures) {
             const params = parseCreateRequest(JSON.parse(fs.readFileSync(path.join(capturesDir, file), "utf8")));
             const items = normalizeInput(params.rawInput, () => stored);
