@@ -1,3 +1,5 @@
+import http from "node:http";
+import https from "node:https";
 import type {UpstreamStats} from "../types.js";
 
 /** One OpenAI-compatible server: where it is, whether it answers, and how busy this engine keeps it. */
@@ -17,6 +19,8 @@ export class Upstream {
     public busyStatus = 503;
     /** Parallel slots it reports (llama-server's `/props` `total_slots`), else null. */
     public slots: number | null = null;
+    /** Keep-alive connections for generation requests (`streamCompletion`). */
+    public readonly agent: http.Agent;
 
     public constructor(url: string, private readonly apiKey: string | null) {
         const parsed = new URL(url);
@@ -28,6 +32,7 @@ export class Upstream {
         parsed.hash = "";
         this.base = parsed.toString().replace(/\/+$/, "").replace(/\/v1$/, "");
         this.label = this.base;
+        this.agent = parsed.protocol === "https:" ? new https.Agent({keepAlive: true}) : new http.Agent({keepAlive: true});
     }
 
     public headers(json: boolean): Record<string, string> {

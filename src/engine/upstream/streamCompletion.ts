@@ -1,8 +1,10 @@
+import type {IncomingMessage} from "node:http";
 import {EngineError} from "../errors.js";
 import type {GenerationEvent, GenerationResult} from "../types.js";
 import type {ChatCompletionsBody} from "./chatRequest.js";
 import {ChunkAccumulator, type ChatCompletionChunk} from "./ChunkAccumulator.js";
-import {sseData} from "./sseData.js";
+import {PostFailure, postRequest, readText} from "./postRequest.js";
+import {SseDataParser, type SseDataEvent} from "./sseData.js";
 import type {Upstream} from "./Upstream.js";
 import {causeText, statusError, UpstreamConnectError} from "./upstreamErrors.js";
 
@@ -63,12 +65,11 @@ export async function streamCompletion(upstream: Upstream, body: ChatCompletions
 
     arm();
     try {
-        let response: Response | undefined;
+        const requestBody = JSON.stringify(body);
+        let response: IncomingMessage | undefined;
         for (let attempt = 0; response == null; attempt++) {
             try {
-                response = await fetch(upstream.url("/v1/chat/completions"), {
-                    method: "POST", headers: upstream.headers(true), body: JSON.stringify(body), signal: controller.signal
-                });
+                response = await postRequest(upstream.url("/v1/chat/completions"), upstream.agent, upstream.headers(true), requestBody, controller.signal);
             } catch (error) {
                 if (options.signal?.aborted || timedOut)
                     throw failure(error, "before answering");
@@ -76,37 +77,45 @@ export async function streamCompletion(upstream: Upstream, body: ChatCompletions
                 // on a new connection, before calling the upstream unreachable (and trying another, or marking it down).
                 if (attempt === 0 && isStaleConnection(error))
                     continue;
-                throw new UpstreamConnectError(upstream.label, error);
+                throw new UpstreamConnectError(upstream.label, error instanceof PostFailure ? error.cause : error);
             }
         }
-        if (!response.ok) {
-            const text = await response.text().catch(() => "");
-            throw statusError(upstream.label, response.status, text, response.headers.get("retry-after"));
+        const status = response.statusCode ?? 0;
+        if (status < 200 || status > 299) {
+            const text = await readText(response);
+            throw statusError(upstream.label, status, text, headerValue(response.headers["retry-after"]));
         }
-        if (response.body == null)
-            throw new EngineError("upstream_error", `The upstream ${upstream.label} answered without a body.`);
 
         const accumulator = new ChunkAccumulator((event) => options.onEvent?.(event), {maxToolCalls: options.maxToolCalls});
+        const parser = new SseDataParser();
+        /** Handles one event; true once the stream is over (`[DONE]`, or a call past `max_tool_calls`). */
+        const handle = (event: SseDataEvent): boolean => {
+            if ("error" in event)
+                throw new EngineError("upstream_error", `The upstream ${upstream.label} reported an error mid-stream: ${event.error.slice(0, 300)}`);
+            if (event.data === "[DONE]")
+                return true;
+            const before = accumulator.deltaCount;
+            accumulator.push(parseChunk(upstream.label, event.data));
+            options.onDeltas?.(accumulator.deltaCount - before);
+            if (!accumulator.limitReached)
+                return false;
+            // A call past `max_tool_calls`: the generation ends with the calls before it.
+            controller.abort();
+            return true;
+        };
         let done = false;
         try {
-            for await (const event of sseData(response.body as unknown as AsyncIterable<Uint8Array>)) {
+            // Each read is parsed at once, its events handled in order: no promise per event.
+            reading: for await (const chunk of response) {
                 arm();
-                if ("error" in event)
-                    throw new EngineError("upstream_error", `The upstream ${upstream.label} reported an error mid-stream: ${event.error.slice(0, 300)}`);
-                if (event.data === "[DONE]") {
-                    done = true;
-                    break;
-                }
-                const before = accumulator.deltaCount;
-                accumulator.push(parseChunk(upstream.label, event.data));
-                options.onDeltas?.(accumulator.deltaCount - before);
-                if (accumulator.limitReached) {
-                    // A call past `max_tool_calls`: the generation ends with the calls before it.
-                    done = true;
-                    controller.abort();
-                    break;
-                }
+                for (const event of parser.push(chunk as Buffer))
+                    if (handle(event)) {
+                        done = true;
+                        break reading;
+                    }
             }
+            if (!done)
+                done = parser.end().some(handle);
         } catch (error) {
             throw failure(error, "mid-response");
         }
@@ -136,8 +145,14 @@ function parseChunk(label: string, data: string): ChatCompletionChunk {
     return chunk as ChatCompletionChunk;
 }
 
-/** The socket closed under a request sent on a reused connection (undici: `other side closed`, or a reset). */
+/** The socket closed under a request sent on a reused keep-alive connection (a reset, or `socket hang up`). */
 function isStaleConnection(error: unknown): boolean {
-    const code = (error as {cause?: {code?: string}} | undefined)?.cause?.code;
-    return code === "UND_ERR_SOCKET" || code === "ECONNRESET";
+    if (!(error instanceof PostFailure) || !error.reusedSocket)
+        return false;
+    const code = (error.cause as {code?: string} | undefined)?.code;
+    return code === "ECONNRESET" || code === "EPIPE";
+}
+
+function headerValue(value: string | string[] | undefined): string | null {
+    return Array.isArray(value) ? value[0] ?? null : value ?? null;
 }
