@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
 import {parseCreateRequest} from "../../src/responses/createRequest.js";
-import {ApiError} from "../../src/protocol/errors.js";
 import {checkJsonNesting, maxJsonNesting} from "../../src/responses/jsonNesting.js";
+import {refusal} from "../helpers/refusal.js";
 
 /** A value nested `levels` deep, built by a loop (no recursion here either). */
 function nested(levels: number, wrap: (inner: unknown) => unknown): unknown {
@@ -10,16 +10,6 @@ function nested(levels: number, wrap: (inner: unknown) => unknown): unknown {
     for (let level = 0; level < levels; level++)
         value = wrap(value);
     return value;
-}
-
-function refusal(run: () => unknown): ApiError {
-    try {
-        run();
-    } catch (error) {
-        assert.ok(error instanceof ApiError, String(error));
-        return error;
-    }
-    assert.fail("accepted");
 }
 
 describe("checkJsonNesting", () => {

@@ -11,16 +11,7 @@ import {normalizeInput} from "../../../src/responses/inputItems.js";
 import {pageById} from "../../../src/responses/pagination.js";
 import {checkBody, validateConversationCreate, validateConversationUpdate, validateSocketMessage} from "../../../src/responses/schemas/validators.js";
 import {capturesDir} from "../../helpers/paths.js";
-
-function refusal(run: () => unknown): ApiError {
-    try {
-        run();
-    } catch (error) {
-        assert.ok(error instanceof ApiError, String(error));
-        return error;
-    }
-    assert.fail("accepted");
-}
+import {refusal} from "../../helpers/refusal.js";
 
 /** A create body with `fields` over a minimal valid one. */
 const create = (fields: Record<string, unknown>) => () => {

@@ -1,0 +1,42 @@
+import assert from "node:assert/strict";
+import {existsSync, readdirSync, readFileSync} from "node:fs";
+import path from "node:path";
+import {describe, it} from "node:test";
+import {repoRoot} from "../helpers/paths.js";
+
+/**
+ * One error catalogue: every error the server sends is made by a named constructor in src/protocol/errors.ts,
+ * so a code, its status and its wording are written once. Files still building their own are listed here until
+ * they move to the catalogue; a new one fails, and a listed file that no longer does must leave the list.
+ */
+const notYetInCatalogue = new Set([
+    // Being split out of ResponsesService / BackgroundJobs by the architecture step; they move with it.
+    "src/responses/BackgroundJobs.ts",
+    "src/responses/Compactor.ts",
+    "src/responses/GenerationRunner.ts",
+    "src/responses/HistoryResolver.ts",
+    "src/responses/RequestPreparer.ts"
+]);
+
+function sources(dir: string): string[] {
+    return readdirSync(dir, {withFileTypes: true}).flatMap((entry) => {
+        const full = path.join(dir, entry.name);
+        return entry.isDirectory() ? sources(full) : entry.name.endsWith(".ts") ? [full] : [];
+    });
+}
+
+describe("the error catalogue (src/protocol/errors.ts)", () => {
+    const building = sources(path.join(repoRoot, "src"))
+        .filter((file) => /new ApiError\(/.test(readFileSync(file, "utf8")))
+        .map((file) => path.relative(repoRoot, file).split(path.sep).join("/"))
+        .filter((file) => file !== "src/protocol/errors.ts");
+
+    it("no file outside it writes `new ApiError(`", () => {
+        assert.deepEqual(building.filter((file) => !notYetInCatalogue.has(file)), [], "use (or add) a named constructor in src/protocol/errors.ts");
+    });
+
+    it("lists no file that has moved to it", () => {
+        const moved = [...notYetInCatalogue].filter((file) => existsSync(path.join(repoRoot, file)) && !building.includes(file));
+        assert.deepEqual(moved, [], "remove these from notYetInCatalogue");
+    });
+});
