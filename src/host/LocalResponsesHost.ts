@@ -4,7 +4,6 @@ import type {LoadProgress} from "../engine/LlamaEngine.js";
 import type {EngineState, ModelInfo} from "../engine/types.js";
 import {CompactionCodec} from "../responses/compaction.js";
 import {Compactor} from "../responses/Compactor.js";
-import type {PreparedResponse} from "../responses/preparedResponse.js";
 import {ResponsesService, type ResponsesServiceOptions} from "../responses/ResponsesService.js";
 import {createApp} from "../server/app.js";
 import {HttpServer} from "../server/HttpServer.js";
@@ -45,7 +44,7 @@ export class LocalResponsesHost {
     public readonly store: ResponseStore;
     public readonly responses: ResponsesService;
     public readonly conversations: ConversationStore;
-    public readonly jobs: BackgroundJobs<PreparedResponse>;
+    public readonly jobs: BackgroundJobs;
     public readonly metrics: ServerMetrics;
     private readonly http: HttpServer;
     private endpoint: string | null = null;
@@ -103,8 +102,8 @@ export class LocalResponsesHost {
     }
 
     /** Background jobs run admit + run like a foreground request, on the engine's own sequence pool and queue. */
-    private createJobs(settings: HostConfig["background"]): BackgroundJobs<PreparedResponse> {
-        return new BackgroundJobs<PreparedResponse>(async (prepared, sink, signal) => {
+    private createJobs(settings: HostConfig["background"]): BackgroundJobs {
+        return new BackgroundJobs(async (prepared, sink, signal) => {
             const lease = await this.responses.admit(prepared, signal);
             return this.responses.run(prepared, lease, {sink, signal});
         }, {
@@ -122,10 +121,11 @@ export class LocalResponsesHost {
                 const stats = this.engine.stats();
                 return stats.sequencesBusy >= stats.sequencesTotal && stats.queueDepth >= stats.queueLimit;
             },
-            // Completed and incomplete jobs were stored by `run`; failed and cancelled ones stay retrievable too.
+            // Completed and incomplete jobs were stored by `run`; failed and cancelled ones stay retrievable too
+            // (when the request asked for storage: the object echoes its `store`).
             onFinished: (job) => {
-                const {response, history, params} = job.payload as PreparedResponse;
-                if ((response.status === "failed" || response.status === "cancelled") && params.store)
+                const {response, history} = job.payload;
+                if ((response.status === "failed" || response.status === "cancelled") && response.store)
                     this.store.put(job.owner, response, history);
             }
         });

@@ -6,6 +6,8 @@ import type {Item, LoggedEvent, ResponseObject, ResponseStatus, UnloggedEvent} f
 import {JobEventLog, type EventLogSnapshot, type JobEventLogLimits} from "./JobEventLog.js";
 import {jsonBytes} from "../protocol/jsonBytes.js";
 import type {JournalEntries, StoreJournal} from "../protocol/StoreJournal.js";
+import type {ResponseTimings} from "../protocol/timings.js";
+import type {PreparedResponse} from "./preparedResponse.js";
 
 export type BackgroundJobsOptions = {
     /** Queued plus running jobs at once; 0 disables background mode (400). Defaults to 64. */
@@ -33,7 +35,7 @@ export type BackgroundJobsOptions = {
     /** How long `cancel` waits for a running job to release its sequence. Defaults to 5000 ms. */
     cancelWaitMs?: number,
     /** Called once per job when it reaches a terminal state (to store failed or cancelled objects). */
-    onFinished?: (job: BackgroundJob<any>) => void,
+    onFinished?: (job: BackgroundJob) => void,
     /** Milliseconds clock and timer, injectable for tests. */
     now?: () => number,
     schedule?: (callback: () => void, ms: number) => () => void
@@ -44,19 +46,23 @@ export const defaultBackgroundJobLimits = {
     maxActive: 64, maxActivePerOwner: 4, workers: 2, deadlineSeconds: 300, retentionSeconds: 900, maxRetained: 64, maxInputBytes: 2 * 1024 * 1024
 } as const satisfies BackgroundJobsOptions;
 
-/** What a job needs: its owner, the response object generation fills in, and the history it answers. */
-export type JobPayload = {readonly owner: string, readonly response: ResponseObject, readonly history: readonly Item[]};
+/**
+ * A job's record of its response: its owner, the response object generation fills in, the history it answers and
+ * the timings generation measured. A submitted job's payload is its `PreparedResponse` itself (so it sees the object
+ * and timings as `run` sets them); a job restored from a journal has only these fields.
+ */
+export type JobPayload = {readonly owner: string, readonly response: ResponseObject, readonly history: readonly Item[], readonly timings?: ResponseTimings};
 
-/** Runs one job to its end, publishing its events through `sink`; rejects when `signal` aborted it. */
-export type JobRunner<P extends JobPayload> = (payload: P, sink: (event: LoggedEvent) => void, signal: AbortSignal) => Promise<ResponseObject>;
+/** Runs one prepared response to its end (admit, then run), publishing its events through `sink`; rejects when `signal` aborted it. */
+export type JobRunner = (prepared: PreparedResponse, sink: (event: LoggedEvent) => void, signal: AbortSignal) => Promise<ResponseObject>;
 
 type Phase = "queued" | "running" | "finished";
 type StopReason = "cancel" | "deadline" | "shutdown";
 
-export type BackgroundJob<P extends JobPayload = JobPayload> = {
+export type BackgroundJob = {
     readonly id: string,
     readonly owner: string,
-    readonly payload: P,
+    readonly payload: JobPayload,
     readonly log: JobEventLog,
     readonly bytes: number,
     phase: Phase,
@@ -84,24 +90,24 @@ export type BackgroundJobsStats = {
 
 const activeStatuses = new Set<ResponseStatus>(["queued", "in_progress"]);
 
-/**
- * A finished job as its journal keeps it (`j/<id>`): what a poll, `input_items` and a stream replay read. A job
- * restored from it has `owner`, `response`, `history` (and `timings`) in its payload, nothing else.
- */
-type PersistedJob = {owner: string, payload: JobPayload & {timings?: unknown}, bytes: number, stopReason: StopReason | null, finishedAt: number, log: EventLogSnapshot};
+/** A finished job as its journal keeps it (`j/<id>`): what a poll, `input_items` and a stream replay read. */
+type PersistedJob = {owner: string, payload: JobPayload, bytes: number, stopReason: StopReason | null, finishedAt: number, log: EventLogSnapshot};
+
+/** A job waiting for a worker, with the prepared response the worker will run. */
+type QueuedJob = {readonly job: BackgroundJob, readonly prepared: PreparedResponse};
 
 /**
  * Background responses: admission (bounded globally, per key and by bytes), a FIFO of queued jobs, a bounded
  * pool of workers, per-job deadlines, cancellation that waits for the engine to let go, and retention of
  * finished records with their event logs. Transport-free: routes attach readers to a job's `log`.
  */
-export class BackgroundJobs<P extends JobPayload = JobPayload> {
-    private readonly jobs = new Map<string, BackgroundJob<P>>();
-    private readonly queue: BackgroundJob<P>[] = [];
+export class BackgroundJobs {
+    private readonly jobs = new Map<string, BackgroundJob>();
+    private readonly queue: QueuedJob[] = [];
     private running = 0;
     private closed = false;
     private readonly counters = {submitted: 0, rejected: 0, completed: 0, failed: 0, cancelled: 0, expired: 0};
-    private readonly changeListeners = new Set<(job: BackgroundJob<P>) => void>();
+    private readonly changeListeners = new Set<(job: BackgroundJob) => void>();
     private journal: StoreJournal | null = null;
     private readonly now: () => number;
     private readonly schedule: (callback: () => void, ms: number) => () => void;
@@ -113,7 +119,7 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
     public readonly maxRetained: number;
     public readonly maxInputBytes: number;
 
-    public constructor(private readonly runner: JobRunner<P>, private readonly options: BackgroundJobsOptions = {}) {
+    public constructor(private readonly runner: JobRunner, private readonly options: BackgroundJobsOptions = {}) {
         this.maxActive = options.maxActive ?? defaultBackgroundJobLimits.maxActive;
         this.maxActivePerOwner = options.maxActivePerOwner ?? defaultBackgroundJobLimits.maxActivePerOwner;
         this.workers = Math.max(1, options.workers ?? defaultBackgroundJobLimits.workers);
@@ -137,20 +143,20 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
      * Admits a job and queues it; returns the `queued` object to answer the create call with.
      * Refusals: 400 disabled, 413 input too large, 429 too many active jobs (total, per key, bytes), 503 queue full.
      */
-    public submit(payload: P): ResponseObject {
+    public submit(prepared: PreparedResponse): ResponseObject {
         if (!this.enabled)
             throw invalidRequest("Background mode is disabled on this server (background job limit is 0).", "background", "unsupported_parameter");
         if (this.closed)
             throw new ApiError(503, "The server is shutting down.", {code: "server_shutting_down"});
         this.sweep();
 
-        const bytes = jsonBytes(payload.history) + jsonBytes(payload.response);
+        const bytes = jsonBytes(prepared.history) + jsonBytes(prepared.response);
         const active = this.active();
         const refusal = bytes > this.maxInputBytes
             ? new ApiError(413, `The input of this background response is ${bytes} bytes; the limit is ${this.maxInputBytes}.`, {param: "input", code: "input_too_large"})
             : active.length >= this.maxActive
                 ? rateLimited(`${active.length} background responses are already active (limit ${this.maxActive}); retry when one finishes.`)
-                : active.filter((job) => job.owner === payload.owner).length >= this.maxActivePerOwner
+                : active.filter((job) => job.owner === prepared.owner).length >= this.maxActivePerOwner
                     ? rateLimited(`This API key already has ${this.maxActivePerOwner} active background responses; retry when one finishes.`)
                     : this.options.activeBytesBudget != null && active.reduce((sum, job) => sum + job.bytes, 0) + bytes > this.options.activeBytesBudget()
                         ? rateLimited("Active background responses fill the store byte budget; retry when one finishes.")
@@ -166,10 +172,10 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
         const settled = new Promise<void>((resolve) => {
             settle = resolve;
         });
-        const job: BackgroundJob<P> = {
-            id: payload.response.id,
-            owner: payload.owner,
-            payload,
+        const job: BackgroundJob = {
+            id: prepared.response.id,
+            owner: prepared.owner,
+            payload: prepared,
             log: new JobEventLog(this.options.events),
             bytes,
             phase: "queued",
@@ -186,7 +192,7 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
         const created = this.view(job);
         job.log.append({type: "response.created", response: created});
         job.log.append({type: "response.queued", response: this.view(job)});
-        this.queue.push(job);
+        this.queue.push({job, prepared});
         this.changed(job);
         this.pump();
         // The object as admitted: a worker may already have started it.
@@ -194,26 +200,26 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
     }
 
     /** Every job record of every owner, active and retained, for the editor's inspector (the person at the machine). */
-    public all(): BackgroundJob<P>[] {
+    public all(): BackgroundJob[] {
         this.sweep();
         return [...this.jobs.values()];
     }
 
     /** Fires when a job is admitted, starts, finishes or is forgotten; its events are followed through `job.log`. */
-    public onChange(listener: (job: BackgroundJob<P>) => void): () => void {
+    public onChange(listener: (job: BackgroundJob) => void): () => void {
         this.changeListeners.add(listener);
         return () => this.changeListeners.delete(listener);
     }
 
     /** A job of this owner (active or retained), or undefined: other keys' jobs do not exist for them. */
-    public get(owner: string, id: string): BackgroundJob<P> | undefined {
+    public get(owner: string, id: string): BackgroundJob | undefined {
         this.sweep();
         const job = this.jobs.get(id);
         return job != null && job.owner === owner ? job : undefined;
     }
 
     /** Drops a finished job's record (its response was deleted); false for an active job, which must be cancelled first. */
-    public forget(job: BackgroundJob<P>): boolean {
+    public forget(job: BackgroundJob): boolean {
         if (job.phase !== "finished")
             return false;
         this.jobs.delete(job.id);
@@ -223,7 +229,7 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
     }
 
     /** The object a poll returns: until the job is terminal, no output and zero usage. */
-    public view(job: BackgroundJob<P>): ResponseObject {
+    public view(job: BackgroundJob): ResponseObject {
         const response = job.payload.response;
         if (!activeStatuses.has(response.status))
             return structuredClone(response);
@@ -235,7 +241,7 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
      * `cancelled` only once its runner returned (the engine released the sequence), waiting up to `cancelWaitMs`;
      * past that the job is still `in_progress` and the caller polls. A finished job is returned as it is.
      */
-    public async cancel(job: BackgroundJob<P>): Promise<ResponseObject> {
+    public async cancel(job: BackgroundJob): Promise<ResponseObject> {
         if (job.phase !== "finished") {
             this.stop(job, "cancel");
             await Promise.race([job.settled, delay(this.options.cancelWaitMs ?? 5000)]);
@@ -290,8 +296,8 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
             if (!key.startsWith("j/"))
                 continue;
             const persisted = value as PersistedJob;
-            const job: BackgroundJob<P> = {
-                id: persisted.payload.response.id, owner: persisted.owner, payload: persisted.payload as P,
+            const job: BackgroundJob = {
+                id: persisted.payload.response.id, owner: persisted.owner, payload: persisted.payload,
                 log: JobEventLog.restored(persisted.log, this.options.events), bytes: persisted.bytes,
                 phase: "finished", stopReason: persisted.stopReason, finishedAt: persisted.finishedAt,
                 controller: new AbortController(), settled: Promise.resolve(), settle: () => undefined, cancelDeadline: () => undefined
@@ -302,7 +308,7 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
         this.sweep();
     }
 
-    private active(): BackgroundJob<P>[] {
+    private active(): BackgroundJob[] {
         return [...this.jobs.values()].filter((job) => job.phase !== "finished");
     }
 
@@ -311,7 +317,7 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
             this.start(this.queue.shift()!);
     }
 
-    private start(job: BackgroundJob<P>): void {
+    private start({job, prepared}: QueuedJob): void {
         job.phase = "running";
         this.running++;
         this.changed(job);
@@ -320,7 +326,7 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
             if (event.type !== "response.created" && event.type !== "response.queued" && !job.log.isClosed)
                 job.log.append(withoutSequence(event));
         };
-        this.runner(job.payload, sink, job.controller.signal).then(
+        this.runner(prepared, sink, job.controller.signal).then(
             () => this.finish(job, null),
             (error: unknown) => this.finish(job, error)
         ).finally(() => {
@@ -329,19 +335,19 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
         });
     }
 
-    private stop(job: BackgroundJob<P>, reason: StopReason): void {
+    private stop(job: BackgroundJob, reason: StopReason): void {
         if (job.phase === "finished")
             return;
         job.stopReason ??= reason;
         if (job.phase === "queued") {
-            this.queue.splice(this.queue.indexOf(job), 1);
+            this.queue.splice(this.queue.findIndex((queued) => queued.job === job), 1);
             this.finish(job, null);
         } else
             job.controller.abort(new GenerationAbort(reason === "cancel" ? "cancelled" : reason, `background response stopped: ${reason}`));
     }
 
     /** Publishes the terminal state once the runner let go of everything. */
-    private finish(job: BackgroundJob<P>, error: unknown): void {
+    private finish(job: BackgroundJob, error: unknown): void {
         if (job.phase === "finished")
             return;
         const response = job.payload.response;
@@ -365,8 +371,7 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
         job.finishedAt = this.now();
         job.cancelDeadline();
         job.log.close();
-        const {owner, response: finalResponse, history} = job.payload;
-        const timings = (job.payload as {timings?: unknown}).timings;
+        const {owner, response: finalResponse, history, timings} = job.payload;
         this.journal?.put(`j/${job.id}`, {
             owner, payload: {owner, response: finalResponse, history, ...(timings != null ? {timings} : {})},
             bytes: job.bytes, stopReason: job.stopReason, finishedAt: job.finishedAt, log: job.log.snapshot()
@@ -376,7 +381,7 @@ export class BackgroundJobs<P extends JobPayload = JobPayload> {
         this.changed(job);
     }
 
-    private changed(job: BackgroundJob<P>): void {
+    private changed(job: BackgroundJob): void {
         for (const listener of this.changeListeners)
             listener(job);
     }

@@ -2,7 +2,6 @@ import express, {type Express} from "express";
 import type {ChatEngine} from "../engine/types.js";
 import {unknownRoute} from "../protocol/errors.js";
 import type {Compactor} from "../responses/Compactor.js";
-import type {PreparedResponse} from "../responses/preparedResponse.js";
 import type {ResponsesService} from "../responses/ResponsesService.js";
 import type {BackgroundJobs} from "../responses/BackgroundJobs.js";
 import type {ConversationStore} from "../store/ConversationStore.js";
@@ -39,7 +38,7 @@ export type AppOptions = {
 };
 
 export type StatefulOptions = {
-    jobs: BackgroundJobs<PreparedResponse>,
+    jobs: BackgroundJobs,
     readers: StreamReaderSlots,
     /** The response store itself (the service sees it through its port): its occupancy for status and metrics. */
     store: ResponseStore,

@@ -12,7 +12,7 @@ export type MetricsSources = {
     engine: ChatEngine,
     store: ResponseStore,
     conversations: ConversationStore,
-    jobs: BackgroundJobs<any>,
+    jobs: BackgroundJobs,
     readers: StreamReaderSlots
 };
 

@@ -3,6 +3,8 @@ import {describe, it} from "node:test";
 import {ApiError} from "../../src/protocol/errors.js";
 import type {LoggedEvent, ResponseObject} from "../../src/protocol/wire.js";
 import {BackgroundJobs, type BackgroundJobsOptions, type JobPayload} from "../../src/responses/BackgroundJobs.js";
+import type {PreparedResponse} from "../../src/responses/preparedResponse.js";
+import {preparedJob} from "../helpers/preparedJob.js";
 
 /** A fake clock with timers, so deadlines and retention run without waiting. */
 function fakeTime() {
@@ -28,12 +30,12 @@ function fakeTime() {
 }
 
 let counter = 0;
-function payload(owner = "a", historyText = "hi"): JobPayload {
+function payload(owner = "a", historyText = "hi"): PreparedResponse {
     const response = {
         id: `resp_${++counter}`, object: "response", status: "queued", output: [], usage: null, error: null,
         background: true, completed_at: null
     } as unknown as ResponseObject;
-    return {owner, response, history: [{type: "message", id: `msg_${counter}`, status: "completed", role: "user", content: [{type: "input_text", text: historyText}]}]};
+    return preparedJob(owner, response, [{type: "message", id: `msg_${counter}`, status: "completed", role: "user", content: [{type: "input_text", text: historyText}]}]);
 }
 
 /** A runner whose jobs the test finishes by hand; it behaves like `admit` + `run` (aborts reject). */

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import {after, before, test} from "node:test";
 import {responseTimings} from "../../src/responses/timings.js";
-import type {PreparedResponse} from "../../src/responses/preparedResponse.js";
 import {startTestServer, type TestServer} from "../helpers/testServer.js";
 
 test("timings: queue wait, time to first token, generation time and rates from the marks", () => {
@@ -64,7 +63,7 @@ test("a background job's record carries its timings, queue time included", async
     const response = await server.client.responses.create({model: "local", input: "Once upon a time", background: true, max_output_tokens: 16});
     const job = server.host.jobs.all().find((candidate) => candidate.id === response.id)!;
     await job.settled;
-    const timings = (job.payload as PreparedResponse).timings;
+    const timings = job.payload.timings;
     assert.ok(timings != null);
     assert.ok(timings.queueWaitMs >= 0 && timings.generationMs > 0);
     assert.deepEqual(server.host.store.inspect(response.id)?.timings, timings);

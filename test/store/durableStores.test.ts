@@ -11,6 +11,7 @@ import {ConversationStore, type ConversationStoreOptions} from "../../src/store/
 import {DataFolderLockedError, schemaVersion, StoreDatabase} from "../../src/store/durable/StoreDatabase.js";
 import {ResponseStore, type ResponseStoreOptions} from "../../src/store/ResponseStore.js";
 import {repoRoot} from "../helpers/paths.js";
+import {preparedJob} from "../helpers/preparedJob.js";
 
 let counter = 0;
 function message(text: string): Item {
@@ -224,7 +225,7 @@ describe("durable stores (LevelDB data folder)", () => {
         const db = await StoreDatabase.open(dir);
         const jobs = new BackgroundJobs(runner, {events: {maxEvents: 3}});
         jobs.persistTo(db.journal("jobs/"), db.entries("jobs/"));
-        const created = jobs.submit({owner: "o", response: {...response("resp_job"), status: "queued"}, history: [message("q")]});
+        const created = jobs.submit(preparedJob("o", {...response("resp_job"), status: "queued"}, [message("q")]));
         await jobs.get("o", created.id)!.settled;
         const events = jobs.get("o", created.id)!.log.read(2);
         assert.equal(events.kind, "events");

@@ -1,7 +1,6 @@
 import {Router, type Response} from "express";
 import {eventsNotRetained, invalidRequest, responseActive, responseNotFound} from "../../protocol/errors.js";
 import {isObject} from "../../protocol/isObject.js";
-import type {PreparedResponse} from "../../responses/preparedResponse.js";
 import type {ResponsesService} from "../../responses/ResponsesService.js";
 import type {BackgroundJobs} from "../../responses/BackgroundJobs.js";
 import type {JobEventLog} from "../../responses/JobEventLog.js";
@@ -10,7 +9,7 @@ import {checkCursor, parseCursor, streamJobEvents} from "../jobStream.js";
 
 export type BackgroundRouteOptions = {
     responses: ResponsesService,
-    jobs: BackgroundJobs<PreparedResponse>,
+    jobs: BackgroundJobs,
     readers: StreamReaderSlots,
     /** A background stream whose socket stays unwritable this long is cut (the job goes on). */
     streamWriteTimeoutMs: number,

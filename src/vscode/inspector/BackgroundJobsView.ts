@@ -1,5 +1,4 @@
-import type {ResponseTimings} from "../../protocol/timings.js";
-import type {BackgroundJob, BackgroundJobs, JobPayload} from "../../responses/BackgroundJobs.js";
+import type {BackgroundJob, BackgroundJobs} from "../../responses/BackgroundJobs.js";
 import type {LoggedEvent} from "../../protocol/wire.js";
 import type {JobEventView, JobSummary} from "./inspectorProtocol.js";
 import type {InspectorJobs} from "./inspectorSources.js";
@@ -18,7 +17,7 @@ export class BackgroundJobsView implements InspectorJobs {
     private readonly unsubscribe: () => void;
     private readonly stopFollowing = new AbortController();
 
-    public constructor(private readonly jobs: BackgroundJobs<JobPayload>) {
+    public constructor(private readonly jobs: BackgroundJobs) {
         this.unsubscribe = jobs.onChange((job) => {
             this.follow(job);
             this.notify(job.id);
@@ -36,8 +35,7 @@ export class BackgroundJobsView implements InspectorJobs {
                 model: job.payload.response.model,
                 eventCount: job.log.lastSequence + 1,
                 cancellable: job.phase !== "finished",
-                // The host's jobs run prepared responses, which carry their timings once generated.
-                timings: (job.payload as JobPayload & {timings?: ResponseTimings}).timings ?? null
+                timings: job.payload.timings ?? null
             }))
             .sort((a, b) => b.createdAt - a.createdAt || a.id.localeCompare(b.id));
     }
@@ -71,11 +69,11 @@ export class BackgroundJobsView implements InspectorJobs {
         this.followed.clear();
     }
 
-    private find(id: string): BackgroundJob<JobPayload> | undefined {
+    private find(id: string): BackgroundJob | undefined {
         return this.jobs.all().find((job) => job.id === id);
     }
 
-    private follow(job: BackgroundJob<JobPayload>): void {
+    private follow(job: BackgroundJob): void {
         if (this.followed.has(job.id) || job.log.isClosed)
             return;
         this.followed.set(job.id, new Throttle(() => this.emit(job.id), notifyIntervalMs));

@@ -1,5 +1,4 @@
 import type {LocalResponsesHost} from "../../host/LocalResponsesHost.js";
-import type {BackgroundJobs, JobPayload} from "../../responses/BackgroundJobs.js";
 import {BackgroundJobsView} from "./BackgroundJobsView.js";
 
 /**
@@ -7,5 +6,5 @@ import {BackgroundJobsView} from "./BackgroundJobsView.js";
  * (its job limit is 0): the panel and Cancel Background Job… then say so.
  */
 export function hostJobs(host: LocalResponsesHost): BackgroundJobsView | null {
-    return host.jobs.enabled ? new BackgroundJobsView(host.jobs as unknown as BackgroundJobs<JobPayload>) : null;
+    return host.jobs.enabled ? new BackgroundJobsView(host.jobs) : null;
 }

@@ -1,16 +1,18 @@
 import assert from "node:assert/strict";
 import {test} from "node:test";
-import {BackgroundJobs, type JobPayload} from "../../../src/responses/BackgroundJobs.js";
+import {BackgroundJobs} from "../../../src/responses/BackgroundJobs.js";
+import type {PreparedResponse} from "../../../src/responses/preparedResponse.js";
 import type {ResponseObject, StreamEvent} from "../../../src/protocol/wire.js";
 import {BackgroundJobsView} from "../../../src/vscode/inspector/BackgroundJobsView.js";
+import {preparedJob} from "../../helpers/preparedJob.js";
 
-function payload(id: string, owner: string): JobPayload {
-    return {owner, history: [], response: {id, object: "response", created_at: 1_700_000_000, status: "queued", model: "m", output: [], usage: null, error: null, background: true} as unknown as ResponseObject};
+function payload(id: string, owner: string): PreparedResponse {
+    return preparedJob(owner, {id, object: "response", created_at: 1_700_000_000, status: "queued", model: "m", output: [], usage: null, error: null, background: true} as unknown as ResponseObject, []);
 }
 
 test("the inspector lists every key's jobs, follows their events live and cancels a running one", async () => {
     // A runner that streams a delta every 5 ms until aborted, as a long generation would.
-    const jobs = new BackgroundJobs<JobPayload>(async (job, sink, signal) => {
+    const jobs = new BackgroundJobs(async (job, sink, signal) => {
         job.response.status = "in_progress";
         sink({type: "response.in_progress", response: job.response} as unknown as StreamEvent);
         while (!signal.aborted) {
