@@ -16,7 +16,9 @@ import {ResponseStore} from "../store/ResponseStore.js";
 import {StreamReaderSlots} from "../server/StreamReaderSlots.js";
 import {DurableStoreUnavailableError, StoreDatabase} from "../store/durable/StoreDatabase.js";
 import type {HostConfig} from "./config.js";
+import {UpstreamEngine} from "../engine/upstream/UpstreamEngine.js";
 import {createEngine} from "./createEngine.js";
+import {listUpstreamModels, type UpstreamModelListing} from "./upstreamModels.js";
 import {readOrCreateSecret} from "./dataFolder.js";
 
 export type HostEvents = {
@@ -139,11 +141,26 @@ export class LocalResponsesHost {
         return this.engine.model;
     }
 
+    /** The model name sent to the upstreams while connected (`model.id` may be an alias); null with the local engine or disconnected. */
+    public get upstreamModel(): string | null {
+        return this.engine instanceof UpstreamEngine && this.engine.model != null ? this.engine.upstreamModelName : null;
+    }
+
     /** Loads the GGUF file `modelPath`, or with `--engine upstream` connects to the upstreams (`modelPath` is then ignored). */
     public async loadModel(modelPath: string, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> {
         const info = await this.engine.load(this.config.engine === "upstream" ? this.config.upstream.model ?? "" : modelPath, onProgress);
         this.events.log?.(`model: loaded ${info.id} (context ${info.contextSize} × ${info.sequences} sequences, ${info.chatWrapper})`);
         return info;
+    }
+
+    /** The models each configured upstream lists now, or why it does not answer (with `--engine upstream`; none otherwise). */
+    public listUpstreamModels(): Promise<UpstreamModelListing[]> {
+        return this.config.engine === "upstream" ? listUpstreamModels(this.config.upstream) : Promise.resolve([]);
+    }
+
+    /** The upstream model the next `loadModel` connects to (the editor's Load Model… picks one); null: the upstreams' first. */
+    public setUpstreamModel(model: string | null): void {
+        this.config.upstream = {...this.config.upstream, model};
     }
 
     public async unloadModel(): Promise<void> {

@@ -48,6 +48,12 @@ export async function discoverModel(upstreams: readonly Upstream[], wanted: stri
     return {model, contextSize: sizes.length === 0 ? null : Math.min(...sizes)};
 }
 
+/** The model names one upstream lists at `GET /v1/models` (the editor's Load Model… offers them); throws when it does not answer. */
+export async function listModels(upstream: Upstream): Promise<string[]> {
+    const models = await getJson(upstream, "/v1/models") as {data?: ModelEntry[]};
+    return (Array.isArray(models.data) ? models.data : []).map((entry) => entry.id).filter((id): id is string => typeof id === "string");
+}
+
 /** Whether the upstream answers: `GET /health` (llama-server, vLLM, SGLang), else `GET /v1/models` (Ollama, others). */
 export async function probeHealth(upstream: Upstream): Promise<boolean> {
     try {

@@ -44,14 +44,18 @@ export class Commands implements vscode.Disposable {
         ];
     }
 
+    /** Frees the model; with the upstream engine, disconnects from the upstreams (Load Model… connects again). */
     private async unloadModel(): Promise<void> {
-        const model = this.context.controller.state.model;
+        const {model, engineKind} = this.context.controller.state;
+        const upstream = engineKind === "upstream";
         if (model == null) {
-            void vscode.window.showInformationMessage("Local Responses: no model is loaded.");
+            void vscode.window.showInformationMessage(upstream ? "Local Responses: not connected to the upstreams." : "Local Responses: no model is loaded.");
             return;
         }
         await this.context.controller.unloadModel();
-        void vscode.window.showInformationMessage(`Local Responses: unloaded ${model.id}. Requests get 503 until a model is loaded.`);
+        void vscode.window.showInformationMessage(upstream
+            ? `Local Responses: disconnected from the upstreams (${model.id}). Requests get 503 until Load Model… connects again.`
+            : `Local Responses: unloaded ${model.id}. Requests get 503 until a model is loaded.`);
     }
 
     private async startServer(): Promise<void> {

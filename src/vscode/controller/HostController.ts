@@ -2,6 +2,7 @@ import type {LoadProgress} from "../../engine/LlamaEngine.js";
 import type {EngineState, ModelInfo} from "../../engine/types.js";
 import {LocalResponsesHost, type HostEvents} from "../../host/LocalResponsesHost.js";
 import type {RequestLogEntry} from "../../server/middleware/requestLog.js";
+import type {UpstreamModelListing} from "../../host/upstreamModels.js";
 import {planSettingsChange, settingId, toHostConfig, type ExtensionSettings, type SettingsChangePlan} from "../settings/extensionSettings.js";
 
 export type HostControllerDeps = {
@@ -28,7 +29,9 @@ export type ControllerState = {
     endpoint: string | null,
     lastError: string | null,
     /** What answers: a model on this machine, or the upstream Chat Completions servers (`localResponses.engine`). */
-    engineKind: ExtensionSettings["engine"]
+    engineKind: ExtensionSettings["engine"],
+    /** The model name sent to the upstreams while connected (`model.id` is the alias clients see); null otherwise. */
+    upstreamModel: string | null
 };
 
 /** The outcome of a settings change, in words the extension shows. */
@@ -74,7 +77,8 @@ export class HostController {
             loadProgress: this.loadProgress,
             endpoint: host?.url ?? null,
             lastError: this.lastError,
-            engineKind: this.hostEngine ?? this.settings.engine
+            engineKind: this.hostEngine ?? this.settings.engine,
+            upstreamModel: host?.upstreamModel ?? null
         };
     }
 
@@ -119,6 +123,33 @@ export class HostController {
     /** Records a model path chosen by a command, so the settings change it writes next is not applied twice. */
     public adoptModelPath(rawPath: string): void {
         this.settings = {...this.settings, modelPath: rawPath};
+    }
+
+    /** What each configured upstream lists (through the host: the face does not talk to upstreams itself). */
+    public listUpstreamModels(): Promise<UpstreamModelListing[]> {
+        return this.host.listUpstreamModels();
+    }
+
+    /**
+     * With the upstream engine: connects to `model` (Load Model…'s choice) and adopts it as the upstream model
+     * setting, so writing that setting next is not applied a second time. A failed connection keeps the setting
+     * as it was (the engine is then disconnected: its state says failed).
+     */
+    public connectUpstreamModel(model: string): Promise<ModelInfo> {
+        return this.serialized(async () => {
+            if (this.hostEngine !== "upstream")
+                throw new Error("The upstream engine is not running (localResponses.engine is local).");
+            const before = this.settings.upstreamModel;
+            this.host.setUpstreamModel(model);
+            try {
+                const info = await this.loadNow(model);
+                this.settings = {...this.settings, upstreamModel: model};
+                return info;
+            } catch (error) {
+                this.host.setUpstreamModel(before);
+                throw error;
+            }
+        });
     }
 
     public unloadModel(): Promise<void> {

@@ -7,6 +7,7 @@ import {formatBytes} from "./formatBytes.js";
 import {describeEntry, describeFit, parseCatalog, type CatalogEntry} from "./modelCatalog.js";
 import type {CommandContext} from "../CommandContext.js";
 import {loadAndRemember} from "./loadModel.js";
+import {Settings} from "../settings/Settings.js";
 
 type PickItem = vscode.QuickPickItem & {entry?: CatalogEntry, custom?: true};
 /** What the catalog and its fit estimates read. */
@@ -18,6 +19,8 @@ type CatalogContext = Pick<CommandContext, "controller" | "log" | "extensionUri"
  * download and the load.
  */
 export async function downloadModelCommand(context: CatalogContext & Pick<CommandContext, "modelDirectory" | "notifyModelsChanged" | "rememberModel">): Promise<void> {
+    if (context.controller.state.engineKind === "upstream")
+        return offerLocalEngine(context);
     const uri = await pickModel(context);
     if (uri == null)
         return;
@@ -60,6 +63,18 @@ export async function downloadModelCommand(context: CatalogContext & Pick<Comman
     context.log.info(`download: saved ${modelPath}`);
     context.notifyModelsChanged();
     await loadAndRemember(context, modelPath);
+}
+
+/** Download Model… with the upstream engine: downloads are GGUF files for the local engine; offers to switch to it. */
+async function offerLocalEngine(context: Pick<CommandContext, "log">): Promise<void> {
+    const choice = await vscode.window.showInformationMessage(
+        "Local Responses: Download Model… fetches GGUF files for the local engine, and localResponses.engine is upstream: the upstream servers provide the models (Load Model… picks one).",
+        "Switch to Local Engine", "Cancel");
+    if (choice !== "Switch to Local Engine")
+        return;
+    context.log.info("settings: localResponses.engine set to local (from Download Model…)");
+    await Settings.setEngine("local");
+    void vscode.window.showInformationMessage("Local Responses: switched to the local engine. Run Download Model… again to pick a model.");
 }
 
 async function pickModel(context: CatalogContext): Promise<string | null> {

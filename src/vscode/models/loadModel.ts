@@ -2,9 +2,12 @@ import path from "node:path";
 import * as vscode from "vscode";
 import type {CommandContext} from "../CommandContext.js";
 import {Settings} from "../settings/Settings.js";
+import {loadUpstreamModelCommand} from "./loadUpstreamModel.js";
 
-/** Load Model…: recent models first, or a file picker for `.gguf`; the choice becomes the model setting. */
-export async function loadModelCommand(context: Pick<CommandContext, "controller" | "recentModels" | "rememberModel">): Promise<void> {
+/** Load Model…: with the upstream engine, a model the upstreams serve; else recent models first, or a file picker for `.gguf`; the choice becomes the model setting. */
+export async function loadModelCommand(context: Pick<CommandContext, "controller" | "log" | "recentModels" | "rememberModel">): Promise<void> {
+    if (context.controller.state.engineKind === "upstream")
+        return loadUpstreamModelCommand(context);
     const recent = context.recentModels();
     let modelPath: string | undefined;
     if (recent.length > 0) {

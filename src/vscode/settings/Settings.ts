@@ -25,6 +25,16 @@ export class Settings {
         await vscode.workspace.getConfiguration(settingsSection).update("model.path", modelPath, vscode.ConfigurationTarget.Global);
     }
 
+    /** Writes the upstream model (Load Model… with the upstream engine) to the user settings (the remote machine's in a remote window). */
+    public static async setUpstreamModel(model: string): Promise<void> {
+        await vscode.workspace.getConfiguration(settingsSection).update("upstream.model", model, vscode.ConfigurationTarget.Global);
+    }
+
+    /** Writes `localResponses.engine` to the user settings (the remote machine's in a remote window). */
+    public static async setEngine(engine: ExtensionSettings["engine"]): Promise<void> {
+        await vscode.workspace.getConfiguration(settingsSection).update("engine", engine, vscode.ConfigurationTarget.Global);
+    }
+
     public static downloadDirectory(settings: ExtensionSettings, globalStorage: vscode.Uri): string {
         return settings.downloadDirectory != null ? Settings.resolveModelPath(settings.downloadDirectory) : vscode.Uri.joinPath(globalStorage, "models").fsPath;
     }

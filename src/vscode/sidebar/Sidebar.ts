@@ -2,11 +2,13 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import * as vscode from "vscode";
 import {loadAndRemember} from "../models/loadModel.js";
+import {connectUpstreamModel} from "../models/loadUpstreamModel.js";
 import {commandIds} from "../manifest/commandIds.js";
 import {formatBytes} from "../models/formatBytes.js";
 import {jobRows} from "./jobRows.js";
 import {listModelFiles} from "../models/listModelFiles.js";
 import {modelRows} from "./modelRows.js";
+import {upstreamModelRows} from "./upstreamModelRows.js";
 import {responseRows} from "./responseRows.js";
 import {serverRows} from "./serverRows.js";
 import type {SidebarRow} from "./SidebarRow.js";
@@ -67,7 +69,9 @@ export class Sidebar implements vscode.Disposable {
             }
         });
         this.disposables.push(
-            run(commandIds.sidebarLoadModel, this.models, (row) => loadAndRemember(context, row.target!)),
+            run(commandIds.sidebarLoadModel, this.models, (row) => row.contextValue?.startsWith("upstreamModel")
+                ? connectUpstreamModel(context, row.target!)
+                : loadAndRemember(context, row.target!)),
             run(commandIds.sidebarRevealModel, this.models, (row) => vscode.commands.executeCommand("revealFileInOS", vscode.Uri.file(row.target!))),
             run(commandIds.sidebarDeleteModel, this.models, (row) => this.deleteModel(row)),
             run(commandIds.sidebarForgetModel, this.models, (row) => context.forgetRecentModel(row.target!)),
@@ -115,6 +119,13 @@ export class Sidebar implements vscode.Disposable {
 
     private async modelRows(): Promise<SidebarRow[]> {
         const state = this.context.controller.state;
+        // Model files mean nothing to the upstream engine: the view lists what the upstreams serve instead.
+        if (state.engineKind === "upstream")
+            return upstreamModelRows({
+                listings: this.context.hasHost ? await this.context.controller.listUpstreamModels().catch(() => []) : [],
+                connected: state.upstreamModel,
+                configured: this.context.controller.currentSettings.upstreamModel
+            });
         const directory = this.context.modelDirectory();
         return modelRows({
             recent: this.context.recentModels(),

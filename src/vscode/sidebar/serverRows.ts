@@ -37,6 +37,8 @@ export function serverRows(facts: ServerFacts): SidebarRow[] {
 
 function describeServer(state: ControllerState): string {
     const serving = state.server === "listening" ? "listening" : state.server;
+    if (state.engineKind === "upstream")
+        return `${serving} · ${upstreamState(state.engine)}${state.engine === "unloaded" && state.server === "listening" ? " (503)" : ""}`;
     if (state.engine === "loading")
         return `${serving} · loading model${state.loadProgress != null ? ` ${Math.round(state.loadProgress * 100)}%` : ""}`;
     if (state.engine === "failed")
@@ -66,4 +68,14 @@ function describeModel(state: ControllerState): string {
 
 export function baseName(modelPath: string): string {
     return modelPath.split(/[\\/]/).at(-1)!;
+}
+
+/** The upstream engine's state in words: it connects to servers rather than loading a file. */
+export function upstreamState(engine: ControllerState["engine"]): string {
+    switch (engine) {
+        case "loading": return "connecting to the upstreams";
+        case "failed": return "upstream connection failed";
+        case "ready": return "upstream connected";
+        default: return "upstream disconnected";
+    }
 }

@@ -77,6 +77,7 @@ export class ServerStats {
             tokensPerSecond: this.active > 0 ? this.rate.perSecond(this.now()) : 0,
             endpoint: state.endpoint,
             answeredBy: describeEngine(state.engineKind, state.model),
+            engineKind: state.engineKind,
             totals: this.totals,
             prompt: this.prompts.view(),
             activeJobs,
@@ -96,7 +97,8 @@ export class ServerStats {
 }
 
 function baseName(modelPath: string | null): string | null {
-    if (modelPath == null)
+    // "" is the upstream engine connecting to the upstreams' first model: no name yet.
+    if (modelPath == null || modelPath === "")
         return null;
     return modelPath.split(/[\\/]/).at(-1)!.replace(/\.gguf$/i, "");
 }

@@ -13,6 +13,8 @@ export type StatusModel = {
     endpoint: string | null,
     /** Which engine answers (`describeEngine`); absent: not shown. */
     answeredBy?: string,
+    /** `upstream`: the engine connects to servers instead of loading a file, and the words say so. Absent: local. */
+    engineKind?: "local" | "upstream",
     totals: {inputTokens: number, outputTokens: number, cachedTokens: number, generations: number},
     activeJobs: number | null,
     queueDepth: number,
@@ -24,12 +26,12 @@ export type StatusView = {text: string, tooltip: string, state: "stopped" | "loa
 
 /** The status bar's text and tooltip: one place that decides what a person reads there. */
 export function formatStatus(model: StatusModel): StatusView {
-    const name = model.modelName ?? "no model";
+    const name = model.modelName ?? (model.engineKind === "upstream" ? "upstream" : "no model");
     const state = statusState(model);
     let text: string;
     switch (state) {
         case "loading":
-            text = `$(loading~spin) ${name}: loading${model.loadProgress != null ? ` ${Math.round(model.loadProgress * 100)}%` : ""}`;
+            text = model.engineKind === "upstream" ? `$(loading~spin) ${name}: connecting` : `$(loading~spin) ${name}: loading${model.loadProgress != null ? ` ${Math.round(model.loadProgress * 100)}%` : ""}`;
             break;
         case "generating":
             text = model.prompt != null && model.tokensPerSecond === 0
@@ -40,12 +42,12 @@ export function formatStatus(model: StatusModel): StatusView {
             text = model.server === "listening" ? `$(check) ${name}: ready` : `$(debug-pause) ${name}: server stopped`;
             break;
         case "failed":
-            text = `$(error) ${name}: failed to load`;
+            text = model.engineKind === "upstream" ? `$(error) ${name}: upstream connection failed` : `$(error) ${name}: failed to load`;
             break;
         default:
             // Listening without a model (after Unload Model) is not the same as off: every request gets 503.
             if (model.modelName == null)
-                text = `$(circle-slash) Local Responses: no model${model.server === "listening" ? " (serving 503)" : ""}`;
+                text = `$(circle-slash) Local Responses: ${model.engineKind === "upstream" ? "upstream disconnected" : "no model"}${model.server === "listening" ? " (serving 503)" : ""}`;
             else
                 text = `$(circle-slash) ${name}: stopped`;
     }
@@ -83,7 +85,9 @@ function describeState(state: StatusView["state"], model: StatusModel): string {
             return model.server === "listening" ? "ready" : "model loaded, server stopped";
         case "stopped":
             if (model.server === "listening")
-                return "no model loaded; requests get 503 model_not_loaded until one is";
+                return model.engineKind === "upstream"
+                    ? "disconnected from the upstreams; requests get 503 model_not_loaded until Load Model… connects again"
+                    : "no model loaded; requests get 503 model_not_loaded until one is";
             return model.server === "starting" ? "starting" : "stopped";
         default:
             return state;
