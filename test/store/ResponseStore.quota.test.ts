@@ -26,6 +26,23 @@ describe("ResponseStore per-key quotas", () => {
         assert.equal(store.stats().evictions, 1);
     });
 
+    it("an expired response does not count against the key's quota: it expires, and no live one is evicted for it", () => {
+        let now = 0;
+        const store = new ResponseStore({ownerMaxEntries: 2, ttlSeconds: 10, now: () => now});
+        const [old, live, next] = [response(), response(), response()];
+        store.put("a", old, []);
+        now = 5_000;
+        store.put("a", live, []);
+        now = 6_000;
+        store.get("a", old.id); // the oldest by use is now `live`, though `old` expires first
+        now = 11_000;
+        store.put("a", next, []);
+        assert.ok(store.has("a", live.id), "live was within the quota once the expired one was gone");
+        assert.ok(store.has("a", next.id));
+        assert.equal(store.has("a", old.id), false);
+        assert.deepEqual([store.stats().evictions, store.stats().expirations], [0, 1]);
+    });
+
     it("evicts beyond the key's byte quota and tracks bytes back to zero", () => {
         const store = new ResponseStore({ownerMaxBytes: 3000});
         const ids = [];
