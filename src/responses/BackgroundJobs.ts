@@ -1,6 +1,6 @@
 import {GenerationAbort} from "./abortReasons.js";
 import {toApiError} from "./engineErrors.js";
-import {ApiError, invalidRequest, rateLimited, serverOverloaded} from "../protocol/errors.js";
+import {inputTooLarge, invalidRequest, rateLimited, serverOverloaded, serverShuttingDown} from "../protocol/errors.js";
 import {streamErrorEvent} from "./ResponseAssembler.js";
 import type {Item, LoggedEvent, ResponseObject, ResponseStatus, UnloggedEvent} from "../protocol/wire.js";
 import {JobEventLog, type EventLogSnapshot, type JobEventLogLimits} from "./JobEventLog.js";
@@ -147,13 +147,13 @@ export class BackgroundJobs {
         if (!this.enabled)
             throw invalidRequest("Background mode is disabled on this server (background job limit is 0).", "background", "unsupported_parameter");
         if (this.closed)
-            throw new ApiError(503, "The server is shutting down.", {code: "server_shutting_down"});
+            throw serverShuttingDown();
         this.sweep();
 
         const bytes = jsonBytes(prepared.history) + jsonBytes(prepared.response);
         const active = this.active();
         const refusal = bytes > this.maxInputBytes
-            ? new ApiError(413, `The input of this background response is ${bytes} bytes; the limit is ${this.maxInputBytes}.`, {param: "input", code: "input_too_large"})
+            ? inputTooLarge(bytes, this.maxInputBytes)
             : active.length >= this.maxActive
                 ? rateLimited(`${active.length} background responses are already active (limit ${this.maxActive}); retry when one finishes.`)
                 : active.filter((job) => job.owner === prepared.owner).length >= this.maxActivePerOwner

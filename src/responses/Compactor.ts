@@ -3,7 +3,7 @@ import {
     expandCompactions, isCompactionSummary, newCompactionItem, planCompaction, transcriptText, type CompactionCodec
 } from "./compaction.js";
 import {toApiError} from "./engineErrors.js";
-import {ApiError, contextLengthExceeded} from "../protocol/errors.js";
+import {contextLengthExceeded, modelNotLoaded} from "../protocol/errors.js";
 import {itemsToTurns} from "./transcript.js";
 import type {CompactionItem, Item} from "../protocol/wire.js";
 
@@ -64,7 +64,7 @@ export class Compactor {
     public get contextSize(): number {
         const model = this.engine.model;
         if (model == null)
-            throw new ApiError(503, "No model is loaded.", {code: "model_not_loaded"});
+            throw modelNotLoaded();
         return model.contextSize;
     }
 

@@ -1,5 +1,5 @@
 import type {EngineLease, GenerationRequest, GenerationResult, GenerationUsage, PromptProgress} from "../engine/types.js";
-import {ApiError, describeForLog} from "../protocol/errors.js";
+import {describeForLog, requestAborted} from "../protocol/errors.js";
 import {abortKindOf, type AbortKind} from "./abortReasons.js";
 import type {AutoCompaction} from "./Compactor.js";
 import {toApiError} from "./engineErrors.js";
@@ -133,7 +133,7 @@ export class GenerationRunner {
         if (result.stopReason === "abort") {
             this.options.onGenerationAborted?.(abortKindOf(signal?.reason));
             // The client went away: a disconnected foreground generation is not stored.
-            throw new ApiError(499, "The client closed the connection.", {code: "request_aborted"});
+            throw requestAborted();
         }
         return {kind: "finished", result};
     }

@@ -1,5 +1,5 @@
 import type {ChatTurn} from "../engine/types.js";
-import {ApiError, invalidRequest, responseNotFound} from "../protocol/errors.js";
+import {conversationNotFound, invalidRequest, responseNotFound} from "../protocol/errors.js";
 import type {Compactor} from "./Compactor.js";
 import type {CreateParams} from "./createRequest.js";
 import type {ConversationHistory} from "./ports.js";
@@ -66,7 +66,7 @@ export class HistoryResolver {
             throw invalidRequest("Conversations are disabled on this server.", "conversation", "unsupported_parameter");
         const items = conversations.items(owner, conversationId);
         if (items == null)
-            throw new ApiError(404, `No conversation found with id '${conversationId}'.`, {param: "conversation", code: "conversation_not_found"});
+            throw conversationNotFound(conversationId, "conversation");
         return [...items];
     }
 }

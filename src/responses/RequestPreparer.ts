@@ -1,5 +1,5 @@
 import type {ChatEngine} from "../engine/types.js";
-import {ApiError} from "../protocol/errors.js";
+import {modelNotFound, modelNotLoaded} from "../protocol/errors.js";
 import {newId, nowSeconds} from "../protocol/ids.js";
 import {parseCreateRequest, type CreateParams} from "./createRequest.js";
 import type {HistoryResolver, ResolvePrevious} from "./HistoryResolver.js";
@@ -51,9 +51,9 @@ export class RequestPreparer {
     private checkModel(requested: string | null): string {
         const loaded = this.engine.model;
         if (loaded == null)
-            throw new ApiError(503, "No model is loaded.", {code: "model_not_loaded"});
+            throw modelNotLoaded();
         if (this.options.strictModel && requested != null && requested !== loaded.id)
-            throw new ApiError(404, `The model '${requested}' does not exist; this server serves '${loaded.id}'.`, {param: "model", code: "model_not_found"});
+            throw modelNotFound(requested, loaded.id);
         return loaded.id;
     }
 }
