@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import {readdirSync, readFileSync} from "node:fs";
 import path from "node:path";
 import {describe, it} from "node:test";
-import {conversationNotFound, requestAborted} from "../../src/protocol/errors.js";
 import {repoRoot} from "../helpers/paths.js";
 
 /**
@@ -24,10 +23,5 @@ describe("the error catalogue (src/protocol/errors.ts)", () => {
 
     it("no file outside it writes `new ApiError(`", () => {
         assert.deepEqual(building, [], "use (or add) a named constructor in src/protocol/errors.ts");
-    });
-
-    it("the pseudo-status 499 (the client went away) is sent as 400, in one place; other statuses as they are", () => {
-        assert.deepEqual([requestAborted().status, requestAborted().sentStatus], [499, 400]);
-        assert.equal(conversationNotFound("conv_x").sentStatus, 404);
     });
 });
