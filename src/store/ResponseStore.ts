@@ -13,7 +13,6 @@ export type ResponseStoreOptions = StoreBounds;
 /** 1024 responses, 256 MiB (unique item blocks plus response objects), 3600 s after a response finished, read or not. */
 export const defaultResponseStoreBounds = {maxEntries: 1024, maxBytes: 256 * 1024 * 1024, ttlSeconds: 3600} as const satisfies BoundDefaults;
 
-
 export type ResponseStoreStats = StoreCounters & {blocks: number};
 
 /** `restore`: the records a journal kept came back (a view that listed the store before must list it again). */
