@@ -71,6 +71,11 @@ export class ApiError extends Error {
         this.retryAfterSeconds = options.retryAfterSeconds;
     }
 
+    /** The status sent, where anything still is: the pseudo-status 499 (the client went away) goes out as 400. */
+    public get sentStatus(): number {
+        return this.status === 499 ? 400 : this.status;
+    }
+
     public toBody(): ApiErrorBody {
         return {error: {message: this.message, type: this.type, param: this.param, code: this.code}};
     }

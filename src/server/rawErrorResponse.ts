@@ -9,7 +9,7 @@ export function rawErrorResponse(error: ApiError): string {
     const body = JSON.stringify(error.toBody());
     const retryAfter = retryAfterSeconds(error);
     return [
-        `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? "Error"}`,
+        `HTTP/1.1 ${error.sentStatus} ${STATUS_CODES[error.sentStatus] ?? "Error"}`,
         "Content-Type: application/json; charset=utf-8",
         `Content-Length: ${Buffer.byteLength(body)}`,
         ...(retryAfter == null ? [] : [`Retry-After: ${retryAfter}`]),

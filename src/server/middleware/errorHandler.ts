@@ -19,7 +19,7 @@ export function errorHandler(log?: (line: string) => void): ErrorRequestHandler 
         const retryAfter = retryAfterSeconds(apiError);
         if (retryAfter != null)
             res.setHeader("Retry-After", String(retryAfter));
-        res.status(apiError.status === 499 ? 400 : apiError.status).json(apiError.toBody());
+        res.status(apiError.sentStatus).json(apiError.toBody());
     };
 }
 

@@ -31,7 +31,7 @@ export function parseCreateMessage(data: RawData, isBinary: boolean): Record<str
 export function socketErrorEvent(error: ApiError): SocketErrorEvent {
     return {
         type: "error",
-        status: error.status === 499 ? 400 : error.status,
+        status: error.sentStatus,
         error: {type: error.type, code: error.code ?? error.type, message: error.message, param: error.param}
     };
 }
