@@ -1,4 +1,5 @@
 import {always} from "./errorNotes.js";
+import {inputField, inputType} from "./fields.js";
 import type {InputBody} from "./itemDefs.js";
 
 /** Accepted and ignored: they have no meaning for one summary generation on a local model. */
@@ -20,7 +21,7 @@ export const compactRequestSchema = {
     required: ["input"],
     properties: {
         model: {},
-        input: {type: ["string", "array"], minItems: 1, items: {$ref: "defs#/$defs/inputItem"}, errors: {...historyNeeded.errors, type: {message: "'{param}' must be a string or an array of items.", code: "invalid_type"}}},
+        input: inputField({minItems: 1, errors: {...historyNeeded.errors, type: inputType}}),
         instructions: {type: ["string", "null"], ...always("'{param}' must be a string.", "invalid_type")},
         max_output_tokens: {type: ["integer", "null"], minimum: 1, maximum: 16_384, ...always("'{param}' must be an integer from 1 to 16384.")},
         keep_tokens: {type: ["integer", "null"], minimum: 1, maximum: 1_000_000, ...always("'{param}' must be an integer from 1 to 1000000.")},

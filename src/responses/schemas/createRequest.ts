@@ -1,5 +1,6 @@
 import type {ContextManagementBody, MetadataBody, ReasoningBody, TextBody} from "./defs.js";
 import {always, note} from "./errorNotes.js";
+import {inputField, inputType} from "./fields.js";
 import type {InputBody} from "./itemDefs.js";
 import type {ToolBody, ToolChoiceBody} from "./toolDefs.js";
 
@@ -26,7 +27,7 @@ export const createRequestSchema = {
     additionalProperties: false,
     properties: {
         model: {type: "string", maxLength: 256},
-        input: {type: ["string", "array"], items: {$ref: "defs#/$defs/inputItem"}, ...always("'{param}' must be a string or an array of items.", "invalid_type")},
+        input: inputField({errors: {default: inputType}}),
         instructions: {type: ["string", "null"]},
         temperature: {type: ["number", "null"], minimum: 0, maximum: 2},
         top_p: {type: ["number", "null"], minimum: 0, maximum: 1},

@@ -1,5 +1,6 @@
 import type {ReasoningEffort, ReasoningSummary} from "../../protocol/wire.js";
 import {always, note} from "./errorNotes.js";
+import {clientSchema, namePattern, strictFlag} from "./fields.js";
 import {itemDefs} from "./itemDefs.js";
 import {toolDefs} from "./toolDefs.js";
 
@@ -22,9 +23,9 @@ const textFormat = {
         {
             properties: {
                 type: {const: "json_schema"},
-                name: {type: "string", pattern: "^[a-zA-Z0-9_-]{1,64}$", ...always("'{param}' must be 1-64 letters, digits, '_' or '-'.")},
-                schema: {type: "object", ...always("'{param}' must be a JSON schema object.", "invalid_type")},
-                strict: {type: ["boolean", "null"], ...always("'{param}' must be a boolean.", "invalid_type")}
+                name: {type: "string", pattern: namePattern, ...always("'{param}' must be 1-64 letters, digits, '_' or '-'.")},
+                schema: clientSchema(false),
+                strict: strictFlag
             },
             required: ["type", "name", "schema"]
         }

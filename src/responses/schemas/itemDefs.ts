@@ -1,5 +1,6 @@
 import type {ItemStatus, MessageRole} from "../../protocol/wire.js";
 import {always, note} from "./errorNotes.js";
+import {objectRequired} from "./fields.js";
 
 /**
  * The `$defs` of input items and their content parts, as OpenAI defines them (unknown fields inside an item are
@@ -14,9 +15,10 @@ const mediaRefused = note(
     {at: "type"}
 );
 
-const id = {type: ["string", "null"], minLength: 1, maxLength: 256, ...always("'{param}' must be a non-empty string.", "invalid_type")};
-const status = {enum: ["in_progress", "completed", "incomplete", null], ...always("'{param}' must be one of in_progress, completed, incomplete.")};
 const nonEmptyString = {type: "string", minLength: 1, ...always("'{param}' must be a non-empty string.")};
+/** A client's own item id, kept so that replayed output keeps its identity. */
+const id = {...nonEmptyString, type: ["string", "null"], maxLength: 256};
+const status = {enum: ["in_progress", "completed", "incomplete", null], ...always("'{param}' must be one of in_progress, completed, incomplete.")};
 const anyString = {type: "string", ...always("'{param}' must be a string.")};
 
 /** A part of a fixed type with a text (reasoning summaries and contents): anything else names the part. */
@@ -48,7 +50,7 @@ const contentPart = {
         refusedMedia
     ],
     errors: {
-        type: note("'{param}' must be an object."),
+        type: objectRequired,
         discriminator: note("Unsupported content part type '{value}' in '{item}'.", "unsupported_value")
     }
 };
@@ -111,7 +113,7 @@ const inputItem = {
         then: {$ref: "#/$defs/messageFields"},
         else: {required: ["type"], errors: {required: note("'{item}' needs a 'type' (or a 'role' for a message).", "missing_required_parameter")}}
     },
-    errors: {type: note("'{param}' must be an object.")}
+    errors: {type: objectRequired}
 };
 
 export const itemDefs = {contentPart, toolOutput, messageFields, inputItem};

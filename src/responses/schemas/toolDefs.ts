@@ -1,4 +1,5 @@
 import {always, note} from "./errorNotes.js";
+import {clientSchema, namePattern, objectRequired, strictFlag} from "./fields.js";
 
 /** Hosted tools run by OpenAI's platform; this server cannot run them. */
 export const hostedToolTypes = [
@@ -7,9 +8,7 @@ export const hostedToolTypes = [
     "local_shell", "shell", "apply_patch", "function_shell"
 ] as const;
 
-export const toolNamePattern = "^[a-zA-Z0-9_-]{1,64}$";
-
-const toolName = {type: "string", pattern: toolNamePattern, ...always(`'{param}' must match ${toolNamePattern}.`)};
+const toolName = {type: "string", pattern: namePattern, ...always(`'{param}' must match ${namePattern}.`)};
 
 /**
  * `$defs` of `tools` and `tool_choice`. Whether a named tool was declared, duplicate names and hosted tools under
@@ -23,15 +22,15 @@ const tool = {
             properties: {
                 type: {const: "function"},
                 name: toolName,
-                parameters: {type: ["object", "null"], ...always("'{param}' must be a JSON schema object.", "invalid_type")},
-                strict: {type: ["boolean", "null"], ...always("'{param}' must be a boolean.", "invalid_type")}
+                parameters: clientSchema(true),
+                strict: strictFlag
             },
             required: ["type", "name"]
         },
         {properties: {type: {const: "custom"}, name: toolName}, required: ["type", "name"]},
         {properties: {type: {enum: hostedToolTypes}}, required: ["type"]}
     ],
-    errors: {type: note("'{param}' must be an object."), discriminator: note("Unknown tool type '{value}'.", "unsupported_tool_type")}
+    errors: {type: objectRequired, discriminator: note("Unknown tool type '{value}'.", "unsupported_tool_type")}
 };
 
 const namedChoice = {type: "string", ...always("'{param}' must name a declared function tool.")};
