@@ -8,6 +8,7 @@ import path from "node:path";
 import {after, before, test} from "node:test";
 import OpenAI from "openai";
 import {LoopbackFileServer} from "../helpers/LoopbackFileServer.js";
+import {startLlamaServer} from "../helpers/llamaServer.js";
 import {syntheticModel} from "../helpers/syntheticModel.js";
 import {CodeServer, freePort} from "./CodeServer.js";
 import {probeEndpoint} from "./probeEndpoint.js";
@@ -507,6 +508,55 @@ test("a setting changed in settings.json is applied and announced: context size 
     assert.equal(await probeEndpoint(moved, apiKey), 200);
     endpoint = moved;
     await workbench.screenshot("setting-port");
+});
+
+test("localResponses.engine upstream against a real llama-server: Unload disconnects (503), Load Model… picks the upstream's model, the SDK is answered, Download Model… switches back", async () => {
+    // The same shared model behind llama.cpp's own server (built once per machine into ~/.cache, never here).
+    const llama = await startLlamaServer({model: modelPath, slots: 1, contextPerSlot: 1024, extraArgs: ["--alias", "upstream-stories"]});
+    const client = new OpenAI({apiKey, baseURL: endpoint, maxRetries: 0});
+    try {
+        await workbench.clearNotifications();
+        server.updateMachineSettings({"localResponses.engine": "upstream", "localResponses.upstream.urls": [`${llama.url}/v1`]});
+        await workbench.notification(/Applied localResponses\.engine.*server restarted/).waitFor({timeout: 60_000});
+        await workbench.waitForStatus(/upstream-stories: ready/, 30_000);
+
+        await workbench.runCommand("Local Responses: Unload Model");
+        await workbench.notification("disconnected from the upstreams (upstream-stories)").waitFor({timeout: 15_000});
+        await workbench.waitForStatus(/Local Responses: upstream disconnected \(serving 503\)/, 15_000);
+        await assert.rejects(client.responses.create({model: "upstream-stories", input: "hi"}),
+            (error: unknown) => (error as {status?: number}).status === 503 && (error as {code?: string}).code === "model_not_loaded");
+        await workbench.screenshot("upstream-disconnected");
+
+        // Load Model… lists what the upstream serves (GET /v1/models), not GGUF files; the pick connects and is saved.
+        await workbench.runCommand("Local Responses: Load Model…");
+        const row = await workbench.quickPickRow("upstream-stories");
+        assert.match(await row.innerText(), new RegExp(`on ${llama.url.replace(/[.]/g, "\\.")}`));
+        await workbench.screenshot("upstream-load-model");
+        await row.click();
+        await workbench.notification(`upstream-stories connected (upstream on ${llama.url}), serving on ${endpoint}`).waitFor({timeout: 30_000});
+        await workbench.waitForStatus(/upstream-stories: ready/, 15_000);
+        const machine = fs.readFileSync(path.join(server.userData, "Machine", "settings.json"), "utf8");
+        assert.ok(machine.includes('"localResponses.upstream.model": "upstream-stories"'), "the pick became the upstream model setting");
+
+        const answer = await client.responses.create({model: "upstream-stories", input: "Tell me a story", max_output_tokens: 8});
+        assert.ok(answer.output_text.length > 0 && answer.usage!.output_tokens > 0, "llama-server wrote through the upstream engine");
+        assert.match(await workbench.statusTooltip(), new RegExp(`Engine: upstream · upstream-stories on ${llama.url.replace(/[.]/g, "\\.")}`));
+
+        await workbench.runCommand("View: Show Local Responses");
+        const models = await workbench.sidebarView("Models");
+        await workbench.treeRow(models, /upstream-stories[\s\S]*connected · upstream/).waitFor({timeout: 15_000});
+        await workbench.screenshot("upstream-models-view");
+
+        // Download Model… downloads nothing here: it offers the local engine, and switching brings the local model back.
+        await workbench.clearNotifications();
+        await workbench.runCommand("Local Responses: Download Model…");
+        await workbench.notificationButton("fetches GGUF files for the local engine", "Switch to Local Engine").click();
+        await workbench.notification("Applied localResponses.engine: model reloaded and server restarted").waitFor({timeout: 60_000});
+        await workbench.waitForStatus(/stories260K: ready/);
+        assert.equal(await probeEndpoint(endpoint, apiKey), 200);
+    } finally {
+        await llama.stop();
+    }
 });
 
 test("the extension host stayed responsive while generating (event-loop delay logged)", async () => {
