@@ -87,8 +87,9 @@ export class Commands implements vscode.Disposable {
     }
 
     private async confirmWithoutModel(): Promise<boolean> {
+        const missing = this.context.controller.state.engineKind === "upstream" ? "the upstreams are not connected" : "no model is loaded";
         const choice = await vscode.window.showWarningMessage(
-            "Local Responses: no model is loaded, so the server would answer every request with 503.", "Load Model…", "Start Anyway");
+            `Local Responses: ${missing}, so the server would answer every request with 503.`, "Load Model…", "Start Anyway");
         if (choice === "Load Model…") {
             await vscode.commands.executeCommand(commandIds.loadModel);
             return false;

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import {test} from "node:test";
 import type {UpstreamModelListing} from "../../../src/host/upstreamModels.js";
 import {describeUpstreamChoice, noUpstreamModelReason, upstreamModelChoices} from "../../../src/vscode/models/upstreamModelChoices.js";
+import type {ControllerState} from "../../../src/vscode/controller/HostController.js";
+import {serverRows} from "../../../src/vscode/sidebar/serverRows.js";
 import {upstreamModelRows} from "../../../src/vscode/sidebar/upstreamModelRows.js";
 import {formatStatus, type StatusModel} from "../../../src/vscode/status/statusView.js";
 
@@ -60,4 +62,19 @@ test("status bar with the upstream engine: connecting, connected, disconnected (
     assert.match(unloaded.tooltip, /disconnected from the upstreams; requests get 503 model_not_loaded until Load Model… connects again/);
     assert.equal(formatStatus({...base, engine: "failed"}).text, "$(error) qwen-7b: upstream connection failed");
     assert.equal(formatStatus({...base, engine: "unloaded", modelName: null, engineKind: "local"}).text, "$(circle-slash) Local Responses: no model (serving 503)");
+});
+
+test("Server view with the upstream engine: connecting, connected, disconnected (503), failed", () => {
+    const state: ControllerState = {
+        server: "listening", engine: "unloaded", model: null, pendingModelPath: null, loadProgress: null, endpoint: "http://127.0.0.1:8080/v1",
+        lastError: null, engineKind: "upstream", upstreamModel: null
+    };
+    const describe = (change: Partial<ControllerState>) => serverRows({state: {...state, ...change}, engine: null, threads: {count: 1, isDefault: true},
+        totals: {inputTokens: 0, outputTokens: 0, cachedTokens: 0, generations: 0}}).find((row) => row.id === "server.state")!.description;
+    assert.equal(describe({}), "listening · upstream disconnected (503)");
+    assert.equal(describe({server: "stopped"}), "stopped · upstream disconnected");
+    assert.equal(describe({engine: "loading"}), "listening · connecting to the upstreams");
+    assert.equal(describe({engine: "failed"}), "listening · upstream connection failed");
+    assert.equal(describe({engine: "ready"}), "listening · upstream connected");
+    assert.equal(describe({engineKind: "local"}), "listening · no model (503)");
 });
