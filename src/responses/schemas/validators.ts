@@ -19,7 +19,13 @@ const ajv = new Ajv2020({strict: true, strictRequired: false, allowUnionTypes: t
 ajv.addKeyword({keyword: errorNotesKeyword, schemaType: "object"});
 ajv.addSchema(defsSchema);
 
-function compile<T>(schema: object): ValidateFunction<T> {
+/**
+ * A schema whose top-level properties name every field of the body type it is compiled for: a field added to the
+ * type and not to the schema (or renamed in one only) fails the typecheck.
+ */
+type SchemaOf<T> = {properties: {[K in keyof Required<T>]: unknown}};
+
+function compile<T>(schema: SchemaOf<T>): ValidateFunction<T> {
     return ajv.compile<T>(schema);
 }
 
