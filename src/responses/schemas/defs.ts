@@ -5,12 +5,12 @@ import {itemDefs} from "./itemDefs.js";
 import {toolDefs} from "./toolDefs.js";
 
 /** OpenAI's metadata rule: at most 16 string pairs, keys up to 64 characters, values up to 512. */
-const metadataRule = "'{param}' takes at most 16 string values, keys up to 64 characters and values up to 512.";
+const metadataRule = "'metadata' takes at most 16 string values, keys up to 64 characters and values up to 512.";
 const metadata = {
     type: ["object", "null"],
     maxProperties: 16,
     propertyNames: {maxLength: 64, ...always(metadataRule)},
-    additionalProperties: {type: "string", maxLength: 512, errors: {default: note(metadataRule, "invalid_value", {atParent: true})}},
+    additionalProperties: {type: "string", maxLength: 512, ...always(metadataRule)},
     errors: {type: note("'{param}' must be an object of strings.", "invalid_type"), default: note(metadataRule)}
 };
 
