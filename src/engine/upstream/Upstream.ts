@@ -60,6 +60,11 @@ export class Upstream {
         this.lastError = reason;
     }
 
+    /** Closes its pooled keep-alive connections (the engine is disposed, e.g. rebuilt after a settings change). */
+    public close(): void {
+        this.agent.destroy();
+    }
+
     public recordError(reason: string): void {
         this.errors++;
         this.lastError = reason;

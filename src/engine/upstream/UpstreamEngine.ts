@@ -129,6 +129,8 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
 
     public async dispose(): Promise<void> {
         await this.unload();
+        for (const upstream of this.upstreams)
+            upstream.close();
     }
 
     public stats(): EngineStats {

@@ -63,10 +63,12 @@ export async function streamCompletion(upstream: Upstream, body: ChatCompletions
         return new EngineError("upstream_unavailable", `The upstream ${upstream.label} closed the stream ${phase}: ${causeText(error)}`);
     };
 
+    let response: IncomingMessage | undefined;
+    /** The stream ended as it should ([DONE], or a call past `max_tool_calls`): its connection may be kept. */
+    let ended = false;
     arm();
     try {
         const requestBody = JSON.stringify(body);
-        let response: IncomingMessage | undefined;
         for (let attempt = 0; response == null; attempt++) {
             try {
                 response = await postRequest(upstream.url("/v1/chat/completions"), upstream.agent, upstream.headers(true), requestBody, controller.signal);
@@ -105,8 +107,9 @@ export async function streamCompletion(upstream: Upstream, body: ChatCompletions
         };
         let done = false;
         try {
-            // Each read is parsed at once, its events handled in order: no promise per event.
-            reading: for await (const chunk of response) {
+            // Each read is parsed at once, its events handled in order: no promise per event. Leaving the loop does
+            // not destroy the body: after [DONE] its end is read so that the connection goes back to the pool.
+            reading: for await (const chunk of response.iterator({destroyOnReturn: false})) {
                 arm();
                 for (const event of parser.push(chunk as Buffer))
                     if (handle(event)) {
@@ -123,11 +126,30 @@ export async function streamCompletion(upstream: Upstream, body: ChatCompletions
             throw new EngineError("aborted", "The generation was aborted.");
         if (!done)
             throw new EngineError("upstream_error", `The upstream ${upstream.label} ended its stream without the final [DONE]: the answer may be cut.`);
+        ended = true;
         return {result: accumulator.finish(false, started), upstreamUsage: accumulator.hasUsage};
     } finally {
         clearTimeout(timer);
         options.signal?.removeEventListener("abort", onAbort);
+        if (response != null)
+            if (ended)
+                dropRest(response);
+            else
+                response.destroy();
     }
+}
+
+/**
+ * Reads and drops what follows `[DONE]` (the chunked body's end, usually already here) so that the keep-alive
+ * connection returns to the pool for the next request; a body that does not end within a second is closed.
+ */
+function dropRest(response: IncomingMessage): void {
+    if (response.readableEnded)
+        return;
+    const timer = setTimeout(() => response.destroy(), 1000);
+    timer.unref();
+    response.once("close", () => clearTimeout(timer));
+    response.resume();
 }
 
 function parseChunk(label: string, data: string): ChatCompletionChunk {
