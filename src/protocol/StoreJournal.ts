@@ -6,7 +6,9 @@
  */
 export type StoreJournal = {
     put(key: string, value: unknown): void,
-    del(key: string): void
+    del(key: string): void,
+    /** Resolves once every change made so far (by any journal of the same database) would survive the process being killed. */
+    written(): Promise<void>
 };
 
 /** A store's persisted entries (its keys, without the store's prefix), read once when the server starts. */

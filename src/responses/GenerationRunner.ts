@@ -11,6 +11,7 @@ import type {PreparedResponse} from "./preparedResponse.js";
 import type {ReasoningReplay} from "./ReasoningReplay.js";
 import {PublicationBuffer, type EventSink} from "./PublicationBuffer.js";
 import {ResponseAssembler, toUsage} from "./ResponseAssembler.js";
+import {TerminalEventGate} from "./TerminalEventGate.js";
 import {responseTimings} from "./timings.js";
 import type {ResponseObject, ResponseStatus} from "../protocol/wire.js";
 
@@ -69,7 +70,8 @@ export class GenerationRunner {
     /** Generates on an admitted lease and stores the result; the lease is released when done. */
     public async run(prepared: PreparedResponse, lease: EngineLease, options: RunOptions = {}): Promise<ResponseObject> {
         const validator = new OutputValidator(prepared.params.textFormat, prepared.params.tools.strict);
-        const assembler = this.openStream(prepared, validator.holds, options.sink);
+        const gate = new TerminalEventGate(options.sink ?? (() => undefined));
+        const assembler = this.openStream(prepared, validator.holds, gate.publish);
         const request = generationRequest(prepared, {
             signal: options.signal,
             onEvent: (event) => assembler.onEngineEvent(event),
@@ -91,6 +93,9 @@ export class GenerationRunner {
             return assembler.fail(rejection.code, rejection.message, usage);
         const response = complete(assembler, validator, result, usage);
         this.record(prepared, response, result, started);
+        // A failed write is logged by the store; the response is still reported (it stays readable until a restart).
+        await Promise.all([this.store.written(), this.options.conversations?.written()]).catch(() => undefined);
+        gate.open();
         return response;
     }
 

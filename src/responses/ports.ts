@@ -19,6 +19,11 @@ export interface ResponseRepository {
     /** An item of any of the owner's stored responses (input or output), by id. */
     findItem(owner: string, itemId: string): Item | undefined;
     delete(owner: string, id: string): boolean;
+    /**
+     * Resolves once every response put so far would survive the process being killed (at once without a durable
+     * journal). A response is reported finished only after this: a client told "completed" can always read it back.
+     */
+    written(): Promise<void>;
 }
 
 /** Conversations' items by owner and id: the history a `conversation` request reads and appends to. */
@@ -28,4 +33,6 @@ export interface ConversationHistory {
     items(owner: string, id: string): readonly Item[] | undefined;
     /** Appends a finished response's input and output; false when the conversation is gone. */
     append(owner: string, id: string, items: readonly Item[]): boolean;
+    /** Resolves once every append so far would survive the process being killed (at once without a durable journal). */
+    written(): Promise<void>;
 }

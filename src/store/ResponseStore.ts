@@ -101,6 +101,11 @@ export class ResponseStore {
         return key == null ? undefined : this.blocks.get(key)?.item;
     }
 
+    /** Resolves once every change so far is on disk (at once without a journal). */
+    public written(): Promise<void> {
+        return this.records.journal?.written() ?? Promise.resolve();
+    }
+
     public delete(owner: string, id: string): boolean {
         return this.records.delete(owner, id);
     }

@@ -42,6 +42,25 @@ describe("GenerationRunner", () => {
         assert.equal(events.at(-1)!.type, "response.completed");
     });
 
+    it("reports a stored response completed only once storage says it is written (durable before acknowledged)", async () => {
+        const {runner, prepared, lease, store} = await setUp({input: "Hi", stream: true}, [{events: [text("Hello")]}]);
+        let written!: () => void;
+        store.written = () => new Promise<void>((resolve) => (written = resolve));
+        const events: StreamEvent[] = [];
+        let finished = false;
+        const running = runner.run(prepared, lease, {sink: (event) => events.push(event)}).then(() => (finished = true));
+        while (events.every((event) => event.type !== "response.output_text.done"))
+            await new Promise((resolve) => setImmediate(resolve));
+        await new Promise((resolve) => setImmediate(resolve));
+        assert.ok(store.get("owner", prepared.response.id) != null, "stored in memory at once");
+        assert.equal(events.some((event) => event.type === "response.completed"), false, "not reported while the write is pending");
+        assert.equal(finished, false);
+        written();
+        await running;
+        assert.equal(events.at(-1)!.type, "response.completed");
+        assert.deepEqual(events.map((event) => event.sequence_number), events.map((_event, index) => index), "numbered in order all the same");
+    });
+
     it("stores the finished response with its history and timings, appends it to its conversation and counts it", async () => {
         const conversations = new ConversationStore();
         const conversation = conversations.create("owner", [], {});

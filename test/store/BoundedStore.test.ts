@@ -118,7 +118,7 @@ describe("BoundedStore (the core of the response and conversation stores)", () =
             store.restore({id, owner: "a", bytes: 1, expiresAt: Infinity}, used);
         assert.equal(store.journal, null);
         assert.deepEqual(released, [], "nothing is enforced before the journal is attached");
-        store.attach({put: (key) => writes.push(`put ${key}`), del: (key) => writes.push(`del ${key}`)});
+        store.attach({put: (key) => writes.push(`put ${key}`), del: (key) => writes.push(`del ${key}`), written: async () => undefined});
         assert.deepEqual(ids(), ["mid", "new"]);
         assert.deepEqual(released, [["old", "evict"]]);
         assert.equal(store.nextUse(), 10);

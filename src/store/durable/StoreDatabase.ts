@@ -163,7 +163,8 @@ export class StoreDatabase {
     public journal(prefix: string): StoreJournal {
         return {
             put: (key, value) => this.enqueue({type: "put", key: prefix + key, value}),
-            del: (key) => this.enqueue({type: "del", key: prefix + key})
+            del: (key) => this.enqueue({type: "del", key: prefix + key}),
+            written: () => this.flush()
         };
     }
 
