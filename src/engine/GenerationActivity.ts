@@ -1,3 +1,5 @@
+import {Emitter} from "../protocol/Emitter.js";
+
 /** What runs right now, and every token sampled since the engine was created. */
 export type ActivitySnapshot = {
     /** Generations running at this moment. */
@@ -14,11 +16,10 @@ export type ActivitySnapshot = {
 export class GenerationActivity {
     private active = 0;
     private generatedTokens = 0;
-    private readonly listeners = new Set<(snapshot: ActivitySnapshot) => void>();
+    private readonly changes = new Emitter<ActivitySnapshot>();
 
     public onChange(listener: (snapshot: ActivitySnapshot) => void): () => void {
-        this.listeners.add(listener);
-        return () => this.listeners.delete(listener);
+        return this.changes.on(listener);
     }
 
     public snapshot(): ActivitySnapshot {
@@ -44,10 +45,8 @@ export class GenerationActivity {
     }
 
     private emit(): void {
-        if (this.listeners.size === 0)
-            return;
-        const snapshot = this.snapshot();
-        for (const listener of this.listeners)
-            listener(snapshot);
+        // Runs on every token: no snapshot is built for nobody.
+        if (this.changes.listening)
+            this.changes.emit(this.snapshot());
     }
 }

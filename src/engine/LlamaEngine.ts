@@ -4,7 +4,7 @@ import {AfterDispatch} from "./AfterDispatch.js";
 import {toChatHistory, toChatModelFunctions} from "./chatHistory.js";
 import {ChatWrapperVariants, type PromptShape} from "./ChatWrapperVariants.js";
 import {JsonGrammars} from "./grammars.js";
-import {Emitter} from "./Emitter.js";
+import {Emitter} from "../protocol/Emitter.js";
 import {defaultContextSize, defaultParallel, defaultQueueLimit, defaultThreads} from "./engineDefaults.js";
 import {EngineError} from "./errors.js";
 import {generateOnLease} from "./generateOnLease.js";

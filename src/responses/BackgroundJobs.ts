@@ -8,6 +8,7 @@ import {jsonBytes} from "../protocol/jsonBytes.js";
 import type {JournalEntries, StoreJournal} from "../protocol/StoreJournal.js";
 import type {ResponseTimings} from "../protocol/timings.js";
 import type {PreparedResponse} from "./preparedResponse.js";
+import {Emitter} from "../protocol/Emitter.js";
 
 export type BackgroundJobsOptions = {
     /** Queued plus running jobs at once; 0 disables background mode (400). Defaults to 64. */
@@ -107,7 +108,7 @@ export class BackgroundJobs {
     private running = 0;
     private closed = false;
     private readonly counters = {submitted: 0, rejected: 0, completed: 0, failed: 0, cancelled: 0, expired: 0};
-    private readonly changeListeners = new Set<(job: BackgroundJob) => void>();
+    private readonly changes = new Emitter<BackgroundJob>();
     private journal: StoreJournal | null = null;
     private readonly now: () => number;
     private readonly schedule: (callback: () => void, ms: number) => () => void;
@@ -207,8 +208,7 @@ export class BackgroundJobs {
 
     /** Fires when a job is admitted, starts, finishes or is forgotten; its events are followed through `job.log`. */
     public onChange(listener: (job: BackgroundJob) => void): () => void {
-        this.changeListeners.add(listener);
-        return () => this.changeListeners.delete(listener);
+        return this.changes.on(listener);
     }
 
     /** A job of this owner (active or retained), or undefined: other keys' jobs do not exist for them. */
@@ -382,8 +382,7 @@ export class BackgroundJobs {
     }
 
     private changed(job: BackgroundJob): void {
-        for (const listener of this.changeListeners)
-            listener(job);
+        this.changes.emit(job);
     }
 }
 

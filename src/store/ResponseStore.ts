@@ -6,6 +6,7 @@ import {jsonBytes} from "../protocol/jsonBytes.js";
 import {BoundedStore, type AppliedBounds, type BoundDefaults, journaledExpiry, restoredExpiry, type RemovalReason} from "./BoundedStore.js";
 import type {StoreBounds, StoreCounters} from "./storeBounds.js";
 import type {JournalEntries, StoreJournal} from "../protocol/StoreJournal.js";
+import {Emitter} from "../protocol/Emitter.js";
 
 /** Unset bounds take `defaultResponseStoreBounds`; per-key quotas are off unless set. */
 export type ResponseStoreOptions = StoreBounds;
@@ -37,7 +38,7 @@ export class ResponseStore {
     private readonly blocks = new Map<string, Block>();
     /** owner + item id → block key, for `item_reference` inputs. */
     private readonly itemIndex = new Map<string, string>();
-    private readonly listeners = new Set<(change: ResponseStoreChange) => void>();
+    private readonly changes = new Emitter<ResponseStoreChange>();
 
     public constructor(options: ResponseStoreOptions = {}) {
         this.records = new BoundedStore<StoreRecord>(options, defaultResponseStoreBounds,
@@ -50,8 +51,7 @@ export class ResponseStore {
     }
 
     public onChange(listener: (change: ResponseStoreChange) => void): () => void {
-        this.listeners.add(listener);
-        return () => this.listeners.delete(listener);
+        return this.changes.on(listener);
     }
 
     /** Stores a finished response with its full input history (and its timings); returns false if storage is disabled. */
@@ -226,8 +226,7 @@ export class ResponseStore {
     }
 
     private emit(change: ResponseStoreChange): void {
-        for (const listener of this.listeners)
-            listener(change);
+        this.changes.emit(change);
     }
 }
 

@@ -2,7 +2,7 @@ import {createHash} from "node:crypto";
 import {defaultContextSize, defaultParallel, defaultQueueLimit} from "../engineDefaults.js";
 import {EngineError} from "../errors.js";
 import {GenerationActivity} from "../GenerationActivity.js";
-import {Emitter} from "../Emitter.js";
+import {Emitter} from "../../protocol/Emitter.js";
 import {generateOnLease} from "../generateOnLease.js";
 import type {HostedEngine} from "../HostedEngine.js";
 import type {GenerationSummary} from "../LlamaEngine.js";

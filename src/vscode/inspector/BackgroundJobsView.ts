@@ -3,6 +3,7 @@ import type {LoggedEvent} from "../../protocol/wire.js";
 import type {JobEventView, JobSummary} from "./inspectorProtocol.js";
 import type {InspectorJobs} from "./inspectorSources.js";
 import {Throttle} from "../Throttle.js";
+import {Emitter} from "../../protocol/Emitter.js";
 
 /** A job emits an event per token: listeners hear about a job at most this often. */
 const notifyIntervalMs = 150;
@@ -12,7 +13,7 @@ const notifyIntervalMs = 150;
  * Each job's log is followed as it grows (awaiting the log, no polling), and notifications are throttled per job.
  */
 export class BackgroundJobsView implements InspectorJobs {
-    private readonly listeners = new Set<(jobId: string) => void>();
+    private readonly changes = new Emitter<string>();
     private readonly followed = new Map<string, Throttle>();
     private readonly unsubscribe: () => void;
     private readonly stopFollowing = new AbortController();
@@ -57,8 +58,7 @@ export class BackgroundJobsView implements InspectorJobs {
     }
 
     public onChange(listener: (jobId: string) => void): () => void {
-        this.listeners.add(listener);
-        return () => this.listeners.delete(listener);
+        return this.changes.on(listener);
     }
 
     public dispose(): void {
@@ -104,8 +104,7 @@ export class BackgroundJobsView implements InspectorJobs {
     }
 
     private emit(jobId: string): void {
-        for (const listener of this.listeners)
-            listener(jobId);
+        this.changes.emit(jobId);
     }
 }
 

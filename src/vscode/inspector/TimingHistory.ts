@@ -1,6 +1,7 @@
 import type {GenerationSummary} from "../../engine/LlamaEngine.js";
 import {responseTimings} from "../../responses/timings.js";
 import type {TimingSample} from "./inspectorProtocol.js";
+import {Emitter} from "../../protocol/Emitter.js";
 
 /** Minutes of history the inspector's chart covers. */
 export const timingWindowMs = 10 * 60_000;
@@ -13,7 +14,7 @@ const maxSamples = 2000;
  */
 export class TimingHistory {
     private readonly samples: TimingSample[] = [];
-    private readonly listeners = new Set<() => void>();
+    private readonly changes = new Emitter<void>();
 
     public constructor(private readonly now: () => number = Date.now) {}
 
@@ -28,8 +29,7 @@ export class TimingHistory {
             outputTokens: timings.outputTokens
         });
         this.prune();
-        for (const listener of this.listeners)
-            listener();
+        this.changes.emit();
     }
 
     /** The samples of the window, oldest first. */
@@ -39,8 +39,7 @@ export class TimingHistory {
     }
 
     public onChange(listener: () => void): () => void {
-        this.listeners.add(listener);
-        return () => this.listeners.delete(listener);
+        return this.changes.on(listener);
     }
 
     private prune(): void {
