@@ -2,7 +2,8 @@
  * npm run bench — the server against node-llama-cpp called directly, on the same model file, threads and tokens, in
  * one run, for each model given (default: the shared stories260K, then the synthetic full-size SmolLM2-135M):
  *  1. prompt evaluation: cold time to first token of a ~1,600- and a ~6,000-token prompt, served / direct;
- *  2. generation: streamed tokens/s, served / direct (greedy, same prompt, same length);
+ *  2. generation: streamed tokens/s, served / direct (greedy, same prompt, same length), and node-llama-cpp's chat API
+ *     (LlamaChat, which the server runs) / direct, node-llama-cpp's own share of the gap;
  *  3. aggregate tokens/s of 1, 4 and 8 concurrent streaming clients, and the engine's own rate for 4 sequences
  *     decoded together (direct), which is the ceiling on one core;
  *  4. a 10-turn previous_response_id chain: time to first token of turn 10 / turn 1;
@@ -106,6 +107,32 @@ class Direct {
     }
 
     /**
+     * Tokens/s of node-llama-cpp's chat API (`LlamaChat`, which the server generates with) streaming `length` tokens
+     * greedily after a short prompt: node-llama-cpp's own per-token cost above raw evaluation, with nothing of ours.
+     */
+    public async chatRate(prompt: string, length: number): Promise<number> {
+        const {LlamaChat} = await loadNodeLlamaCpp();
+        const sequence = this.sequences[0]!;
+        await sequence.clearHistory();
+        const chat = new LlamaChat({contextSequence: sequence});
+        let first = 0;
+        let tokens = 0;
+        await chat.generateResponse([{type: "user", text: prompt}, {type: "model", response: []}], {
+            maxTokens: length,
+            temperature: 0,
+            onResponseChunk: (chunk) => {
+                if (chunk.tokens.length === 0)
+                    return;
+                first ||= performance.now();
+                tokens += chunk.tokens.length;
+            }
+        });
+        const rate = (tokens - 1) / ((performance.now() - first) / 1000);
+        chat.dispose({disposeSequence: false});
+        return rate;
+    }
+
+    /**
      * Tokens/s of the same work the served clients did, from start to end: each sequence evaluates a prompt of as many
      * tokens as its client's (cold), then samples as many tokens as its client got, all sequences at once.
      */
@@ -165,6 +192,7 @@ async function benchModel(name: string, modelPath: string, fullSize: boolean): P
         // 2. Streamed generation rate, greedy, the same length on both paths.
         const length = fullSize ? 200 : 400;
         const rates: number[] = [];
+        const chatRates: number[] = [];
         for (let pair = 0; pair < pairs + 2; pair++) {
             const [served, directRate] = await alternating(pair,
                 () => streamOnce({model: "m", input: words(20, 5), max_output_tokens: length, temperature: 0, store: false}),
@@ -172,10 +200,13 @@ async function benchModel(name: string, modelPath: string, fullSize: boolean): P
             if (pair < 2)
                 continue;
             const servedRate = (served.tokens - 1) / (served.streamMs / 1000);
+            const chatRate = await direct.chatRate(words(20, 5), length);
             rates.push(servedRate / directRate);
-            log(`generation: served ${servedRate.toFixed(0)} tok/s (${served.tokens} tokens), direct ${directRate.toFixed(0)} tok/s`);
+            chatRates.push(chatRate / directRate);
+            log(`generation: served ${servedRate.toFixed(0)} tok/s (${served.tokens} tokens), direct ${directRate.toFixed(0)} tok/s, LlamaChat ${chatRate.toFixed(0)} tok/s`);
         }
         rows.push(["2. streamed generation: served / direct tokens/s", median(rates).toFixed(3), `${spread(rates)}; target ≥ ${fullSize ? "0.97" : "0.95"}`]);
+        rows.push(["   node-llama-cpp's LlamaChat (what the server runs) / direct", median(chatRates).toFixed(3), `${spread(chatRates)}; node-llama-cpp's own share`]);
 
         // 3. Aggregate throughput, and the engine's own rate for 4 sequences decoded together.
         const aggregateLength = fullSize ? 100 : 300;
