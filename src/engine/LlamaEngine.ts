@@ -5,7 +5,8 @@ import {toChatHistory, toChatModelFunctions} from "./chatHistory.js";
 import {ChatWrapperVariants, type PromptShape} from "./ChatWrapperVariants.js";
 import {JsonGrammars} from "./grammars.js";
 import {Emitter} from "../protocol/Emitter.js";
-import {defaultContextSize, defaultParallel, defaultQueueLimit, defaultThreads} from "./engineDefaults.js";
+import {BatchThreads, defaultPromptBatchTokens} from "./BatchThreads.js";
+import {defaultContextSize, defaultParallel, defaultPromptThreads, defaultQueueLimit, defaultThreads} from "./engineDefaults.js";
 import {EngineError} from "./errors.js";
 import {generateOnLease} from "./generateOnLease.js";
 import {GenerationActivity} from "./GenerationActivity.js";
@@ -24,8 +25,10 @@ import type {
 export type GpuChoice = "auto" | false | "cuda" | "vulkan" | "metal";
 
 export type LlamaEngineOptions = {
-    /** CPU threads for evaluation. Defaults to `defaultThreads()`: cores − 1 (at least 1). */
+    /** CPU threads for generation batches. Defaults to `defaultThreads()`: cores − 1 (at least 1). */
     threads?: number,
+    /** CPU threads for prompt-evaluation batches (see BatchThreads). Defaults to `defaultPromptThreads()`: every core. */
+    promptThreads?: number,
     /** Context size per sequence, in tokens. Defaults to the model's trained context, at most `defaultContextSize` (8192). */
     contextSize?: number,
     /** Parallel sequences (concurrent generations batched together). Defaults to `defaultParallel` (4). */
@@ -341,7 +344,7 @@ export class LlamaEngine implements ChatEngine {
             const binding = await loadNodeLlamaCpp();
             this.llama ??= await loadLlama(binding, this.options.gpu ?? false, {
                 logLevel: binding.LlamaLogLevel.error,
-                maxThreads: this.threads
+                maxThreads: Math.max(this.threads, this.promptThreads)
             });
             onProgress?.({phase: "model", progress: 0});
             const model = await this.llama.loadModel({
@@ -368,6 +371,12 @@ export class LlamaEngine implements ChatEngine {
                     batchSize: this.options.batchSize ?? Math.min(defaultBatchSize, contextSize * parallel),
                     flashAttention: this.options.flashAttention ?? false,
                     batching: {dispatchSchedule: afterDispatch.dispatchSchedule}
+                });
+                // Generation batches hold one token per sequence; anything larger is a prompt being evaluated.
+                BatchThreads.install(context, {
+                    promptThreads: this.promptThreads,
+                    generationThreads: this.threads,
+                    promptBatchTokens: Math.max(defaultPromptBatchTokens, parallel + 1)
                 });
                 const chatWrapper = binding.resolveChatWrapper(model);
                 const sequences = Array.from({length: parallel}, () => context.getSequence());
@@ -431,6 +440,10 @@ export class LlamaEngine implements ChatEngine {
 
     private get threads(): number {
         return this.options.threads ?? defaultThreads();
+    }
+
+    private get promptThreads(): number {
+        return this.options.promptThreads ?? defaultPromptThreads();
     }
 
     private setState(state: EngineState): void {

@@ -14,7 +14,15 @@ export const defaultQueueLimit = 64;
 /** Context tokens per sequence: the local model's trained context is capped at this; an upstream that does not say gets it. */
 export const defaultContextSize = 8192;
 
-/** CPU threads for evaluation: cores − 1, at least 1 (node-llama-cpp's own default oversubscribes small machines). */
+/**
+ * CPU threads for generation: cores − 1, at least 1 (node-llama-cpp's own default oversubscribes small machines: the
+ * JavaScript thread that samples and streams each token needs a core of its own).
+ */
 export function defaultThreads(): number {
     return Math.max(1, os.availableParallelism() - 1);
+}
+
+/** CPU threads for prompt evaluation: every core (a prompt batch keeps them all busy; see BatchThreads). */
+export function defaultPromptThreads(): number {
+    return Math.max(1, os.availableParallelism());
 }

@@ -19,7 +19,8 @@ export const cliFlags = {
     "api-key": {type: "string", multiple: true, env: "LOCAL_RESPONSES_API_KEY", help: "accepted API key (repeatable; env: comma-separated)"},
     "api-key-file": {type: "string", env: "LOCAL_RESPONSES_API_KEY_FILE", help: "0600 file holding the key (or several, one per line), created with a new key if missing (default ~/.config/local-responses/api-key)"},
     "no-auth": {type: "boolean", env: "LOCAL_RESPONSES_NO_AUTH", help: "serve without an API key (loopback only; not recommended)"},
-    "threads": {type: "string", env: "LOCAL_RESPONSES_THREADS", help: "CPU threads (default cores - 1)"},
+    "threads": {type: "string", env: "LOCAL_RESPONSES_THREADS", help: "CPU threads for generation (default cores - 1)"},
+    "prompt-threads": {type: "string", env: "LOCAL_RESPONSES_PROMPT_THREADS", help: "CPU threads for prompt evaluation (default: every core)"},
     "context-size": {type: "string", env: "LOCAL_RESPONSES_CONTEXT_SIZE", help: "context tokens per sequence (default: model's, at most 8192)"},
     "parallel": {type: "string", env: "LOCAL_RESPONSES_PARALLEL", help: "parallel sequences (default 4)"},
     "queue-limit": {type: "string", env: "LOCAL_RESPONSES_QUEUE_LIMIT", help: "requests waiting for a sequence before 503 (default 64)"},
@@ -118,6 +119,7 @@ export function parseCliOptions(argv: string[], env: NodeJS.ProcessEnv = process
     config.port = integer("port", 0) ?? config.port;
     config.apiKeys = (read("api-key") as string[] | undefined) ?? [];
     config.threads = integer("threads", 1) ?? config.threads;
+    config.promptThreads = integer("prompt-threads", 1) ?? config.promptThreads;
     config.contextSize = integer("context-size", 64) ?? null;
     config.parallel = integer("parallel", 1) ?? config.parallel;
     config.queueLimit = integer("queue-limit", 0) ?? config.queueLimit;

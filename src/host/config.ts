@@ -1,4 +1,4 @@
-import {defaultParallel, defaultQueueLimit, defaultThreads} from "../engine/engineDefaults.js";
+import {defaultParallel, defaultPromptThreads, defaultQueueLimit, defaultThreads} from "../engine/engineDefaults.js";
 import type {GpuChoice} from "../engine/LlamaEngine.js";
 import {defaultUpstreamHealthIntervalMs, defaultUpstreamTimeoutSeconds} from "../engine/upstream/UpstreamEngine.js";
 import {defaultBackgroundJobLimits} from "../responses/BackgroundJobs.js";
@@ -25,7 +25,10 @@ export type HostConfig = {
     port: number,
     /** Accepted API keys; empty disables authentication (the CLI generates one unless told otherwise). */
     apiKeys: string[],
+    /** Threads for generation batches (`--threads`). */
     threads: number,
+    /** Threads for prompt-evaluation batches (`--prompt-threads`). */
+    promptThreads: number,
     contextSize: number | null,
     parallel: number,
     queueLimit: number,
@@ -138,6 +141,7 @@ export function defaultConfig(): HostConfig {
         port: 8080,
         apiKeys: [],
         threads: defaultThreads(),
+        promptThreads: defaultPromptThreads(),
         contextSize: null,
         parallel: defaultParallel,
         queueLimit: defaultQueueLimit,

@@ -22,6 +22,7 @@ export function createEngine(config: HostConfig, log?: (line: string) => void): 
         });
     return new LlamaEngine({
         threads: config.threads,
+        promptThreads: config.promptThreads,
         contextSize: config.contextSize ?? undefined,
         parallel: config.parallel,
         queueLimit: config.queueLimit,

@@ -1,0 +1,71 @@
+import type {LlamaContext} from "node-llama-cpp";
+
+export type BatchThreadsOptions = {
+    /** Threads for a batch that evaluates a prompt (at least `promptBatchTokens` tokens). */
+    promptThreads: number,
+    /** Threads for a batch of generated tokens (one per generating sequence). */
+    generationThreads: number,
+    /** The smallest batch counted as prompt evaluation. Defaults to `defaultPromptBatchTokens`. */
+    promptBatchTokens?: number
+};
+
+/** Above any generation batch (one token per sequence, at most 64 sequences), below a prompt step (64 tokens first). */
+export const defaultPromptBatchTokens = 64;
+
+/** The native context's members this reaches (node-llama-cpp 3.21.1's `AddonContext`, pinned in package.json). */
+type AddonContext = {initBatch(size: number): void, setThreads(threads: number): void, decodeBatch(): Promise<void>};
+
+/**
+ * Gives prompt batches and generation batches their own thread counts.
+ *
+ * Why: on a small machine prompt evaluation wants every core and generation does not (measured on the synthetic
+ * SmolLM2-135M, 2 cores, quiet: a 1,600-token prompt at 201–204 tokens/s with 1 thread and 316–375 with 2; generation
+ * at 63–64 tokens/s with 1 thread and 41–48 with 2, as the JavaScript thread that samples and streams each token then
+ * competes with the evaluation). node-llama-cpp 3.21.1 sets one count for both (`setThreads` sets llama.cpp's
+ * `n_threads` and `n_threads_batch` together, before every batch), so this sets it per batch, from the batch's size,
+ * just before the batch is decoded. It reaches node-llama-cpp's private native context; `install` returns false (and
+ * changes nothing) if that is not the shape it expects, and a test pins the shape.
+ */
+export class BatchThreads {
+    private batchTokens = 0;
+    private applied = 0;
+
+    private constructor(private readonly addon: AddonContext, private readonly options: Required<BatchThreadsOptions>) {}
+
+    /** Installs the per-batch choice on a context; false (nothing changed) if its native context is not as expected. */
+    public static install(context: LlamaContext, options: BatchThreadsOptions): BatchThreads | null {
+        const addon = (context as unknown as {_ctx?: Partial<AddonContext>})._ctx;
+        if (addon == null || typeof addon.initBatch !== "function" || typeof addon.setThreads !== "function" || typeof addon.decodeBatch !== "function")
+            return null;
+        const threads = new BatchThreads(addon as AddonContext, {promptBatchTokens: defaultPromptBatchTokens, ...options});
+        threads.wrap(addon as AddonContext);
+        return threads;
+    }
+
+    /** The thread count the last batch was decoded with (0 before the first). */
+    public get lastThreads(): number {
+        return this.applied;
+    }
+
+    private wrap(addon: AddonContext): void {
+        const initBatch = addon.initBatch.bind(addon);
+        const setThreads = addon.setThreads.bind(addon);
+        const decodeBatch = addon.decodeBatch.bind(addon);
+        // The native methods are read-only on the prototype: own properties shadow them.
+        const define = (name: keyof AddonContext, value: unknown) => Object.defineProperty(addon, name, {value, configurable: true, writable: true});
+        define("initBatch", (size: number) => {
+            this.batchTokens = size;
+            initBatch(size);
+        });
+        // node-llama-cpp's thread splitter asks for its one count before each batch; the batch's own count replaces it.
+        define("setThreads", () => undefined);
+        define("decodeBatch", () => {
+            const wanted = this.batchTokens >= this.options.promptBatchTokens ? this.options.promptThreads : this.options.generationThreads;
+            if (wanted !== this.applied) {
+                setThreads(wanted);
+                this.applied = wanted;
+            }
+            return decodeBatch();
+        });
+    }
+}
