@@ -13,7 +13,7 @@
  * same number of tokens evaluated at the same depth, then one token sampled. The client is a separate low-priority
  * process (sseClient.mjs). Served and direct runs alternate in pairs; each figure is the median of the paired ratios.
  *
- * Usage: npm run bench [-- --models stories260K,smollm2-135m] [--pairs N]
+ * Usage: npm run bench [-- --models stories260K,smollm2-135m] [--pairs N] [--only 1,2,3,4,5]
  */
 import {spawn, type ChildProcess} from "node:child_process";
 import {parseArgs} from "node:util";
@@ -28,7 +28,9 @@ import {alternating, median, quantile} from "./pairs.js";
 
 type StreamResult = {tokens: number, input: number, cached: number, ms: number, ttftMs: number, streamMs: number, id: string};
 
-const {values: args} = parseArgs({options: {models: {type: "string", default: "stories260K,smollm2-135m"}, pairs: {type: "string"}}});
+const {values: args} = parseArgs({options: {models: {type: "string", default: "stories260K,smollm2-135m"}, pairs: {type: "string"}, only: {type: "string"}}});
+/** Whether a figure (1–5) was asked for: `--only 2,4` measures those alone (all by default). */
+const only = (figure: number) => args.only == null || args.only.split(",").map(Number).includes(figure);
 const apiKey = "sk-bench";
 const contextSize = 8192;
 const parallel = 4;
@@ -158,7 +160,8 @@ class Direct {
 
 async function benchModel(name: string, modelPath: string, fullSize: boolean): Promise<string[][]> {
     const pairs = Number(args.pairs ?? (fullSize ? 3 : 7));
-    const host = new LocalResponsesHost({...defaultConfig(), port: 0, threads: 1, contextSize, parallel, apiKeys: [apiKey]});
+    // One thread for prompts too: node-llama-cpp direct is given one (--prompt-threads is measured in docs/api.md).
+    const host = new LocalResponsesHost({...defaultConfig(), port: 0, threads: 1, promptThreads: 1, contextSize, parallel, apiKeys: [apiKey]});
     await host.loadModel(modelPath);
     const url = await host.start();
     client = spawn("nice", ["-n", "19", process.execPath, fileURLToPath(new URL("./sseClient.mjs", import.meta.url)), url, apiKey], {stdio: ["ignore", "inherit", "inherit", "ipc"]});
@@ -174,111 +177,120 @@ async function benchModel(name: string, modelPath: string, fullSize: boolean): P
         // 1. Cold time to first token: a prompt no sequence holds (its opening words differ), one token generated.
         const tokensPerWord = await host.engine.countPromptTokens([{role: "user", text: words(1000, 0)}]) / 1000;
         const wordsFor = (tokens: number) => Math.round(tokens / tokensPerWord);
-        for (const length of [1600, 6000]) {
-            const ratios: number[] = [];
-            let tokens = 0;
-            for (let pair = 0; pair < (length > 2000 && fullSize ? Math.min(pairs, 2) : pairs); pair++) {
-                const input = `${seed++} ${words(wordsFor(length), seed)}`;
-                const evaluated = await host.engine.countPromptTokens([{role: "user", text: input}]);
-                const [served, directMs] = await alternating(pair,
-                    () => streamOnce({model: "m", input, max_output_tokens: 1, temperature: 0, store: false}),
-                    () => direct.timeToFirstToken(0, evaluated));
-                ratios.push(directMs / served.ms);
-                log(`cold ${served.input} tokens (${served.cached} cached): served ${served.ms.toFixed(0)} ms, direct ${directMs.toFixed(0)} ms`);
+        if (only(1)) {
+            for (const length of [1600, 6000]) {
+                const ratios: number[] = [];
+                for (let pair = 0; pair < (length > 2000 && fullSize ? Math.min(pairs, 2) : pairs); pair++) {
+                    const input = `${seed++} ${words(wordsFor(length), seed)}`;
+                    const evaluated = await host.engine.countPromptTokens([{role: "user", text: input}]);
+                    const [served, directMs] = await alternating(pair,
+                        () => streamOnce({model: "m", input, max_output_tokens: 1, temperature: 0, store: false}),
+                        () => direct.timeToFirstToken(0, evaluated));
+                    ratios.push(directMs / served.ms);
+                    log(`cold ${served.input} tokens (${served.cached} cached): served ${served.ms.toFixed(0)} ms, direct ${directMs.toFixed(0)} ms`);
+                }
+                rows.push([`1. cold prompt, ~${length} tokens: direct / served time to first token`, median(ratios).toFixed(3), `${spread(ratios)}; target ≥ 0.95`]);
             }
-            rows.push([`1. cold prompt, ~${length} tokens: direct / served time to first token`, median(ratios).toFixed(3), `${spread(ratios)}; target ≥ 0.95`]);
         }
 
         // 2. Streamed generation rate, greedy, the same length on both paths.
-        const length = fullSize ? 200 : 400;
-        const rates: number[] = [];
-        const chatRates: number[] = [];
-        for (let pair = 0; pair < pairs + 2; pair++) {
-            const [served, directRate] = await alternating(pair,
-                () => streamOnce({model: "m", input: words(20, 5), max_output_tokens: length, temperature: 0, store: false}),
-                () => direct.generationRate(1, length));
-            if (pair < 2)
-                continue;
-            const servedRate = (served.tokens - 1) / (served.streamMs / 1000);
-            const chatRate = await direct.chatRate(words(20, 5), length);
-            rates.push(servedRate / directRate);
-            chatRates.push(chatRate / directRate);
-            log(`generation: served ${servedRate.toFixed(0)} tok/s (${served.tokens} tokens), direct ${directRate.toFixed(0)} tok/s, LlamaChat ${chatRate.toFixed(0)} tok/s`);
+        if (only(2)) {
+            const length = fullSize ? 200 : 400;
+            const rates: number[] = [];
+            const chatRates: number[] = [];
+            for (let pair = 0; pair < pairs + 2; pair++) {
+                const [served, directRate] = await alternating(pair,
+                    () => streamOnce({model: "m", input: words(20, 5), max_output_tokens: length, temperature: 0, store: false}),
+                    () => direct.generationRate(1, length));
+                if (pair < 2)
+                    continue;
+                const servedRate = (served.tokens - 1) / (served.streamMs / 1000);
+                const chatRate = await direct.chatRate(words(20, 5), length);
+                rates.push(servedRate / directRate);
+                chatRates.push(chatRate / directRate);
+                log(`generation: served ${servedRate.toFixed(0)} tok/s (${served.tokens} tokens), direct ${directRate.toFixed(0)} tok/s, LlamaChat ${chatRate.toFixed(0)} tok/s`);
+            }
+            rows.push(["2. streamed generation: served / direct tokens/s", median(rates).toFixed(3), `${spread(rates)}; target ≥ ${fullSize ? "0.97" : "0.95"}`]);
+            rows.push(["   node-llama-cpp's LlamaChat (what the server runs) / direct", median(chatRates).toFixed(3), `${spread(chatRates)}; node-llama-cpp's own share`]);
         }
-        rows.push(["2. streamed generation: served / direct tokens/s", median(rates).toFixed(3), `${spread(rates)}; target ≥ ${fullSize ? "0.97" : "0.95"}`]);
-        rows.push(["   node-llama-cpp's LlamaChat (what the server runs) / direct", median(chatRates).toFixed(3), `${spread(chatRates)}; node-llama-cpp's own share`]);
 
         // 3. Aggregate throughput, and the engine's own rate for 4 sequences decoded together.
-        const aggregateLength = fullSize ? 100 : 300;
-        const aggregate: Record<number, number> = {};
-        for (const clients of [1, 4, 8]) {
-            const samples: number[] = [];
-            for (let round = 0; round < 2; round++) {
-                const started = performance.now();
-                const results = await stream(Array.from({length: clients}, (_, index) => ({
-                    model: "m", input: `${index} ${words(20, index)}`, max_output_tokens: aggregateLength, temperature: 0.8, seed: index, store: false
-                })));
-                samples.push(results.reduce((sum, result) => sum + result.tokens, 0) / ((performance.now() - started) / 1000));
+        if (only(3)) {
+            const aggregateLength = fullSize ? 100 : 300;
+            const aggregate: Record<number, number> = {};
+            for (const clients of [1, 4, 8]) {
+                const samples: number[] = [];
+                for (let round = 0; round < 2; round++) {
+                    const started = performance.now();
+                    const results = await stream(Array.from({length: clients}, (_, index) => ({
+                        model: "m", input: `${index} ${words(20, index)}`, max_output_tokens: aggregateLength, temperature: 0.8, seed: index, store: false
+                    })));
+                    samples.push(results.reduce((sum, result) => sum + result.tokens, 0) / ((performance.now() - started) / 1000));
+                }
+                aggregate[clients] = median(samples);
             }
-            aggregate[clients] = median(samples);
+            const engineFour = median([await direct.generationRate(4, aggregateLength), await direct.generationRate(4, aggregateLength)]);
+            rows.push(["3. aggregate tokens/s, 1 / 4 / 8 clients", `${aggregate[1]!.toFixed(0)} / ${aggregate[4]!.toFixed(0)} / ${aggregate[8]!.toFixed(0)}`, `direct, 4 sequences decoding together: ${engineFour.toFixed(0)}`]);
+            // The served figure includes each client's cold prompt; the paired direct run does the same work (same prompt
+            // and answer lengths, 4 sequences at once), so the ratio is the server's cost alone.
+            const fourRatios: number[] = [];
+            for (let pair = 0; pair < pairs; pair++) {
+                const bodies = Array.from({length: 4}, (_, index) => ({
+                    model: "m", input: `${seed++} ${words(20, index)}`, max_output_tokens: aggregateLength, temperature: 0.8, seed: index, store: false
+                }));
+                const started = performance.now();
+                const results = await stream(bodies);
+                const served = results.reduce((sum, result) => sum + result.tokens, 0) / ((performance.now() - started) / 1000);
+                const directRate = await direct.sameJob(results);
+                fourRatios.push(served / directRate);
+                log(`4 clients: served ${served.toFixed(0)} tok/s, direct on the same prompts and lengths ${directRate.toFixed(0)} tok/s`);
+            }
+            rows.push(["   4 clients served / the same work on 4 sequences direct", median(fourRatios).toFixed(3), `${spread(fourRatios)}; target ≥ 0.95`]);
+            rows.push(["   4 clients served / 4 sequences decoding direct (no prompts)", (aggregate[4]! / engineFour).toFixed(3), "the engine's decode ceiling"]);
         }
-        const engineFour = median([await direct.generationRate(4, aggregateLength), await direct.generationRate(4, aggregateLength)]);
-        rows.push(["3. aggregate tokens/s, 1 / 4 / 8 clients", `${aggregate[1]!.toFixed(0)} / ${aggregate[4]!.toFixed(0)} / ${aggregate[8]!.toFixed(0)}`, `direct, 4 sequences decoding together: ${engineFour.toFixed(0)}`]);
-        // The served figure includes each client's cold prompt; the paired direct run does the same work (same prompt
-        // and answer lengths, 4 sequences at once), so the ratio is the server's cost alone.
-        const fourRatios: number[] = [];
-        for (let pair = 0; pair < pairs; pair++) {
-            const bodies = Array.from({length: 4}, (_, index) => ({
-                model: "m", input: `${seed++} ${words(20, index)}`, max_output_tokens: aggregateLength, temperature: 0.8, seed: index, store: false
-            }));
-            const started = performance.now();
-            const results = await stream(bodies);
-            const served = results.reduce((sum, result) => sum + result.tokens, 0) / ((performance.now() - started) / 1000);
-            const directRate = await direct.sameJob(results);
-            fourRatios.push(served / directRate);
-            log(`4 clients: served ${served.toFixed(0)} tok/s, direct on the same prompts and lengths ${directRate.toFixed(0)} tok/s`);
-        }
-        rows.push(["   4 clients served / the same work on 4 sequences direct", median(fourRatios).toFixed(3), `${spread(fourRatios)}; target ≥ 0.95`]);
-        rows.push(["   4 clients served / 4 sequences decoding direct (no prompts)", (aggregate[4]! / engineFour).toFixed(3), "the engine's decode ceiling"]);
 
         // 4. A 10-turn chain: turn 10 evaluates only its new tokens.
-        const chainRatios: number[] = [];
-        const floorRatios: number[] = [];
-        for (let chain = 0; chain < (fullSize ? 3 : 5); chain++) {
-            let previous: string | undefined;
-            const ttft: number[] = [];
-            const shapes: Array<{input: number, cached: number}> = [];
-            for (let turn = 1; turn <= 10; turn++) {
-                const result = await streamOnce({
-                    model: "m", input: turn === 1 ? `Chain ${seed++}: ${words(40, chain)}` : `What happened next, part ${turn}?`,
-                    max_output_tokens: 30, temperature: 0, ...(previous != null ? {previous_response_id: previous} : {})
-                });
-                previous = result.id;
-                shapes.push({input: result.input, cached: result.cached});
-                // No text delta (the synthetic model may open with a non-text token): the whole request, one token long.
-                ttft.push(result.ttftMs > 0 ? result.ttftMs : result.ms);
-                if (turn === 1 || turn === 10)
-                    log(`chain ${chain} turn ${turn}: ${result.input} tokens, ${result.cached} cached, first token after ${ttft.at(-1)!.toFixed(0)} ms`);
+        if (only(4)) {
+            const chainRatios: number[] = [];
+            const floorRatios: number[] = [];
+            for (let chain = 0; chain < (fullSize ? 3 : 5); chain++) {
+                let previous: string | undefined;
+                const ttft: number[] = [];
+                const shapes: Array<{input: number, cached: number}> = [];
+                for (let turn = 1; turn <= 10; turn++) {
+                    const result = await streamOnce({
+                        model: "m", input: turn === 1 ? `Chain ${seed++}: ${words(40, chain)}` : `What happened next, part ${turn}?`,
+                        max_output_tokens: 30, temperature: 0, ...(previous != null ? {previous_response_id: previous} : {})
+                    });
+                    previous = result.id;
+                    shapes.push({input: result.input, cached: result.cached});
+                    // No text delta (the synthetic model may open with a non-text token): the whole request, one token long.
+                    ttft.push(result.ttftMs > 0 ? result.ttftMs : result.ms);
+                    if (turn === 1 || turn === 10)
+                        log(`chain ${chain} turn ${turn}: ${result.input} tokens, ${result.cached} cached, first token after ${ttft.at(-1)!.toFixed(0)} ms`);
+                }
+                chainRatios.push(ttft[9]! / ttft[0]!);
+                // The engine's own floor: the same token counts evaluated at the same depths, nothing of ours around them.
+                const [first, tenth] = [shapes[0]!, shapes[9]!];
+                floorRatios.push(await direct.timeToFirstToken(tenth.cached, tenth.input - tenth.cached) / await direct.timeToFirstToken(first.cached, first.input - first.cached));
             }
-            chainRatios.push(ttft[9]! / ttft[0]!);
-            // The engine's own floor: the same token counts evaluated at the same depths, nothing of ours around them.
-            const [first, tenth] = [shapes[0]!, shapes[9]!];
-            floorRatios.push(await direct.timeToFirstToken(tenth.cached, tenth.input - tenth.cached) / await direct.timeToFirstToken(first.cached, first.input - first.cached));
+            rows.push(["4. chain: time to first token, turn 10 / turn 1", median(chainRatios).toFixed(3), `${spread(chainRatios)}; target ≤ 1.2`]);
+            rows.push(["   direct, same tokens at the same depths: turn 10 / turn 1", median(floorRatios).toFixed(3), spread(floorRatios)]);
         }
-        rows.push(["4. chain: time to first token, turn 10 / turn 1", median(chainRatios).toFixed(3), `${spread(chainRatios)}; target ≤ 1.2`]);
-        rows.push(["   direct, same tokens at the same depths: turn 10 / turn 1", median(floorRatios).toFixed(3), spread(floorRatios)]);
 
         // 5. Warm prefix: ~1,500 shared tokens cached by a first request, then one that adds a new question.
-        const warmRatios: number[] = [];
-        for (let pair = 0; pair < pairs; pair++) {
-            const shared = `${seed++} ${words(wordsFor(1500), seed)}`;
-            await streamOnce({model: "m", instructions: shared, input: "First question?", max_output_tokens: 1, temperature: 0, store: false});
-            const served = await streamOnce({model: "m", instructions: shared, input: `Second question, number ${pair}: ${words(wordsFor(40), pair)}?`, max_output_tokens: 1, temperature: 0, store: false});
-            const directMs = await direct.timeToFirstToken(served.cached, served.input - served.cached);
-            warmRatios.push(served.ms / directMs);
-            log(`warm: ${served.cached} of ${served.input} cached, served ${served.ms.toFixed(0)} ms, direct ${directMs.toFixed(0)} ms`);
+        if (only(5)) {
+            const warmRatios: number[] = [];
+            for (let pair = 0; pair < pairs; pair++) {
+                const shared = `${seed++} ${words(wordsFor(1500), seed)}`;
+                await streamOnce({model: "m", instructions: shared, input: "First question?", max_output_tokens: 1, temperature: 0, store: false});
+                const served = await streamOnce({model: "m", instructions: shared, input: `Second question, number ${pair}: ${words(wordsFor(40), pair)}?`, max_output_tokens: 1, temperature: 0, store: false});
+                const directMs = await direct.timeToFirstToken(served.cached, served.input - served.cached);
+                warmRatios.push(served.ms / directMs);
+                log(`warm: ${served.cached} of ${served.input} cached, served ${served.ms.toFixed(0)} ms, direct ${directMs.toFixed(0)} ms`);
+            }
+            rows.push(["5. warm prefix: served / direct time to first token", median(warmRatios).toFixed(3), `${spread(warmRatios)}; target ≤ 1.2`]);
         }
-        rows.push(["5. warm prefix: served / direct time to first token", median(warmRatios).toFixed(3), `${spread(warmRatios)}; target ≤ 1.2`]);
     } finally {
         client.kill();
         await direct.close();

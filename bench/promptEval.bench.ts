@@ -33,7 +33,8 @@ const body = {
 const label = (config: Config) => `threads ${config.threads}, sequences ${config.parallel}, context ${config.contextSize}, batch ${config.batchSize ?? "engine default"}`;
 
 async function evaluateOnce(config: Config): Promise<{ms: number, tokens: number, tokensPerSecond: number}> {
-    const engine = new LlamaEngine(config);
+    // Each configuration's thread count for prompts too (what it measures is prompt evaluation at that count).
+    const engine = new LlamaEngine({...config, promptThreads: config.threads});
     await engine.load(models.chatml);
     try {
         const service = new ResponsesService(engine, new ResponseStore(defaultConfig().store));

@@ -50,7 +50,7 @@ function stream(bodies: Record<string, unknown>[], hold = false): Promise<Stream
 const streamOnce = async (body: Record<string, unknown>, hold = false) => (await stream([body], hold))[0]!;
 
 async function main() {
-    const config = {...defaultConfig(), port: 0, threads: 1, contextSize: 2048, parallel: 4, apiKeys: [apiKey]};
+    const config = {...defaultConfig(), port: 0, threads: 1, promptThreads: 1, contextSize: 2048, parallel: 4, apiKeys: [apiKey]};
     const host = new LocalResponsesHost(config);
     await host.loadModel(models.chatml);
     const url = await host.start();
