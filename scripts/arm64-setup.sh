@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what running the linux-arm64 VSIX here needs (test/packaging/linuxArm64.test.ts), offline except npm and
+# Installs what running the linux-arm64 VSIX here needs (test/model/packaging/linuxArm64.test.ts), offline except npm and
 # Debian's apt:
 #   - Debian's qemu-user-static (user-mode emulation), registered with the kernel's binfmt_misc for aarch64 ELF files
 #     (node-llama-cpp tests its binary in a child process started from process.execPath, so the arm64 node must be

@@ -62,7 +62,7 @@ export npm_config_nodedir="$node24_home"
 install_pinned "$tools/code-server" code-server "$code_server_version"
 install_pinned "$tools/vsce" @vscode/vsce "$vsce_version"
 
-# qemu-user and an arm64 Node, to run the linux-arm64 VSIX (test/packaging/linuxArm64.test.ts).
+# qemu-user and an arm64 Node, to run the linux-arm64 VSIX (test/model/packaging/linuxArm64.test.ts).
 bash "$repo/scripts/arm64-setup.sh" >/dev/null
 
 log "done in $(( $(date +%s) - started ))s (tools in $tools)"

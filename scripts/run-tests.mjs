@@ -17,8 +17,11 @@ function find(dir, suffix) {
 
 const args = process.argv.slice(2);
 const withE2e = args.includes("--e2e");
-const filters = args.filter((arg) => arg !== "--e2e");
+// --fast: only the tests that need no model (everything outside test/model/, see test/testLayout.test.ts).
+const fast = args.includes("--fast");
+const filters = args.filter((arg) => arg !== "--e2e" && arg !== "--fast");
 const files = [...find("test", ".test.ts").sort(), ...(withE2e ? find("test/e2e-vscode", ".e2e.ts").sort() : [])]
+    .filter((file) => !fast || !file.startsWith(path.join("test", "model") + path.sep))
     .filter((file) => filters.length === 0 || filters.some((filter) => file.includes(filter)));
 if (files.length === 0) {
     console.error(`no test files match ${filters.join(" ")}`);

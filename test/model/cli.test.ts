@@ -1,0 +1,80 @@
+import assert from "node:assert/strict";
+import {spawn} from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import {once} from "node:events";
+import {describe, it} from "node:test";
+import {models, repoRoot} from "../helpers/paths.js";
+
+const cli = path.join(repoRoot, "dist/cli.js");
+
+function run(args: string[], env: NodeJS.ProcessEnv = {}) {
+    // Each server gets its own durable store: the default data folder is the user's, and one process holds it at a time.
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "lr-data-"));
+    const child = spawn(process.execPath, [cli, ...args], {env: {...process.env, LOCAL_RESPONSES_DATA_DIR: dataDir, ...env}, stdio: ["ignore", "pipe", "pipe"]});
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const exited = once(child, "exit").then(([code]) => code as number);
+    return {child, exited, output: () => ({stdout, stderr})};
+}
+
+describe("headless CLI (dist/cli.js, built by npm test)", () => {
+    it("exits non-zero with a clear message for a missing model file", async () => {
+        const {exited, output} = run(["serve", "--model", "/nonexistent/model.gguf", "--no-auth"]);
+        assert.equal(await exited, 2);
+        assert.match(output().stderr, /model file not found: \/nonexistent\/model\.gguf/);
+    });
+
+    it("exits non-zero with a clear message for a file that is not a GGUF model", async () => {
+        const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "lr-")), "bad.gguf");
+        fs.writeFileSync(file, "this is not a model");
+        const {exited, output} = run(["serve", "--model", file, "--no-auth", "--port", "0"]);
+        assert.equal(await exited, 1);
+        assert.match(output().stderr, /Could not load model .*bad\.gguf/);
+    });
+
+    it("refuses bad flags with usage", async () => {
+        const {exited, output} = run(["serve", "--model", models.chatml, "--threads", "zero"]);
+        assert.equal(await exited, 2);
+        assert.match(output().stderr, /--threads must be an integer/);
+    });
+
+    it("prints one 'listening on' line, serves with a generated 0600 key file, and exits 0 on SIGTERM", async () => {
+        const home = fs.mkdtempSync(path.join(os.tmpdir(), "lr-home-"));
+        const {child, exited, output} = run(["serve", "--model", models.chatml, "--port", "0", "--threads", "1"], {XDG_CONFIG_HOME: home});
+        while (!output().stdout.includes("\n"))
+            await new Promise((resolve) => setTimeout(resolve, 20));
+        const match = /^listening on (http:\/\/127\.0\.0\.1:\d+\/v1)\n$/.exec(output().stdout);
+        assert.ok(match, `stdout: ${output().stdout}`);
+        const keyFile = path.join(home, "local-responses", "api-key");
+        assert.equal(fs.statSync(keyFile).mode & 0o777, 0o600);
+        const key = fs.readFileSync(keyFile, "utf8").trim();
+        assert.ok(!output().stderr.includes(key), "the key is never printed");
+
+        const unauthorized = await fetch(`${match[1]}/models`);
+        assert.equal(unauthorized.status, 401);
+        const models_ = await fetch(`${match[1]}/models`, {headers: {authorization: `Bearer ${key}`}});
+        assert.equal(models_.status, 200);
+
+        child.kill("SIGTERM");
+        assert.equal(await exited, 0);
+        assert.match(output().stderr, /SIGTERM: shutting down/);
+    });
+
+    it("takes its settings from environment variables too", async () => {
+        const {child, exited, output} = run(["serve"], {
+            LOCAL_RESPONSES_MODEL: models.chatml, LOCAL_RESPONSES_PORT: "0", LOCAL_RESPONSES_API_KEY: "sk-env",
+            LOCAL_RESPONSES_THREADS: "1", LOCAL_RESPONSES_MODEL_ALIAS: "tiny"
+        });
+        while (!output().stdout.includes("\n"))
+            await new Promise((resolve) => setTimeout(resolve, 20));
+        const url = /listening on (\S+)/.exec(output().stdout)![1]!;
+        const list = await (await fetch(`${url}/models`, {headers: {"x-api-key": "sk-env"}})).json() as {data: {id: string}[]};
+        assert.equal(list.data[0]!.id, "tiny");
+        child.kill("SIGINT");
+        assert.equal(await exited, 0);
+    });
+});

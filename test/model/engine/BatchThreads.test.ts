@@ -1,0 +1,38 @@
+import assert from "node:assert/strict";
+import {describe, it} from "node:test";
+import type {LlamaContext} from "node-llama-cpp";
+import {BatchThreads} from "../../../src/engine/BatchThreads.js";
+import {useTinyModel} from "../../helpers/tinyModel.js";
+
+describe("BatchThreads", () => {
+    const tinyModel = useTinyModel();
+
+    it("decodes prompt batches with the prompt threads and generated tokens with the generation threads", async () => {
+        const model = tinyModel();
+        const context = await model.createContext({contextSize: 512, threads: 1});
+        try {
+            const threads = BatchThreads.install(context, {promptThreads: 2, generationThreads: 1, promptBatchTokens: 16});
+            assert.ok(threads != null, "node-llama-cpp's native context has the shape this reaches (initBatch, setThreads, decodeBatch)");
+            // What the native context itself reports: the count llama.cpp was really given for the last batch.
+            const nativeThreads = () => (context as unknown as {_ctx: {getThreads(): number}})._ctx.getThreads();
+            const sequence = context.getSequence();
+            const prompt = model.tokenize("Once upon a time, there was a little dog who liked to run in the park with his red ball.");
+            assert.ok(prompt.length >= 16);
+            await sequence.evaluateWithoutGeneratingNewTokens(prompt);
+            assert.equal(threads.lastThreads, 2);
+            assert.equal(nativeThreads(), 2);
+            let generated = 0;
+            for await (const _token of sequence.evaluate(model.tokenize(" Then"), {temperature: 0, yieldEogToken: true}))
+                if (++generated >= 3)
+                    break;
+            assert.equal(threads.lastThreads, 1);
+            assert.equal(nativeThreads(), 1);
+        } finally {
+            await context.dispose();
+        }
+    });
+
+    it("changes nothing on a context whose native side is not the expected shape", () => {
+        assert.equal(BatchThreads.install({_ctx: {decodeBatch: () => undefined}} as unknown as LlamaContext, {promptThreads: 2, generationThreads: 1}), null);
+    });
+});

@@ -1,0 +1,107 @@
+import assert from "node:assert/strict";
+import {describe, it} from "node:test";
+import {EngineError} from "../../../src/engine/errors.js";
+import {LlamaEngine} from "../../../src/engine/LlamaEngine.js";
+import type {EngineState} from "../../../src/engine/types.js";
+import {models} from "../../helpers/paths.js";
+
+const turns = [{role: "user" as const, text: "Tell me a long story."}];
+
+describe("LlamaEngine lifecycle (real node-llama-cpp, stories260K)", () => {
+    it("loads with progress and state changes, generates, reloads and unloads", async () => {
+        const engine = new LlamaEngine({threads: 1, contextSize: 1024, parallel: 2});
+        const states: EngineState[] = [];
+        engine.onStateChange((state) => states.push(state));
+        const phases = new Set<string>();
+        const info = await engine.load(models.chatml, (progress) => phases.add(progress.phase));
+        try {
+            assert.deepEqual([...phases], ["binding", "model", "context"]);
+            assert.equal(info.id, "stories260K");
+            assert.equal(info.contextSize, 1024);
+            assert.equal(info.sequences, 2);
+            assert.equal(info.chatWrapper, "ChatML");
+            assert.equal(engine.state, "ready");
+
+            const result = await engine.generate({turns, maxOutputTokens: 8, sampling: {temperature: 0}});
+            assert.equal(result.usage.outputTokens, 8);
+            assert.equal(result.stopReason, "length");
+            assert.ok(result.timeToFirstTokenMs != null && result.timeToFirstTokenMs >= 0);
+
+            const again = await engine.generate({turns, maxOutputTokens: 8, sampling: {temperature: 0}});
+            assert.equal(again.text, result.text, "greedy decoding is deterministic");
+            assert.equal(again.usage.cachedTokens, again.usage.inputTokens - 1, "the whole prompt but its last token came from the KV cache");
+
+            await engine.reload();
+            assert.equal(engine.state, "ready");
+            assert.equal((await engine.generate({turns, maxOutputTokens: 8, sampling: {temperature: 0}})).text, result.text);
+        } finally {
+            await engine.dispose();
+        }
+        assert.equal(engine.state, "unloaded");
+        assert.deepEqual(states, ["loading", "ready", "loading", "ready", "unloaded"]);
+        await assert.rejects(engine.generate({turns}), (error: unknown) => error instanceof EngineError && error.kind === "not_ready");
+    });
+
+    it("delivers every event before the result, in order, and fails the generation when the consumer throws", async () => {
+        const engine = new LlamaEngine({threads: 1, contextSize: 1024, parallel: 1});
+        await engine.load(models.chatml);
+        try {
+            let streamed = "";
+            let resolved = false;
+            const result = await engine.generate({turns, maxOutputTokens: 24, sampling: {temperature: 0}, onEvent: (event) => {
+                assert.equal(resolved, false, "no event after the result");
+                if (event.type === "text")
+                    streamed += event.text;
+            }});
+            resolved = true;
+            assert.ok(result.text.length > 0);
+            assert.equal(streamed, result.text, "the streamed text is the result's, in order");
+
+            let events = 0;
+            const failure = new Error("the consumer failed");
+            await assert.rejects(engine.generate({turns, maxOutputTokens: 1000, sampling: {temperature: 0}, onEvent: () => {
+                events++;
+                if (events === 3)
+                    throw failure;
+            }}), (error: unknown) => error === failure);
+            assert.equal(events, 3, "no event reaches a consumer after it threw");
+            assert.equal(engine.stats().sequencesBusy, 0, "the sequence is free again");
+            const after = await engine.generate({turns, maxOutputTokens: 24, sampling: {temperature: 0}});
+            assert.equal(after.text, result.text, "the sequence still generates");
+        } finally {
+            await engine.dispose();
+        }
+    });
+
+    it("unloading aborts a running generation and waits for it before freeing the context", async () => {
+        const engine = new LlamaEngine({threads: 1, contextSize: 2048, parallel: 1});
+        await engine.load(models.chatml);
+        let tokens = 0;
+        const running = engine.generate({turns, maxOutputTokens: 1900, onEvent: () => void tokens++});
+        while (tokens === 0)
+            await new Promise((resolve) => setTimeout(resolve, 1));
+        await engine.unload();
+        const result = await running.then((value) => value.stopReason, (error: unknown) => (error instanceof EngineError ? error.kind : String(error)));
+        assert.ok(result === "abort" || result === "aborted", result);
+        await engine.dispose();
+    });
+
+    it("refuses a prompt that leaves no room for output with context_overflow, before any sequence is taken", async () => {
+        const engine = new LlamaEngine({threads: 1, contextSize: 128, parallel: 1});
+        await engine.load(models.chatml);
+        try {
+            await assert.rejects(engine.generate({turns: [{role: "user", text: "word ".repeat(400)}]}),
+                (error: unknown) => error instanceof EngineError && error.kind === "context_overflow");
+            assert.equal(engine.stats().sequencesBusy, 0);
+        } finally {
+            await engine.dispose();
+        }
+    });
+
+    it("a file that is not a model fails to load cleanly", async () => {
+        const engine = new LlamaEngine({threads: 1});
+        await assert.rejects(engine.load(new URL(import.meta.url).pathname), (error: unknown) => error instanceof EngineError && error.kind === "load_failed");
+        assert.equal(engine.state, "failed");
+        await engine.dispose();
+    });
+});

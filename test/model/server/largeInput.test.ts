@@ -1,0 +1,107 @@
+import assert from "node:assert/strict";
+import {spawn} from "node:child_process";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import {after, before, describe, it} from "node:test";
+import {createInterface} from "node:readline";
+import {startTestServer, type TestServer} from "../../helpers/testServer.js";
+
+/**
+ * Issue 12 item 7: a large input never holds other requests. An input that cannot fit is refused from its length
+ * before it is rendered or tokenized; one that may fit is tokenized off the event loop. Measured as the longest
+ * time a `GET /v1/models` (polled every 10 ms) waits while the large request runs.
+ */
+describe("large inputs and the other requests (real server, stories260K)", () => {
+    let server: TestServer;
+    before(async () => {
+        server = await startTestServer({contextSize: 262_144, parallel: 1});
+    });
+    after(() => server?.close());
+
+    /** Runs `work` while polling `GET /v1/models`; returns its result and the slowest poll in ms. */
+    async function whilePolling<T>(work: () => Promise<T>): Promise<{result: T, slowestMs: number, polls: number}> {
+        let done = false;
+        let slowestMs = 0;
+        let polls = 0;
+        const poller = (async () => {
+            while (!done) {
+                const started = performance.now();
+                const response = await server.fetch("/v1/models");
+                await response.arrayBuffer();
+                assert.equal(response.status, 200);
+                slowestMs = Math.max(slowestMs, performance.now() - started);
+                polls++;
+                await new Promise((resolve) => setTimeout(resolve, 10));
+            }
+        })();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        try {
+            return {result: await work(), slowestMs, polls};
+        } finally {
+            done = true;
+            await poller;
+        }
+    }
+
+    /**
+     * A client in another process, started before the measurement, that POSTs the body file when told to: building,
+     * writing and sending 15 MB, and spawning a process, are not the server's time (it runs in this test's process).
+     */
+    async function clientInAnotherProcess(route: string, body: string): Promise<{post(): Promise<{status: number, json: any, ms: number}>}> {
+        const folder = await fs.mkdtemp(path.join(os.tmpdir(), "large-input-"));
+        const file = path.join(folder, "body.json");
+        await fs.writeFile(file, body);
+        const script = `const body = require("node:fs").readFileSync(${JSON.stringify(file)});
+            process.stdin.once("data", () => {
+                const started = performance.now();
+                fetch(${JSON.stringify(server.origin + route)}, {method: "POST", body, headers: {"content-type": "application/json", authorization: "Bearer ${server.apiKey}"}})
+                    .then(async (response) => { console.log(JSON.stringify({status: response.status, json: await response.json(), ms: performance.now() - started})); process.exit(0); });
+            });
+            console.log("ready");`;
+        const child = spawn(process.execPath, ["-e", script], {stdio: ["pipe", "pipe", "inherit"]});
+        const lines = createInterface({input: child.stdout!});
+        const next = () => new Promise<string>((resolve) => lines.once("line", resolve));
+        assert.equal(await next(), "ready");
+        return {
+            post: async () => {
+                const answer = next();
+                child.stdin!.write("go\n");
+                const result = JSON.parse(await answer);
+                await fs.rm(folder, {recursive: true, force: true});
+                return result;
+            }
+        };
+    }
+
+    // The target is under 50 ms (issue 12; measured figures are printed). The assertions allow for a loaded machine
+    // while still catching what they guard against: before, the event loop was held for 8–17 s.
+    const slowestAllowedMs = 150;
+
+    it("refuses a 15 MB input at once with context_length_exceeded, without holding /v1/models", async (t) => {
+        const input = "Once upon a time, there was a little girl named Lily. ".repeat(280_000);
+        const client = await clientInAnotherProcess("/v1/responses", JSON.stringify({model: "local", input, max_output_tokens: 4}));
+        const {result, slowestMs} = await whilePolling(() => client.post());
+        assert.equal(result.status, 400);
+        assert.equal(result.json.error.code, "context_length_exceeded");
+        assert.match(result.json.error.message, /at least \d+ tokens/);
+        assert.ok(result.ms < 3000, `refused in ${result.ms.toFixed(0)} ms`);
+        t.diagnostic(`refused in ${result.ms.toFixed(0)} ms; GET /v1/models waited at most ${slowestMs.toFixed(1)} ms meanwhile`);
+        assert.ok(slowestMs < slowestAllowedMs, `GET /v1/models waited at most ${slowestMs.toFixed(0)} ms`);
+    });
+
+    it("counts an 800k-character input off the event loop, exactly, while /v1/models stays fast", async (t) => {
+        // About 0.8 s of tokenizing: on the event loop, every other request would wait that long.
+        const input = "Tom had a red ball and a big dog. ".repeat(24_000);
+        const expected = await server.host.engine.countPromptTokens([{role: "user", text: input}]);
+        const {result, slowestMs, polls} = await whilePolling(async () => {
+            const response = await server.fetch("/v1/responses/input_tokens", {method: "POST", json: {model: "local", input: `${input} `}});
+            return {status: response.status, body: await response.json() as {input_tokens: number}};
+        });
+        assert.equal(result.status, 200);
+        assert.ok(result.body.input_tokens >= expected, `${result.body.input_tokens} tokens counted (${expected} for the text without its last space)`);
+        assert.ok(polls > 3, `polled ${polls} times`);
+        t.diagnostic(`${result.body.input_tokens} tokens counted; GET /v1/models waited at most ${slowestMs.toFixed(1)} ms over ${polls} polls`);
+        assert.ok(slowestMs < slowestAllowedMs, `GET /v1/models waited at most ${slowestMs.toFixed(1)} ms`);
+    });
+});
