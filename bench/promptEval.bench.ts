@@ -14,6 +14,7 @@ import {defaultConfig} from "../src/host/config.js";
 import {LlamaEngine, type LlamaEngineOptions} from "../src/engine/LlamaEngine.js";
 import {ResponsesService} from "../src/responses/ResponsesService.js";
 import {ResponseStore} from "../src/store/ResponseStore.js";
+import {createResponse} from "../test/helpers/createResponse.js";
 import {capturesDir, models} from "../test/helpers/paths.js";
 
 type Config = Required<Pick<LlamaEngineOptions, "threads" | "parallel" | "contextSize">> & {batchSize?: number};
@@ -39,7 +40,7 @@ async function evaluateOnce(config: Config): Promise<{ms: number, tokens: number
     try {
         const service = new ResponsesService(engine, new ResponseStore(defaultConfig().store));
         const started = performance.now();
-        const response = await service.create("bench", body);
+        const response = await createResponse(service, "bench", body);
         const ms = performance.now() - started;
         const tokens = response.usage!.input_tokens - response.usage!.input_tokens_details.cached_tokens;
         return {ms, tokens, tokensPerSecond: tokens / (ms / 1000)};

@@ -62,13 +62,6 @@ export class ResponsesService {
         return this.runner.run(prepared, lease, options);
     }
 
-    /** Convenience for callers that need no admission step between prepare and run. */
-    public async create(owner: string, body: unknown, options: RunOptions = {}): Promise<ResponseObject> {
-        const prepared = this.prepare(owner, body);
-        const lease = await this.admit(prepared, options.signal);
-        return this.run(prepared, lease, options);
-    }
-
     public retrieve(owner: string, id: string): ResponseObject {
         return this.lookup.retrieve(owner, id);
     }

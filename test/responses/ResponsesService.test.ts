@@ -5,6 +5,7 @@ import {ResponsesService} from "../../src/responses/ResponsesService.js";
 import type {StreamEvent} from "../../src/protocol/wire.js";
 import {ResponseStore} from "../../src/store/ResponseStore.js";
 import {ScriptedEngine, type Script} from "../helpers/ScriptedEngine.js";
+import {createResponse} from "../helpers/createResponse.js";
 
 /** Fast tests of the Responses domain on a scripted engine (no model); the same behaviours run on the real engine in test/server. */
 async function run(body: Record<string, unknown>, ...scripts: Script[]) {
@@ -67,8 +68,8 @@ describe("ResponsesService on a scripted engine", () => {
     it("stores a response and continues it with previous_response_id, sending the earlier turns to the engine", async () => {
         const engine = new ScriptedEngine({events: [text("First answer")]}, {events: [text("Second answer")]});
         const service = new ResponsesService(engine, new ResponseStore());
-        const first = await service.create("owner", {model: "m", input: "First question"});
-        await service.create("owner", {model: "m", input: "Second question", previous_response_id: first.id});
+        const first = await createResponse(service, "owner", {model: "m", input: "First question"});
+        await createResponse(service, "owner", {model: "m", input: "Second question", previous_response_id: first.id});
         const turns = engine.requests[1]!.turns;
         assert.deepEqual(turns.map((turn) => turn.role), ["user", "model", "user"]);
         assert.throws(() => service.prepare("another owner", {model: "m", input: "x", previous_response_id: first.id}),

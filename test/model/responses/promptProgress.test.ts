@@ -4,6 +4,7 @@ import type {PromptProgress} from "../../../src/engine/types.js";
 import {defaultConfig} from "../../../src/host/config.js";
 import {LocalResponsesHost} from "../../../src/host/LocalResponsesHost.js";
 import {models} from "../../helpers/paths.js";
+import {createResponse} from "../../helpers/createResponse.js";
 
 test("the host tells each response's prompt evaluation, step by step, up to the token generation starts from", async () => {
     const seen: (PromptProgress & {id: string})[] = [];
@@ -13,7 +14,7 @@ test("the host tells each response's prompt evaluation, step by step, up to the 
     try {
         await host.loadModel(models.chatml);
         const story = "Once upon a time there was a little girl named Lily. She liked to play in the park. ".repeat(12);
-        const response = await host.responses.create("owner", {model: "local", input: story, max_output_tokens: 4});
+        const response = await createResponse(host.responses, "owner", {model: "local", input: story, max_output_tokens: 4});
         const own = seen.filter((progress) => progress.id === response.id);
         assert.equal(own.length, seen.length, "every report names its response");
         assert.ok(own.length >= 2, `${own.length} reports`);

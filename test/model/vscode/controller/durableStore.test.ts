@@ -6,6 +6,8 @@ import {test} from "node:test";
 import {HostController} from "../../../../src/vscode/controller/HostController.js";
 import {readSettings} from "../../../../src/vscode/settings/extensionSettings.js";
 import {models} from "../../../helpers/paths.js";
+import type {ResponseObject} from "../../../../src/protocol/wire.js";
+import {createResponse} from "../../../helpers/createResponse.js";
 
 /** A controller as the extension builds one, its store in a global-storage-like folder. */
 function controller(dataDir: string): HostController {
@@ -16,12 +18,12 @@ function controller(dataDir: string): HostController {
 test("extension core: stored responses survive a window reload (a new controller on the same folder); Clear Response Store empties the disk", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "lr-vscode-data-"));
     const before = controller(dataDir);
-    let created: Awaited<ReturnType<HostController["host"]["responses"]["create"]>>;
+    let created: ResponseObject;
     try {
         await before.initialize();
         await before.loadModel(models.chatml);
         await before.startServer();
-        created = await before.host.responses.create("owner", {model: "local", input: "Tell me a story.", max_output_tokens: 6});
+        created = await createResponse(before.host.responses, "owner", {model: "local", input: "Tell me a story.", max_output_tokens: 6});
     } finally {
         await before.dispose();
     }

@@ -5,6 +5,7 @@ import {readSettings} from "../../../../src/vscode/settings/extensionSettings.js
 import {ServerStats} from "../../../../src/vscode/status/ServerStats.js";
 import {formatStatus} from "../../../../src/vscode/status/statusView.js";
 import {models} from "../../../helpers/paths.js";
+import {createResponse} from "../../../helpers/createResponse.js";
 
 test("status bar model: a real prompt's evaluation shows as progress, then leaves when tokens come", async () => {
     const stats = new ServerStats();
@@ -26,7 +27,7 @@ test("status bar model: a real prompt's evaluation shows as progress, then leave
         await controller.initialize();
         await controller.loadModel(models.chatml);
         const story = "Once upon a time there was a little girl named Lily. She liked to play in the park. ".repeat(16);
-        const response = await controller.host.responses.create("owner", {model: "local", input: story, max_output_tokens: 8});
+        const response = await createResponse(controller.host.responses, "owner", {model: "local", input: story, max_output_tokens: 8});
         const prompts = texts.filter((text) => text.includes(": prompt "));
         assert.ok(prompts.length > 0, `no prompt progress among ${texts.length} renders`);
         assert.match(prompts[0]!, new RegExp(`^\\$\\(sync~spin\\) stories260K: prompt \\d+/${response.usage!.input_tokens} tokens \\(\\d+%\\)$`));
