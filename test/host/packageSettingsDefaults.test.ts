@@ -39,6 +39,7 @@ const mirrors: Record<string, unknown> = {
     "server.port": config.port,
     "server.allowedOrigins": config.allowedOrigins,
     "threads": 0,
+    "promptThreads": 0,
     "contextSize": 0,
     "parallel": defaultParallel,
     "queueLimit": defaultQueueLimit,

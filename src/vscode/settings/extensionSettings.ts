@@ -1,7 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import type {GpuChoice} from "../../engine/LlamaEngine.js";
-import {defaultThreads} from "../../engine/engineDefaults.js";
+import {defaultPromptThreads, defaultThreads} from "../../engine/engineDefaults.js";
 import {defaultConfig, isUpstreamUrl, type HostConfig} from "../../host/config.js";
 
 /** The prefix of every setting this extension contributes (package.json `contributes.configuration`). */
@@ -14,8 +14,10 @@ export type ExtensionSettings = {
     autoStart: boolean,
     host: string,
     port: number,
-    /** 0 = cores − 1. */
+    /** Threads for generation; 0 = cores − 1. */
     threads: number,
+    /** Threads for prompt evaluation; 0 = every core. */
+    promptThreads: number,
     /** 0 = the model's own (at most 8192). */
     contextSize: number,
     parallel: number,
@@ -50,6 +52,7 @@ export const settingKeys: Record<keyof ExtensionSettings, string> = {
     host: "server.host",
     port: "server.port",
     threads: "threads",
+    promptThreads: "promptThreads",
     contextSize: "contextSize",
     parallel: "parallel",
     queueLimit: "queueLimit",
@@ -146,6 +149,7 @@ export function readSettings(get: SettingReader): {settings: ExtensionSettings, 
             host,
             port: integer(settingKeys.port, defaults.port, 0, 65535),
             threads: integer(settingKeys.threads, 0, 0, 1024),
+            promptThreads: integer(settingKeys.promptThreads, 0, 0, 1024),
             contextSize: integer(settingKeys.contextSize, 0, 0, 1 << 20),
             parallel: integer(settingKeys.parallel, defaults.parallel, 1, 64),
             queueLimit: integer(settingKeys.queueLimit, defaults.queueLimit, 0, 100_000),
@@ -221,6 +225,7 @@ export function toHostConfig(settings: ExtensionSettings, apiKey: string, modelP
         port: settings.port,
         apiKeys: [apiKey],
         threads: settings.threads === 0 ? defaultThreads() : settings.threads,
+        promptThreads: settings.promptThreads === 0 ? defaultPromptThreads() : settings.promptThreads,
         contextSize: settings.contextSize === 0 ? null : settings.contextSize,
         parallel: settings.parallel,
         queueLimit: settings.queueLimit,
@@ -244,7 +249,7 @@ export function toHostConfig(settings: ExtensionSettings, apiKey: string, modelP
 export type SettingsChangePlan = {action: "none" | "loadModel" | "restartServer" | "rebuild", changed: (keyof ExtensionSettings)[]};
 
 const rebuildKeys: (keyof ExtensionSettings)[] = [
-    "modelAlias", "threads", "contextSize", "parallel", "queueLimit", "gpu", "allowedOrigins", "strictModel", "strictTools",
+    "modelAlias", "threads", "promptThreads", "contextSize", "parallel", "queueLimit", "gpu", "allowedOrigins", "strictModel", "strictTools",
     "storeMaxEntries", "storeMaxBytes", "storeTtlSeconds", "jobsMaxActive", "jobsWorkers", "jobsDeadlineSeconds",
     "engine", "upstreamUrls", "upstreamModel", "upstreamTimeoutSeconds"
 ];
