@@ -3,17 +3,25 @@
  * straight to llama-server's Chat Completions, and through this server (`dist/cli.js serve --engine upstream`, its
  * own process) as a Responses stream. llama-server: stories260K, 1 slot, 1 thread, --ignore-eos so every answer is
  * `maxTokens` long. Pairs alternate their order; the figures are medians of the per-pair ratios (this VM drifts).
+ * `MODEL=smollm2-135m` runs it on the synthetic full-size model with a ~1,600-token prompt per request, where the time
+ * to first token is a prompt's evaluation rather than two loopback hops.
  * Needs `npm run build` (dist/cli.js) and llama-server (scripts/build-llama-server.sh, through the test helper).
  */
 import {spawn} from "node:child_process";
 import path from "node:path";
 import {startLlamaServer} from "../test/helpers/llamaServer.js";
 import {models, repoRoot} from "../test/helpers/paths.js";
+import {syntheticModel} from "../test/helpers/syntheticModel.js";
 import {median} from "./pairs.js";
 
-const maxTokens = 400;
-const pairs = Number(process.env.PAIRS ?? 12);
-const prompt = "Tell me a long story about a little dog who found a ball.";
+/** `smollm2-135m`: the synthetic full-size model, where a prompt's evaluation is a real time to first token. */
+const modelName = process.env.MODEL ?? "stories260K";
+const fullSize = modelName !== "stories260K";
+const maxTokens = Number(process.env.MAX_TOKENS ?? (fullSize ? 100 : 400));
+const pairs = Number(process.env.PAIRS ?? (fullSize ? 6 : 12));
+const story = "Tell me a long story about a little dog who found a ball.";
+/** On the full-size model a ~1,600-token prompt, different for every request (no cached prefix on either path). */
+const promptFor = (index: number) => fullSize ? `${index} ${Array.from({length: 1300}, (_, word) => ["the", "little", "dog", "ran", "to", "park", "and", "found", "a", "red", "ball"][(word * 7 + index) % 11]).join(" ")}` : story;
 
 type Run = {ttftMs: number, tokensPerSecond: number, deltas: number};
 
@@ -47,7 +55,7 @@ async function measure(url: string, body: unknown, headers: Record<string, strin
 
 
 async function main(): Promise<void> {
-    const upstream = await startLlamaServer({model: models.chatml, slots: 1, ignoreEos: true});
+    const upstream = await startLlamaServer({model: fullSize ? await syntheticModel(modelName as "smollm2-135m") : models.chatml, slots: 1, ignoreEos: true, contextPerSlot: 4096});
     const server = spawn(process.execPath, [path.join(repoRoot, "dist/cli.js"), "serve", "--engine", "upstream", "--upstream", upstream.url,
         "--no-auth", "--port", "0", "--store", "memory"], {stdio: ["ignore", "pipe", "inherit"]});
     const base = await new Promise<string>((resolve) => {
@@ -61,11 +69,12 @@ async function main(): Promise<void> {
     });
 
     try {
+        let requests = 0;
         const direct = () => measure(`${upstream.url}/v1/chat/completions`, {
-            model: "m", messages: [{role: "user", content: prompt}], max_tokens: maxTokens, stream: true, temperature: 0
+            model: "m", messages: [{role: "user", content: promptFor(requests++)}], max_tokens: maxTokens, stream: true, temperature: 0
         }, {}, (data) => typeof data.choices?.[0]?.delta?.content === "string" && data.choices[0].delta.content !== "");
         const served = () => measure(`${base}/responses`, {
-            model: "m", input: prompt, max_output_tokens: maxTokens, stream: true, temperature: 0, store: false
+            model: "m", input: promptFor(requests++), max_output_tokens: maxTokens, stream: true, temperature: 0, store: false
         }, {}, (data) => data.type === "response.output_text.delta");
         await direct();
         await served();
