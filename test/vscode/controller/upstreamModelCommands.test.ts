@@ -88,6 +88,7 @@ test("upstream engine in the editor: Load Model… lists each upstream's models 
         await assert.rejects(ask(), (error: InstanceType<typeof OpenAI.APIError>) => {
             assert.equal(error.status, 503);
             assert.equal(error.code, "model_not_loaded");
+            assert.match(error.message, /upstream servers are not connected/, "says what is missing in upstream mode");
             return true;
         });
 
