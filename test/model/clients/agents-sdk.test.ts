@@ -4,7 +4,7 @@ import {Agent, OpenAIResponsesModel, OpenAIResponsesWSModel, run, setTracingDisa
 import OpenAI from "openai";
 import WebSocket from "ws";
 import {z} from "zod";
-import {startClientHarness, type ClientHarness} from "../../helpers/clientHarness.js";
+import {skipUpstream, startClientHarness, type ClientHarness} from "../../helpers/clientHarness.js";
 
 /**
  * `@openai/agents` with a custom OpenAI client pointed at the real server (through the recording proxy), tracing off.
@@ -57,7 +57,7 @@ describe("OpenAI Agents SDK (real engine)", () => {
         assertCompletedTurns(result);
     });
 
-    it("a function-tool run with a forced tool choice runs the tool, then answers", async () => {
+    it("a function-tool run with a forced tool choice runs the tool, then answers", {skip: skipUpstream("llama-server does not force a tool call on the tiny models (docs/upstream.md)")}, async () => {
         calls.length = 0;
         const agent = new Agent({
             name: "Weather", instructions: "Answer with the weather.", model, tools: [getWeather],
@@ -86,7 +86,7 @@ describe("OpenAI Agents SDK (real engine)", () => {
         assertCompletedTurns(result);
     });
 
-    it("outputType gives structured output parsed by the SDK", async () => {
+    it("outputType gives structured output parsed by the SDK", {skip: skipUpstream("llama-server answers 400 \"Failed to initialize samplers\" to a json_schema on the tiny models (docs/upstream.md)")}, async () => {
         const Report = z.object({city: z.enum(["Oslo", "Bergen"]), sunny: z.boolean()});
         const agent = new Agent({name: "Reporter", instructions: "Report the weather as JSON.", model, outputType: Report, modelSettings: {maxTokens: outputBound}});
         const result = await run(agent, "Weather in Oslo?");

@@ -3,7 +3,7 @@ import {after, before, describe, it} from "node:test";
 import {createOpenAI} from "@ai-sdk/openai";
 import {generateObject, generateText, jsonSchema, Output, stepCountIs, streamText, tool} from "ai";
 import {z} from "zod";
-import {startClientHarness, type ClientHarness} from "../../helpers/clientHarness.js";
+import {skipUpstream, startClientHarness, type ClientHarness, upstreamMode} from "../../helpers/clientHarness.js";
 import {readFullStream} from "../../helpers/aiSdkStream.js";
 
 /** The Vercel AI SDK's Responses provider (`openai.responses(model)`) against the real server, through the recording proxy. */
@@ -41,7 +41,7 @@ describe("Vercel AI SDK (ai + @ai-sdk/openai, real engine)", () => {
     });
 
     for (const store of [true, false]) {
-        it(`a tool loop with store: ${store}${store ? " (item_reference items resolved by the server)" : ""}`, async () => {
+        it(`a tool loop with store: ${store}${store ? " (item_reference items resolved by the server)" : ""}`, {skip: skipUpstream("llama-server does not force a tool call on the tiny models (docs/upstream.md)")}, async () => {
             const calls: string[] = [];
             const result = await generateText({
                 model: provider.responses("local-model"),
@@ -76,7 +76,7 @@ describe("Vercel AI SDK (ai + @ai-sdk/openai, real engine)", () => {
         });
     }
 
-    it("generateObject with a zod schema", async () => {
+    it("generateObject with a zod schema", {skip: skipUpstream("llama-server answers 400 \"Failed to initialize samplers\" to a json_schema on the tiny models (docs/upstream.md)")}, async () => {
         const {object} = await generateObject({
             model: provider.responses("local-model"),
             schema: z.object({city: z.enum(["Oslo", "Bergen"]), sunny: z.boolean()}),
@@ -87,7 +87,7 @@ describe("Vercel AI SDK (ai + @ai-sdk/openai, real engine)", () => {
         assert.equal(typeof object.sunny, "boolean");
     });
 
-    it("generateText with Output.object", async () => {
+    it("generateText with Output.object", {skip: skipUpstream("llama-server answers 400 \"Failed to initialize samplers\" to a json_schema on the tiny models (docs/upstream.md)")}, async () => {
         const result = await generateText({
             model: provider.responses("local-model"),
             output: Output.object({schema: jsonSchema<{mood: "happy" | "sad"}>({type: "object", properties: {mood: {type: "string", enum: ["happy", "sad"]}}, required: ["mood"], additionalProperties: false})}),
@@ -99,6 +99,7 @@ describe("Vercel AI SDK (ai + @ai-sdk/openai, real engine)", () => {
 
     it("emitted only conformant objects and events", () => {
         const counts = harness.proxy.assertConformant();
-        assert.ok(counts.responses >= 4 && counts.events > 5, JSON.stringify(counts));
+        // In upstream mode the tool loops and structured output skip: generateText alone stores a whole response.
+        assert.ok(counts.responses >= (upstreamMode ? 1 : 4) && counts.events > 5, JSON.stringify(counts));
     });
 });

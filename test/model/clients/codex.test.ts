@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import {after, before, describe, it} from "node:test";
 import {Ajv2020} from "ajv/dist/2020.js";
-import {startClientHarness, type ClientHarness} from "../../helpers/clientHarness.js";
+import {skipUpstream, startClientHarness, type ClientHarness} from "../../helpers/clientHarness.js";
 import {codexEvents, runCodex as runCodexCli, writeCodexConfig} from "../../helpers/codexCli.js";
 import type {Exchange} from "../../helpers/recordingProxy.js";
 
@@ -19,7 +19,9 @@ type CodexRun = {code: number | null, events: Array<{type: string, [key: string]
  * Turn order keeps the one KV sequence's prefix useful: the resumed turn extends the plain turn's prompt.
  */
 
-describe("Codex CLI (codex exec --json, real engine)", () => {
+const upstreamSkip = skipUpstream("Codex's ~13k-token prompt does not fit the 2048-token slot llama-server gives stories260K (its trained context); test/model/clients/upstream.test.ts runs codex exec with its developer messages cut");
+
+describe("Codex CLI (codex exec --json, real engine)", {skip: upstreamSkip}, () => {
     let harness: ClientHarness;
     let codexHome: string;
     let workDir: string;

@@ -3,7 +3,7 @@ import {after, before, describe, it} from "node:test";
 import OpenAI, {AuthenticationError, BadRequestError, NotFoundError, RateLimitError} from "openai";
 import {zodTextFormat} from "openai/helpers/zod";
 import {z} from "zod";
-import {startClientHarness, type ClientHarness} from "../../helpers/clientHarness.js";
+import {skipUpstream, startClientHarness, type ClientHarness} from "../../helpers/clientHarness.js";
 
 const weatherTool = {
     type: "function" as const,
@@ -59,7 +59,7 @@ describe("openai SDK (real engine)", () => {
         assert.ok(final.id.startsWith("resp_"));
     });
 
-    it("responses.parse with a zod schema returns a parsed object (structured output)", async () => {
+    it("responses.parse with a zod schema returns a parsed object (structured output)", {skip: skipUpstream("llama-server answers 400 \"Failed to initialize samplers\" to a json_schema on the tiny models (docs/upstream.md)")}, async () => {
         // Bounded fields only: the tiny model may not close a free string within the output limit.
         const Weather = z.object({city: z.enum(["Oslo", "Bergen"]), windy: z.boolean(), conditions: z.enum(["sunny", "cloudy", "rainy"])});
         const parsed = await client.responses.parse({
@@ -72,7 +72,7 @@ describe("openai SDK (real engine)", () => {
         Weather.parse(parsed.output_parsed);
     });
 
-    it("a forced tool call round trip, stateless (full history resent)", async () => {
+    it("a forced tool call round trip, stateless (full history resent)", {skip: skipUpstream("llama-server does not force a tool call on the tiny models (docs/upstream.md)")}, async () => {
         const input: OpenAI.Responses.ResponseInputItem[] = [{role: "user", content: "What is the weather in Paris? Use the tool."}];
         const first = await client.responses.create({model: "local-model", input, tools: [weatherTool], tool_choice: "required", store: false, max_output_tokens: 64});
         const call = first.output.find((item) => item.type === "function_call");
@@ -88,7 +88,7 @@ describe("openai SDK (real engine)", () => {
         assert.ok(["completed", "incomplete"].includes(second.status!));
     });
 
-    it("a forced tool call round trip with previous_response_id", async () => {
+    it("a forced tool call round trip with previous_response_id", {skip: skipUpstream("llama-server does not force a tool call on the tiny models (docs/upstream.md)")}, async () => {
         const first = await client.responses.create({
             model: "local-model", input: "Weather in Oslo?", tools: [weatherTool],
             tool_choice: {type: "function", name: "get_weather"}, max_output_tokens: 64
