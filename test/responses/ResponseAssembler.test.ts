@@ -32,6 +32,13 @@ describe("ResponseAssembler", () => {
         assert.equal(done.usage?.total_tokens, 5);
     });
 
+    it("a thought still open when the output limit cuts the response ends incomplete with it", () => {
+        const {play, assembler: assembled} = assembler();
+        play({type: "thought", text: "hmm, let me"});
+        const done = assembled.complete("incomplete", usage, "max_output_tokens");
+        assert.deepEqual(done.output.map((item) => `${item.type}:${"status" in item ? item.status : ""}`), ["reasoning:incomplete"]);
+    });
+
     it("turns a freeform tool's call into a custom_tool_call whose decoded input streams", () => {
         const {events, assembler: assembled, play} = assembler({customTools: new Set(["shell"])});
         play({type: "call.start", index: 0, name: "shell"}, {type: "call.delta", index: 0, delta: "{\"input\":\"ls"}, {type: "call.delta", index: 0, delta: " -l\"}"}, {type: "call.end", index: 0});

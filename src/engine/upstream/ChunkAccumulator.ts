@@ -98,7 +98,9 @@ export class ChunkAccumulator {
 
     /** The result once the stream ended (`[DONE]` or its end); `aborted` when it was cut short on purpose. */
     public finish(aborted: boolean, started: number): GenerationResult {
-        this.endThought();
+        // A thought cut by the output limit stays open: the response closes it as incomplete, not completed.
+        if (this.finishReason !== "length")
+            this.endThought();
         for (const call of this.calls)
             if (call.started)
                 this.closeEarlier(call);

@@ -37,6 +37,14 @@ describe("Chat Completions chunks → engine events and result", () => {
         assert.equal(result.timeToFirstTokenMs, 60);
     });
 
+    it("leaves a thought cut by the output limit open (the response ends it incomplete), and ends one the model closed", () => {
+        const cut = accumulate([{choices: [{delta: {reasoning_content: "think"}, finish_reason: "length"}]}]);
+        assert.deepEqual(cut.events, [{type: "thought", text: "think"}]);
+        assert.equal(cut.result.stopReason, "length");
+        const ended = accumulate([{choices: [{delta: {reasoning_content: "think"}, finish_reason: "stop"}]}]);
+        assert.deepEqual(ended.events, [{type: "thought", text: "think"}, {type: "thought.end"}]);
+    });
+
     it("numbers tool calls in order, holds argument deltas until the name comes, and ends each once", () => {
         const {events, result} = accumulate([
             {choices: [{delta: {tool_calls: [{index: 0, id: "x", function: {arguments: "{\"a\""}}]}}]},
