@@ -84,12 +84,12 @@ export class ConversationStore {
         return record.conversation;
     }
 
-    /** Appends items (a finished turn, or items added through the API); false if the conversation is gone. */
     /** Resolves once every change so far is on disk (at once without a journal). */
     public written(): Promise<void> {
         return this.records.journal?.written() ?? Promise.resolve();
     }
 
+    /** Appends items (a finished turn, or items added through the API); false if the conversation is gone. */
     public append(owner: string, id: string, items: readonly Item[]): boolean {
         const record = this.touch(owner, id);
         if (record == null)

@@ -69,7 +69,7 @@ export class ResponseStore {
             ...(timings != null ? {timings} : {})
         } satisfies PersistedRecord);
         this.records.countWrite();
-        this.emit({type: "put", id: response.id});
+        this.changes.emit({type: "put", id: response.id});
         this.records.enforce([owner]);
         return true;
     }
@@ -127,7 +127,7 @@ export class ResponseStore {
                 this.records.remove(record.id, null);
                 count++;
             }
-        this.emit({type: "clear"});
+        this.changes.emit({type: "clear"});
         return count;
     }
 
@@ -167,7 +167,7 @@ export class ResponseStore {
                 journal.del(key);
         this.records.attach(journal);
         if (this.records.size > 0)
-            this.emit({type: "restore"});
+            this.changes.emit({type: "restore"});
     }
 
     public stats(): ResponseStoreStats {
@@ -222,11 +222,7 @@ export class ResponseStore {
         for (const key of record.blockKeys)
             this.releaseBlock(record.owner, key);
         if (reason != null)
-            this.emit({type: reason, id: record.id});
-    }
-
-    private emit(change: ResponseStoreChange): void {
-        this.changes.emit(change);
+            this.changes.emit({type: reason, id: record.id});
     }
 }
 
