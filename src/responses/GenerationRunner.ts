@@ -92,9 +92,10 @@ export class GenerationRunner {
         if (rejection != null)
             return assembler.fail(rejection.code, rejection.message, usage);
         const response = complete(assembler, validator, result, usage);
-        this.record(prepared, response, result, started);
+        const writes = this.record(prepared, response, result, started);
         // A failed write is logged by the store; the response is still reported (it stays readable until a restart).
-        await Promise.all([this.store.written(), this.options.conversations?.written()]).catch(() => undefined);
+        if (writes.length > 0)
+            await Promise.all(writes).catch(() => undefined);
         gate.open();
         return response;
     }
@@ -143,14 +144,19 @@ export class GenerationRunner {
         return {kind: "finished", result};
     }
 
-    /** What a finished response leaves behind: reasoning to re-inject, the stored response, its conversation's new items, metrics. */
-    private record(prepared: PreparedResponse, response: ResponseObject, result: GenerationResult, started: number): void {
+    /**
+     * What a finished response leaves behind: reasoning to re-inject, the stored response, its conversation's new items,
+     * metrics. Returns the storage writes to wait for before the response is reported finished (none if nothing was kept).
+     */
+    private record(prepared: PreparedResponse, response: ResponseObject, result: GenerationResult, started: number): Promise<void>[] {
         const {params} = prepared;
+        const writes: Promise<void>[] = [];
         this.reasoning.remember(response.output);
-        if (params.store)
-            this.store.put(prepared.owner, response, prepared.history, prepared.timings);
-        if (params.conversationId != null && response.output.length > 0)
-            this.options.conversations?.append(prepared.owner, params.conversationId, [...prepared.input, ...response.output]);
+        if (params.store && this.store.put(prepared.owner, response, prepared.history, prepared.timings))
+            writes.push(this.store.written());
+        const conversations = this.options.conversations;
+        if (params.conversationId != null && response.output.length > 0 && conversations?.append(prepared.owner, params.conversationId, [...prepared.input, ...response.output]))
+            writes.push(conversations.written());
         this.options.onGeneration?.({
             inputTokens: result.usage.inputTokens,
             cachedTokens: result.usage.cachedTokens,
@@ -159,6 +165,7 @@ export class GenerationRunner {
             durationMs: performance.now() - started,
             status: response.status
         });
+        return writes;
     }
 }
 
