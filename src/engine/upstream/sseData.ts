@@ -75,11 +75,3 @@ function lineEnd(text: string, from: number): number {
     }
     return -1;
 }
-
-/** The same, over a whole body read asynchronously. */
-export async function* sseData(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseDataEvent> {
-    const parser = new SseDataParser();
-    for await (const chunk of body)
-        yield* parser.push(chunk);
-    yield* parser.end();
-}

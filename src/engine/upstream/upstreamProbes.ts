@@ -19,13 +19,13 @@ type ModelEntry = {id?: unknown, max_model_len?: unknown, context_length?: unkno
 export async function discoverModel(upstreams: readonly Upstream[], wanted: string | null): Promise<DiscoveredModel> {
     const answers = await Promise.all(upstreams.map(async (upstream) => {
         try {
-            const models = await getJson(upstream, "/v1/models") as {data?: ModelEntry[]};
+            const entries = await modelEntries(upstream);
             upstream.markUp();
             const props = await getJson(upstream, "/props").catch(() => null) as {total_slots?: unknown, default_generation_settings?: {n_ctx?: unknown}} | null;
             if (typeof props?.total_slots === "number" && props.total_slots > 0)
                 upstream.slots = props.total_slots;
             const slotContext = props?.default_generation_settings?.n_ctx;
-            return {entries: Array.isArray(models.data) ? models.data : [], slotContext: typeof slotContext === "number" ? slotContext : null};
+            return {entries, slotContext: typeof slotContext === "number" ? slotContext : null};
         } catch (error) {
             upstream.markDown(causeText(error));
             return null;
@@ -50,8 +50,13 @@ export async function discoverModel(upstreams: readonly Upstream[], wanted: stri
 
 /** The model names one upstream lists at `GET /v1/models` (the editor's Load Model… offers them); throws when it does not answer. */
 export async function listModels(upstream: Upstream): Promise<string[]> {
+    return (await modelEntries(upstream)).map((entry) => entry.id).filter((id): id is string => typeof id === "string");
+}
+
+/** The entries of an upstream's `GET /v1/models` (none when it lists none); throws when it does not answer. */
+async function modelEntries(upstream: Upstream): Promise<ModelEntry[]> {
     const models = await getJson(upstream, "/v1/models") as {data?: ModelEntry[]};
-    return (Array.isArray(models.data) ? models.data : []).map((entry) => entry.id).filter((id): id is string => typeof id === "string");
+    return Array.isArray(models.data) ? models.data : [];
 }
 
 /** Whether the upstream answers: `GET /health` (llama-server, vLLM, SGLang), else `GET /v1/models` (Ollama, others). */
