@@ -86,15 +86,15 @@ class Direct {
         return performance.now() - started;
     }
 
-    /** Tokens/s of `sequenceCount` sequences generating `length` tokens each at once, after a short prompt. */
-    public async generationRate(sequenceCount: number, length: number): Promise<number> {
+    /** Tokens/s of `sequenceCount` sequences generating `length` tokens each at once, after a `promptTokens`-token prompt. */
+    public async generationRate(sequenceCount: number, length: number, promptTokens = 20): Promise<number> {
         const sequences = this.sequences.slice(0, sequenceCount);
         await Promise.all(sequences.map((sequence) => sequence.clearHistory()));
         {
             let started = 0;
             let generated = 0;
             await Promise.all(sequences.map(async (sequence: LlamaContextSequence, index) => {
-                const prompt = this.filler.slice(index * 20, index * 20 + 20);
+                const prompt = this.filler.slice(index * 20, index * 20 + promptTokens);
                 await sequence.evaluateWithoutGeneratingNewTokens(prompt.slice(0, -1));
                 started ||= performance.now();
                 let count = 0;
@@ -195,17 +195,22 @@ async function benchModel(name: string, modelPath: string, fullSize: boolean): P
 
         // 2. Streamed generation rate, greedy, the same length on both paths.
         if (only(2)) {
-            const length = fullSize ? 200 : 400;
+            const body = {model: "m", input: words(20, 5), max_output_tokens: fullSize ? 200 : 400, temperature: 0, store: false};
+            // Greedy: every served run writes the same answer, which may end before the limit (stories260K's does, at about
+            // 210 tokens). Direct runs generate as many tokens after a prompt of as many tokens, so both paths pay the same
+            // start and the same depths (a 400-token direct run against a 210-token answer would weigh the stream's first
+            // token half as much on the direct side).
+            const probe = await streamOnce(body);
             const rates: number[] = [];
             const chatRates: number[] = [];
             for (let pair = 0; pair < pairs + 2; pair++) {
                 const [served, directRate] = await alternating(pair,
-                    () => streamOnce({model: "m", input: words(20, 5), max_output_tokens: length, temperature: 0, store: false}),
-                    () => direct.generationRate(1, length));
+                    () => streamOnce(body),
+                    () => direct.generationRate(1, probe.tokens, probe.input));
                 if (pair < 2)
                     continue;
                 const servedRate = (served.tokens - 1) / (served.streamMs / 1000);
-                const chatRate = await direct.chatRate(words(20, 5), length);
+                const chatRate = await direct.chatRate(body.input, body.max_output_tokens);
                 rates.push(servedRate / directRate);
                 chatRates.push(chatRate / directRate);
                 log(`generation: served ${servedRate.toFixed(0)} tok/s (${served.tokens} tokens), direct ${directRate.toFixed(0)} tok/s, LlamaChat ${chatRate.toFixed(0)} tok/s`);

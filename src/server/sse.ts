@@ -13,8 +13,23 @@ export type SseStreamOptions = {
      * instead of comments. Only for a stream nobody resumes by sequence number (a foreground response): the events
      * after a keep-alive leave renumbered by the keep-alives before them, so the wire sequence stays 0, 1, 2, ...
      */
-    keepAliveEvents?: boolean
+    keepAliveEvents?: boolean,
+    /**
+     * The shortest time between two writes to the socket, in ms: events that come sooner after a write leave
+     * together when it has passed. Defaults to `defaultMinWriteIntervalMs`; 0 writes once per event-loop turn.
+     */
+    minWriteIntervalMs?: number
 };
+
+/**
+ * Two writes are at least this far apart. A model writing a token every few milliseconds or slower (every model
+ * people run on a CPU, and most on a GPU) sees each delta leave as it is generated, the same turn; only a stream
+ * faster than 500 tokens/s has its deltas leave in groups, at most 2 ms late. Why: each write is a syscall that
+ * also wakes the client's process, on the JavaScript thread that must sample the next token. Measured on stories260K
+ * (2 cores, ~2,300 tokens/s, the client a separate process): +2.4 % and +3.4 % streamed tokens/s against one write
+ * per turn, in two runs of 28 alternating pairs.
+ */
+export const defaultMinWriteIntervalMs = 2;
 
 /** An event as it is written: its type, and its place in the stream when it has one. */
 export type SseEvent = {type: string, sequence_number?: number};
@@ -28,7 +43,8 @@ const keepAliveComment = ": keep-alive\n\n";
  * leave together at the start of the next (the response is corked until then), the headers with the
  * first ones unless `flushHeaders` sends them at once: a response's opening events, and its closing
  * ones with the end of the body, wake the client once instead of once per event (each wake-up of
- * another process costs 0.1–0.3 ms on a small VM). A token's delta still leaves as it is generated.
+ * another process costs 0.1–0.3 ms on a small VM). A token's delta leaves as it is generated, unless the last
+ * write is under `minWriteIntervalMs` old: then it leaves when that has passed, with the deltas that followed.
  *
  * Keep-alive: a long prompt evaluation (or a wait for a sequence) sends nothing for minutes, and clients
  * give up on an idle body (Node's fetch after 300 s of no bytes; Codex after 300 s of no parsed event, so a
@@ -53,6 +69,9 @@ export class SseStream {
     private lastSequence = -1;
     /** Keep-alive events inserted so far: how far the wire numbers run ahead of the events' own. */
     private inserted = 0;
+    private readonly minWriteIntervalMs: number;
+    /** `performance.now()` of the last write to the socket. */
+    private lastWriteAt = -Infinity;
 
     public constructor(private readonly res: Response, options: SseStreamOptions = {}) {
         if (options.flushHeaders) {
@@ -69,6 +88,7 @@ export class SseStream {
             this.keepAlive.unref();
         }
         this.keepAliveEvents = options.keepAliveEvents ?? false;
+        this.minWriteIntervalMs = options.minWriteIntervalMs ?? defaultMinWriteIntervalMs;
     }
 
     public get isClosed(): boolean {
@@ -137,15 +157,22 @@ export class SseStream {
             clearInterval(this.keepAlive);
     }
 
+    /** Corks the response until the next turn, or until `minWriteIntervalMs` after the last write if that is later. */
     private holdUntilNextTurn(): void {
         if (this.corked)
             return;
         this.corked = true;
         this.res.cork();
-        setImmediate(() => {
+        const write = () => {
             this.corked = false;
+            this.lastWriteAt = performance.now();
             this.res.uncork();
-        });
+        };
+        const wait = this.lastWriteAt + this.minWriteIntervalMs - performance.now();
+        if (wait > 0)
+            setTimeout(write, wait);
+        else
+            setImmediate(write);
     }
 }
 

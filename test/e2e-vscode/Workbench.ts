@@ -75,14 +75,21 @@ export class Workbench {
         // click on the inspector's iframe is reported to the workbench late, and when that focus event arrives after
         // the command's quick pick opened, VS Code closes the pick as blurred (seen in CI: the row went invisible).
         // F1 can still be swallowed while the workbench settles (seen in CI: the palette never opened): again.
+        // The quick input is inert while its 150 ms close animation plays; once CI saw the palette opened over such a
+        // closing widget stay inert for 30 s ("element is inert"), so F1 waits for the animation, and an inert
+        // palette is closed and opened again.
+        const closing = this.page.locator(".quick-input-widget.quick-input-widget-closing");
         for (let attempt = 1; ; attempt++) {
             await this.page.keyboard.press("Escape");
+            await closing.waitFor({state: "detached", timeout: 5_000}).catch(() => undefined);
             await this.page.locator(".part.activitybar").click({position: {x: 24, y: 500}});
             await this.page.keyboard.press("F1");
             try {
                 await input.waitFor({timeout: 10_000});
+                await this.page.locator(".quick-input-widget:not([inert]) input.input").waitFor({timeout: 5_000});
                 break;
             } catch (error) {
+                await this.screenshot(`palette-not-ready-${attempt}`);
                 if (attempt === 3)
                     throw error;
             }
@@ -90,7 +97,13 @@ export class Workbench {
         await input.fill(`>${title}`);
         const row = this.page.locator(".quick-input-list .monaco-list-row").filter({hasText: title}).first();
         await row.waitFor({timeout: 15_000});
-        await input.press("Enter");
+        // Enter runs the focused row: only once the filter put the command there (a recently used command can show
+        // the title before the list is filtered); otherwise the row itself is clicked.
+        const focused = this.page.locator(".quick-input-list .monaco-list-row.focused").filter({hasText: title});
+        if (await focused.waitFor({timeout: 2_000}).then(() => true, () => false))
+            await input.press("Enter");
+        else
+            await row.click();
     }
 
     /** Types into the quick input that a command opened (a path, a URI) once it is no longer the palette. */
