@@ -1,3 +1,4 @@
+import {after, before} from "node:test";
 import OpenAI from "openai";
 import {defaultConfig, type HostConfig} from "../../src/host/config.js";
 import {LocalResponsesHost} from "../../src/host/LocalResponsesHost.js";
@@ -54,6 +55,25 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         },
         close: () => host.dispose()
     };
+}
+
+/**
+ * The enclosing suite's test server: started in its `before` hook, closed in its `after` hook. What it returns stands
+ * for the server from the moment the hook has run; read before that (at the suite's top level) it throws.
+ */
+export function useTestServer(options: TestServerOptions = {}): TestServer {
+    let started: TestServer | undefined;
+    before(async () => {
+        started = await startTestServer(options);
+    });
+    after(() => started?.close());
+    return new Proxy({} as TestServer, {
+        get: (_target, key) => {
+            if (started == null)
+                throw new Error("The test server starts in the suite's before() hook: use it inside a test or a later hook.");
+            return Reflect.get(started, key);
+        }
+    });
 }
 
 /** Reads an SSE response body into parsed events (comment blocks, such as keep-alives, carry none and are skipped). */

@@ -6,7 +6,7 @@ import OpenAI, {InternalServerError, RateLimitError} from "openai";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import {backgroundSettings, isTerminal, longGeneration, pollUntil} from "../../helpers/background.js";
 import {SocketClient} from "../../helpers/socketClient.js";
-import {startTestServer, type TestServer} from "../../helpers/testServer.js";
+import {type TestServer, useTestServer} from "../../helpers/testServer.js";
 
 type Family = {name: string, metrics: Array<{value?: string, labels?: Record<string, string>}>};
 
@@ -26,11 +26,7 @@ async function until(condition: () => boolean | Promise<boolean>, what: string):
 }
 
 describe("aborted generations are counted in /metrics by reason", () => {
-    let server: TestServer;
-    before(async () => {
-        server = await startTestServer({parallel: 2});
-    });
-    after(() => server.close());
+    const server = useTestServer({parallel: 2});
 
     it("an HTTP stream whose client disconnects counts as client_disconnected", async () => {
         const before = await abortedCount(server, "client_disconnected");
@@ -74,11 +70,7 @@ describe("aborted generations are counted in /metrics by reason", () => {
 });
 
 describe("429 and 503 answers carry Retry-After, and the OpenAI SDK waits that long before retrying", () => {
-    let server: TestServer;
-    before(async () => {
-        server = await startTestServer({parallel: 1, queueLimit: 1, background: backgroundSettings({maxJobsPerKey: 1})});
-    });
-    after(() => server.close());
+    const server = useTestServer({parallel: 1, queueLimit: 1, background: backgroundSettings({maxJobsPerKey: 1})});
 
     /** An SDK client whose fetch records when each attempt was sent. */
     const recordingClient = (attempts: number[], maxRetries: number) => new OpenAI({

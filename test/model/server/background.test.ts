@@ -2,14 +2,10 @@ import assert from "node:assert/strict";
 import {after, before, describe, it} from "node:test";
 import {assertValidResponse, assertValidStream} from "../../helpers/conformance.js";
 import {backgroundSettings, isTerminal, longGeneration, pollUntil, sseEvents, type SseEvent} from "../../helpers/background.js";
-import {startTestServer, type TestServer} from "../../helpers/testServer.js";
+import {type TestServer, startTestServer, useTestServer} from "../../helpers/testServer.js";
 
 describe("background responses (real engine, openai SDK)", () => {
-    let server: TestServer;
-    before(async () => {
-        server = await startTestServer({contextSize: 4096, parallel: 2});
-    });
-    after(() => server.close());
+    const server = useTestServer({contextSize: 4096, parallel: 2});
 
     it("answers queued at once, hides output until terminal, then polls to completed", async () => {
         const created = await server.client.responses.create({model: "m", input: "Once upon a time", max_output_tokens: 24, background: true});
@@ -101,11 +97,7 @@ describe("background responses (real engine, openai SDK)", () => {
 });
 
 describe("background queueing on one sequence", () => {
-    let server: TestServer;
-    before(async () => {
-        server = await startTestServer({contextSize: 4096, parallel: 1, background: backgroundSettings({workers: 2})});
-    });
-    after(() => server.close());
+    const server = useTestServer({contextSize: 4096, parallel: 1, background: backgroundSettings({workers: 2})});
 
     it("a queued job is cancelled without ever starting; an active one cannot be deleted or chained", async () => {
         const running = await server.client.responses.create({...longGeneration(), background: true} as any);

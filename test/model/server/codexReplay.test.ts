@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import {after, before, describe, it} from "node:test";
+import {describe, it} from "node:test";
 import {assertValidStream} from "../../helpers/conformance.js";
 import {capturesDir} from "../../helpers/paths.js";
-import {readSse, startTestServer, type TestServer} from "../../helpers/testServer.js";
+import {readSse, useTestServer} from "../../helpers/testServer.js";
 
 /**
  * Requests Codex CLI really sent: function tools, a custom apply_patch tool with a Lark grammar, hosted
@@ -16,11 +16,7 @@ import {readSse, startTestServer, type TestServer} from "../../helpers/testServe
  * Prompt evaluation takes minutes on a shared 2-core machine (see bench/promptEval.bench.ts).
  */
 describe("captured Codex requests replayed against the server", () => {
-    let server: TestServer;
-    before(async () => {
-        server = await startTestServer({contextSize: 24576, parallel: 1, threads: 1, stopSequences: ["."]});
-    });
-    after(() => server.close());
+    const server = useTestServer({contextSize: 24576, parallel: 1, threads: 1, stopSequences: ["."]});
 
     for (const capture of ["codex-request.json", "codex-request-followup.json", "codex-request-fallback-model.json"]) {
         it(`${capture} streams a completed response, every event valid`, async () => {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import {after, before, describe, it} from "node:test";
+import {before, describe, it} from "node:test";
 import {assertValidResponse, assertValidSocketTurn, assertValidStream} from "../../helpers/conformance.js";
 import {SocketClient} from "../../helpers/socketClient.js";
-import {readSse, startTestServer, type TestServer} from "../../helpers/testServer.js";
+import {readSse, useTestServer} from "../../helpers/testServer.js";
 
 const story = "The little dog ran to the park and played with a red ball under the big green tree all day long.";
 /** A history of `turns` user/assistant exchanges, each about sixty tokens. */
@@ -14,11 +14,7 @@ function history(turns: number): any[] {
 }
 
 describe("compaction (real engine, openai SDK)", () => {
-    let server: TestServer;
-    before(async () => {
-        server = await startTestServer();
-    });
-    after(() => server.close());
+    const server = useTestServer();
 
     const count = async (input: any[]) => (await server.client.responses.inputTokens.count({model: "m", input})).input_tokens;
 

@@ -1,16 +1,12 @@
 import assert from "node:assert/strict";
-import {after, before, describe, it} from "node:test";
+import {describe, it} from "node:test";
 import OpenAI from "openai";
 import {assertValidResponse} from "../../helpers/conformance.js";
 import {isTerminal, pollUntil} from "../../helpers/background.js";
-import {startTestServer, type TestServer} from "../../helpers/testServer.js";
+import {startTestServer, useTestServer} from "../../helpers/testServer.js";
 
 describe("Conversations API and `conversation` on create (real engine, openai SDK)", () => {
-    let server: TestServer;
-    before(async () => {
-        server = await startTestServer();
-    });
-    after(() => server.close());
+    const server = useTestServer();
 
     it("creates, retrieves, updates and deletes conversations and their items", async () => {
         const conversation = await server.client.conversations.create({

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import {after, before, describe, it} from "node:test";
 import {setTimeout as delay} from "node:timers/promises";
-import {startTestServer, type TestServer} from "../../helpers/testServer.js";
+import {startTestServer, useTestServer} from "../../helpers/testServer.js";
 
 describe("store bounds through the server: entries, bytes, TTL", () => {
     it("evicts the least recently used response beyond --responses-store-max-entries", async () => {
@@ -54,11 +54,7 @@ describe("store bounds through the server: entries, bytes, TTL", () => {
 });
 
 describe("generation queue and client disconnects", () => {
-    let server: TestServer;
-    before(async () => {
-        server = await startTestServer({parallel: 1, queueLimit: 1});
-    });
-    after(() => server.close());
+    const server = useTestServer({parallel: 1, queueLimit: 1});
 
     it("a full wait queue gets 503 before any generation; queued requests are served in turn", async () => {
         const long = {model: "m", input: "Tell me a very long story.", max_output_tokens: 1500, temperature: 0};

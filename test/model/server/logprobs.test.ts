@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import {after, before, describe, it} from "node:test";
+import {after, describe, it} from "node:test";
 import {assertValidResponse, assertValidStream} from "../../helpers/conformance.js";
-import {readSse, startTestServer, type TestServer} from "../../helpers/testServer.js";
+import {readSse, useTestServer} from "../../helpers/testServer.js";
 
 type Logprob = {token: string, logprob: number, bytes: number[], top_logprobs: {token: string, logprob: number, bytes: number[]}[]};
 
@@ -25,11 +25,7 @@ function assertGreedyLogprobs(text: string, logprobs: Logprob[], top: number): v
 }
 
 describe("token logprobs on output_text", () => {
-    let server: TestServer;
-    before(async () => {
-        server = await startTestServer();
-    });
-    after(() => server.close());
+    const server = useTestServer();
 
     const body = {model: "m", input: "Tell me a story.", max_output_tokens: 16, temperature: 0};
 

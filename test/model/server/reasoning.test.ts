@@ -1,15 +1,11 @@
 import assert from "node:assert/strict";
-import {after, before, describe, it} from "node:test";
+import {before, describe, it} from "node:test";
 import {assertValidResponse, assertValidStream} from "../../helpers/conformance.js";
 import {models} from "../../helpers/paths.js";
-import {readSse, startTestServer, type TestServer} from "../../helpers/testServer.js";
+import {type TestServer, readSse, useTestServer} from "../../helpers/testServer.js";
 
 describe("reasoning (stories260K-think, Qwen wrapper with thought segments)", () => {
-    let server: TestServer;
-    before(async () => {
-        server = await startTestServer({model: models.think});
-    });
-    after(() => server.close());
+    const server = useTestServer({model: models.think});
 
     it("outputs a reasoning item ahead of the message; the budget is half of max_output_tokens at most", async () => {
         const response = await server.client.responses.create({model: "m", input: "Tell me a story.", max_output_tokens: 40, reasoning: {effort: "low"}, temperature: 0});

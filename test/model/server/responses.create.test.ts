@@ -1,14 +1,10 @@
 import assert from "node:assert/strict";
-import {after, before, describe, it} from "node:test";
+import {describe, it} from "node:test";
 import {assertValidEvent, assertValidResponse, assertValidStream} from "../../helpers/conformance.js";
-import {readSse, startTestServer, type TestServer} from "../../helpers/testServer.js";
+import {readSse, useTestServer} from "../../helpers/testServer.js";
 
 describe("POST /v1/responses (real engine, openai SDK)", () => {
-    let server: TestServer;
-    before(async () => {
-        server = await startTestServer();
-    });
-    after(() => server.close());
+    const server = useTestServer();
 
     it("creates a plain response with text and usage", async () => {
         const response = await server.client.responses.create({model: "anything", input: "Tell me a story.", max_output_tokens: 24});

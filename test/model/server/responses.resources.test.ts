@@ -1,15 +1,11 @@
 import assert from "node:assert/strict";
-import {after, before, describe, it} from "node:test";
+import {after, describe, it} from "node:test";
 import {NotFoundError} from "openai";
 import {assertValidResponse} from "../../helpers/conformance.js";
-import {startTestServer, type TestServer} from "../../helpers/testServer.js";
+import {useTestServer} from "../../helpers/testServer.js";
 
 describe("stored responses: retrieve, delete, input_items, input_tokens, chains", () => {
-    let server: TestServer;
-    before(async () => {
-        server = await startTestServer();
-    });
-    after(() => server.close());
+    const server = useTestServer();
 
     it("retrieves a stored response, then deletes it: 404 everywhere afterwards", async () => {
         const created = await server.client.responses.create({model: "m", input: "Hello", max_output_tokens: 6});

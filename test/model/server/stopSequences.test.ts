@@ -1,16 +1,12 @@
 import assert from "node:assert/strict";
 import {after, before, describe, it} from "node:test";
 import {assertValidResponse} from "../../helpers/conformance.js";
-import {startTestServer, type TestServer} from "../../helpers/testServer.js";
+import {startTestServer, useTestServer} from "../../helpers/testServer.js";
 import {models} from "../../helpers/paths.js";
 
 /** `--stop`: for models that never end a turn by themselves (the tiny test model at long prompts). */
 describe("operator stop sequences", () => {
-    let server: TestServer;
-    before(async () => {
-        server = await startTestServer({model: models.qwen, stopSequences: ["."]});
-    });
-    after(() => server.close());
+    const server = useTestServer({model: models.qwen, stopSequences: ["."]});
 
     it("end a plain-text answer as a normal stop: status completed, text before the stop sequence", async () => {
         const response = await server.client.responses.create({model: "m", input: "Tell me a long story about a dog.", max_output_tokens: 300, temperature: 0});

@@ -6,7 +6,7 @@ import {zodTextFormat} from "openai/helpers/zod";
 import {z} from "zod";
 import {assertValidResponse, assertValidStream} from "../../helpers/conformance.js";
 import {capturesDir} from "../../helpers/paths.js";
-import {readSse, startTestServer, type TestServer} from "../../helpers/testServer.js";
+import {readSse, useTestServer} from "../../helpers/testServer.js";
 
 const report = {
     type: "object",
@@ -22,11 +22,7 @@ const report = {
 const schemaFormat = (schema: Record<string, unknown>, strict = true) => ({format: {type: "json_schema", name: "report", strict, schema}});
 
 describe("structured output (grammar-constrained, ajv-validated before publishing)", () => {
-    let server: TestServer;
-    before(async () => {
-        server = await startTestServer();
-    });
-    after(() => server.close());
+    const server = useTestServer();
 
     it("json_schema: the output parses and matches the schema (non-streaming)", async () => {
         const response = await server.client.responses.create({model: "m", input: "Weather report", text: schemaFormat(report) as any});

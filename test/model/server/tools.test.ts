@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import {after, before, describe, it} from "node:test";
 import {assertValidResponse, assertValidStream} from "../../helpers/conformance.js";
 import {models} from "../../helpers/paths.js";
-import {readSse, startTestServer, type TestServer} from "../../helpers/testServer.js";
+import {type TestServer, readSse, startTestServer, useTestServer} from "../../helpers/testServer.js";
 
 const weather = {
     type: "function" as const,
@@ -57,11 +57,7 @@ function assertArgumentsStreamed(events: Events): void {
 
 for (const [label, model] of [["ChatML", models.chatml], ["Qwen/Jinja", models.qwen]] as const) {
     describe(`function tools, forced by grammar (${label} model)`, () => {
-        let server: TestServer;
-        before(async () => {
-            server = await startTestServer({model});
-        });
-        after(() => server.close());
+        const server = useTestServer({model});
 
         it("tool_choice required forces a complete call (non-streaming)", async () => {
             const response = await server.client.responses.create({
@@ -171,11 +167,7 @@ for (const [label, model] of [["ChatML", models.chatml], ["Qwen/Jinja", models.q
 }
 
 describe("function call round trips (Qwen model)", () => {
-    let server: TestServer;
-    before(async () => {
-        server = await startTestServer({model: models.qwen});
-    });
-    after(() => server.close());
+    const server = useTestServer({model: models.qwen});
 
     const forced = {tools: [weather, add], tool_choice: {type: "function" as const, name: "add"}, parallel_tool_calls: false, temperature: 0};
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import net from "node:net";
-import {after, before, describe, it} from "node:test";
+import {after, describe, it} from "node:test";
 import {SocketClient} from "../../../helpers/socketClient.js";
-import {startTestServer, type TestServer} from "../../../helpers/testServer.js";
+import {type TestServer, useTestServer} from "../../../helpers/testServer.js";
 
 const intervalMs = 300;
 
@@ -101,11 +101,7 @@ async function waitFor(condition: () => boolean, timeoutMs: number): Promise<num
 }
 
 describe("WebSocket heartbeat (pings, pong deadline, half-frame peers)", () => {
-    let server: TestServer;
-    before(async () => {
-        server = await startTestServer({streamKeepAliveSeconds: intervalMs / 1000});
-    });
-    after(() => server.close());
+    const server = useTestServer({streamKeepAliveSeconds: intervalMs / 1000});
 
     it("pings every interval; a client that answers stays connected through a long silence and runs turns", async () => {
         const client = await SocketClient.open(`${server.origin.replace(/^http/, "ws")}/v1/responses`, {authorization: `Bearer ${server.apiKey}`});
