@@ -354,7 +354,7 @@ export class BackgroundJobs {
         const stoppedEarly = job.stopReason != null && (error != null || activeStatuses.has(response.status));
         if (stoppedEarly && job.stopReason !== "deadline") {
             setTerminal(response, "cancelled", null);
-            job.log.append(streamErrorEvent("response_cancelled", "The response was cancelled."));
+            job.log.append(streamErrorEvent({code: "response_cancelled", message: "The response was cancelled."}));
             this.counters.cancelled++;
         } else if (stoppedEarly || error != null || activeStatuses.has(response.status)) {
             const failure = job.stopReason === "deadline"

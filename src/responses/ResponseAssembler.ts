@@ -293,9 +293,14 @@ function customInput(args: string): string {
     }
 }
 
-/** The standard `error` stream event: the spec nests the payload, OpenAI's SDK reads `code`/`message` at the top. */
-export function streamErrorEvent(code: string, message: string, param: string | null = null): UnnumberedEvent {
-    return {type: "error", code, message, param, error: {type: "invalid_request_error", code, message, param}};
+/**
+ * The standard `error` stream event, for an error's body (`ApiError.toBody().error`) or a code and message of the
+ * stream's own (`type` then `invalid_request_error`): the spec nests the payload, OpenAI's SDK reads `code`/`message`
+ * at the top.
+ */
+export function streamErrorEvent(error: {code: string | null, message: string, type?: string, param?: string | null}): UnnumberedEvent {
+    const body = {type: error.type ?? "invalid_request_error", code: error.code, message: error.message, param: error.param ?? null};
+    return {type: "error", code: body.code ?? body.type, message: body.message, param: body.param, error: body};
 }
 
 export function toUsage(usage: GenerationUsage): Usage {

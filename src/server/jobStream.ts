@@ -40,7 +40,7 @@ export async function streamJobEvents(res: Response, log: JobEventLog, after: nu
         while (!stream.isClosed) {
             const read = log.read(cursor);
             if (read.kind !== "events") {
-                const expired = streamErrorEvent("stream_events_expired", `This reader fell behind: events after ${cursor} are no longer retained.`);
+                const expired = streamErrorEvent({code: "stream_events_expired", message: `This reader fell behind: events after ${cursor} are no longer retained.`});
                 stream.send({...expired, sequence_number: log.lastSequence + 1} as LoggedEvent);
                 return;
             }

@@ -17,23 +17,29 @@ export type TestServer = {
     close(): Promise<void>
 };
 
-export type TestServerOptions = Partial<Omit<HostConfig, "store">> & {store?: Partial<HostConfig["store"]>, model?: string};
+export type TestServerOptions = Partial<Omit<HostConfig, "store">> & {
+    store?: Partial<HostConfig["store"]>,
+    model?: string,
+    /** Receives the host's log lines. */
+    log?: (line: string) => void
+};
 
 /** The real host (engine, store, HTTP) on an ephemeral loopback port, with the shared tiny model. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
     const apiKey = options.apiKeys?.[0] ?? "sk-test-key";
     const base = defaultConfig();
+    const {log, model, ...settings} = options;
     const config: HostConfig = {
         ...base,
-        ...options,
+        ...settings,
         port: 0,
         threads: options.threads ?? 1,
         contextSize: options.contextSize ?? 2048,
         apiKeys: options.apiKeys ?? [apiKey],
         store: {...base.store, ...options.store}
     };
-    const host = new LocalResponsesHost(config);
-    await host.loadModel(options.model ?? models.chatml);
+    const host = new LocalResponsesHost(config, {log});
+    await host.loadModel(model ?? models.chatml);
     const url = await host.start();
     const origin = url.replace(/\/v1$/, "");
     return {

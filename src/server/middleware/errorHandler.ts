@@ -1,5 +1,5 @@
 import {STATUS_CODES} from "node:http";
-import type {ErrorRequestHandler} from "express";
+import type {ErrorRequestHandler, Response} from "express";
 import {toApiError} from "../../responses/engineErrors.js";
 import {ApiError, describeForLog, httpLibraryError, invalidPath, retryAfterSeconds} from "../../protocol/errors.js";
 
@@ -16,11 +16,16 @@ export function errorHandler(log?: (line: string) => void): ErrorRequestHandler 
             res.end();
             return;
         }
-        const retryAfter = retryAfterSeconds(apiError);
-        if (retryAfter != null)
-            res.setHeader("Retry-After", String(retryAfter));
-        res.status(apiError.sentStatus).json(apiError.toBody());
+        sendApiError(res, apiError);
     };
+}
+
+/** Answers with the error's status and body, and `Retry-After` on a 429 or 503. */
+export function sendApiError(res: Response, apiError: ApiError): void {
+    const retryAfter = retryAfterSeconds(apiError);
+    if (retryAfter != null)
+        res.setHeader("Retry-After", String(retryAfter));
+    res.status(apiError.sentStatus).json(apiError.toBody());
 }
 
 /**

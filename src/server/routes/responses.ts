@@ -2,9 +2,10 @@ import {Router, type Request, type Response} from "express";
 import {GenerationAbort} from "../../responses/abortReasons.js";
 import type {ResponsesService} from "../../responses/ResponsesService.js";
 import {toApiError} from "../../responses/engineErrors.js";
+import {streamErrorEvent} from "../../responses/ResponseAssembler.js";
 import type {EngineLease} from "../../engine/types.js";
-import type {ApiError} from "../../protocol/errors.js";
-import type {ResponseObject, StreamEvent} from "../../protocol/wire.js";
+import type {ResponseObject} from "../../protocol/wire.js";
+import {sendApiError} from "../middleware/errorHandler.js";
 import {SseStream} from "../sse.js";
 
 /** An AbortSignal that fires when the client goes away before the response is finished. */
@@ -15,11 +16,6 @@ export function disconnectSignal(res: Response): AbortSignal {
             controller.abort(new GenerationAbort("client_disconnected", "client disconnected"));
     });
     return controller.signal;
-}
-
-/** OpenAI's stream `error` event, for a refusal that comes after the stream opened (its only event). */
-function admissionErrorEvent(error: ApiError): StreamEvent {
-    return {type: "error", sequence_number: 0, code: error.code ?? error.type, message: error.message, param: error.param, error: error.toBody().error};
 }
 
 function recordUsage(res: Response, response: ResponseObject): void {
@@ -58,9 +54,12 @@ export function responsesRouter(service: ResponsesService, options: ResponsesRou
             // A synchronous create whose generation failed answers, as OpenAI's does, with the failure's HTTP
             // status and error shape (502/504 for an upstream, 500 for the local engine), not a 200 carrying a
             // `failed` object no one can retrieve. A failed validation of the model's output (`invalid_output`)
-            // is not an engine failure: that stays a `failed` response with its usage.
-            if (engineFailure !== undefined)
-                throw toApiError(engineFailure);
+            // is not an engine failure: that stays a `failed` response with its usage. Answered here, not thrown
+            // to the error handler: the generation logged its failure already.
+            if (engineFailure !== undefined) {
+                sendApiError(res, toApiError(engineFailure));
+                return;
+            }
             recordUsage(res, response);
             res.json(response);
             return;
@@ -78,7 +77,8 @@ export function responsesRouter(service: ResponsesService, options: ResponsesRou
                 throw error;
             }
             if (!signal.aborted)
-                stream.send(admissionErrorEvent(toApiError(error)));
+                // A refusal that comes after the stream opened: its only event.
+                stream.send({...streamErrorEvent(toApiError(error).toBody().error), sequence_number: 0});
             stream.end();
             return;
         }

@@ -161,13 +161,15 @@ describe("upstream failures through the HTTP server", () => {
         ];
         let current = failures[0]!;
         const upstream = await scriptedUpstream(() => current);
-        const server = await startTestServer({engine: "upstream", upstream: {...defaultConfig().upstream, urls: [upstream.url]}});
+        const logged: string[] = [];
+        const server = await startTestServer({engine: "upstream", upstream: {...defaultConfig().upstream, urls: [upstream.url]}, log: (line) => logged.push(line)});
         try {
             for (const [index, failure] of failures.entries()) {
                 current = failure;
                 const res = await server.fetch("/v1/responses", {method: "POST", json: {model: "scripted", input: "hi", store: true}});
                 const body = await res.json() as any;
                 assert.equal(res.status, 502, JSON.stringify(body));
+                assert.equal(logged.filter((line) => line.includes(body.error.message)).length, 1, `logged once:\n${logged.join("\n")}`);
                 assert.deepEqual(Object.keys(body.error).sort(), ["code", "message", "param", "type"]);
                 assert.equal(body.error.code, "upstream_error");
                 assert.match(body.error.message, index === 0 ? /not JSON/ : /error mid-stream: .*slot crashed/);
