@@ -199,7 +199,7 @@ export class LlamaEngine implements ChatEngine {
         const acquiredWrapper = loaded.variants.for(shape);
         const prompt = await this.renderPrompt(loaded, turns, tools, acquiredWrapper);
         if (prompt.length >= loaded.info.contextSize)
-            throw new EngineError("context_overflow", `The input is ${prompt.length} tokens, which leaves no room for output in the context of ${loaded.info.contextSize} tokens.`);
+            throw promptTooLong(`The input is ${prompt.length} tokens`, loaded.info);
 
         const lease = await loaded.pool.acquire(prompt, signal, shape.onQueued);
         const restored = await this.restorePromptState(loaded, lease.sequence, prompt, lease.sharedPrefixLength).catch((error: unknown) => {
@@ -280,7 +280,7 @@ export class LlamaEngine implements ChatEngine {
         const contextSize = loaded.info.contextSize;
         const minimum = minimumPromptTokens(turns, loaded.maxTokenChars);
         if (minimum >= contextSize)
-            throw new EngineError("context_overflow", `The input is at least ${minimum} tokens, which leaves no room for output in the context of ${contextSize} tokens.`);
+            throw promptTooLong(`The input is at least ${minimum} tokens`, loaded.info);
         const {contextText} = wrapper.generateContextState({
             chatHistory: toChatHistory(turns),
             availableFunctions: toChatModelFunctions(tools),
@@ -465,4 +465,16 @@ async function disposeLoaded(loaded: Loaded): Promise<void> {
         chat.dispose({disposeSequence: false});
     await loaded.context.dispose();
     await loaded.model.dispose();
+}
+
+/**
+ * The refusal of a prompt the context cannot hold. The client is usually its operator's own agent (Codex shows the
+ * message), so it says what to change when the model could take more: the default context is capped (8192 tokens
+ * per sequence), and a coding agent's first turn is 13–18k tokens.
+ */
+function promptTooLong(input: string, info: ModelInfo): EngineError {
+    const hint = info.contextSize < info.trainContextSize
+        ? ` The model was trained on ${info.trainContextSize} tokens: give the server a larger --context-size (localResponses.contextSize in VS Code), and a smaller --parallel to keep its memory the same.`
+        : "";
+    return new EngineError("context_overflow", `${input}, which leaves no room for output in the context of ${info.contextSize} tokens.${hint}`);
 }

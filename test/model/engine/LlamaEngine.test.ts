@@ -92,6 +92,12 @@ describe("LlamaEngine lifecycle (real node-llama-cpp, stories260K)", () => {
         try {
             await assert.rejects(engine.generate({turns: [{role: "user", text: "word ".repeat(400)}]}),
                 (error: unknown) => error instanceof EngineError && error.kind === "context_overflow");
+            // Past the text-length bound: rendered, then refused; the message says what the operator can change.
+            await assert.rejects(engine.generate({turns: [{role: "user", text: "word ".repeat(100)}]}), (error: unknown) => {
+                assert.ok(error instanceof EngineError && error.kind === "context_overflow", String(error));
+                assert.match(error.message, /^The input is \d+ tokens, which leaves no room for output in the context of \d+ tokens\. The model was trained on 2048 tokens: give the server a larger --context-size/);
+                return true;
+            });
             assert.equal(engine.stats().sequencesBusy, 0);
         } finally {
             await engine.dispose();
