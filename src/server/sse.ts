@@ -26,8 +26,8 @@ export type SseStreamOptions = {
  * people run on a CPU, and most on a GPU) sees each delta leave as it is generated, the same turn; only a stream
  * faster than 500 tokens/s has its deltas leave in groups, at most 2 ms late. Why: each write is a syscall that
  * also wakes the client's process, on the JavaScript thread that must sample the next token. Measured on stories260K
- * (2 cores, ~2,300 tokens/s, the client a separate process): +2.4 % and +3.4 % streamed tokens/s against one write
- * per turn, in two runs of 28 alternating pairs.
+ * (2 cores, ~2,300 tokens/s, the client a separate process): +1.3 %, +2.4 % and +3.4 % streamed tokens/s against
+ * one write per turn, in three runs of 28 alternating pairs.
  */
 export const defaultMinWriteIntervalMs = 2;
 
