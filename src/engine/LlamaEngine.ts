@@ -6,7 +6,7 @@ import {ChatWrapperVariants, type PromptShape} from "./ChatWrapperVariants.js";
 import {JsonGrammars} from "./grammars.js";
 import {Emitter} from "../protocol/Emitter.js";
 import {BatchThreads, defaultPromptBatchTokens} from "./BatchThreads.js";
-import {defaultContextSize, defaultParallel, defaultPromptThreads, defaultQueueLimit, defaultThreads} from "./engineDefaults.js";
+import {defaultPromptThreads, defaultQueueLimit, defaultThreads, planContext} from "./engineDefaults.js";
 import {EngineError} from "./errors.js";
 import {generateOnLease} from "./generateOnLease.js";
 import {GenerationActivity} from "./GenerationActivity.js";
@@ -29,9 +29,9 @@ export type LlamaEngineOptions = {
     threads?: number,
     /** CPU threads for prompt-evaluation batches (see BatchThreads). Defaults to `defaultPromptThreads()`: every core. */
     promptThreads?: number,
-    /** Context size per sequence, in tokens. Defaults to the model's trained context, at most `defaultContextSize` (8192). */
+    /** Context size per sequence, in tokens. Defaults to `planContext`'s: the model's trained context, at most 32768. */
     contextSize?: number,
-    /** Parallel sequences (concurrent generations batched together). Defaults to `defaultParallel` (4). */
+    /** Parallel sequences (concurrent generations batched together). Defaults to `planContext`'s: 1 to 4, as the context allows. */
     parallel?: number,
     /** Requests that may wait for a sequence before new ones get 503. Defaults to `defaultQueueLimit` (64). */
     queueLimit?: number,
@@ -355,8 +355,7 @@ export class LlamaEngine implements ChatEngine {
             try {
                 onProgress?.({phase: "context", progress: 0});
                 const trainContextSize = model.trainContextSize;
-                const contextSize = this.options.contextSize ?? Math.min(trainContextSize, defaultContextSize);
-                const parallel = this.options.parallel ?? defaultParallel;
+                const {contextSize, parallel} = planContext(trainContextSize, {contextSize: this.options.contextSize ?? null, parallel: this.options.parallel ?? null});
                 const afterDispatch = new AfterDispatch();
                 const tokenizerWorker = new TokenizerWorker({modelPath: path.resolve(modelPath), gpu: this.options.gpu ?? false});
                 const segments = createSegmentTokenizer(model.tokenizer);
@@ -469,8 +468,7 @@ async function disposeLoaded(loaded: Loaded): Promise<void> {
 
 /**
  * The refusal of a prompt the context cannot hold. The client is usually its operator's own agent (Codex shows the
- * message), so it says what to change when the model could take more: the default context is capped (8192 tokens
- * per sequence), and a coding agent's first turn is 13–18k tokens.
+ * message), so it says what to change when the model could take more than the context it was given.
  */
 function promptTooLong(input: string, info: ModelInfo): EngineError {
     const hint = info.contextSize < info.trainContextSize

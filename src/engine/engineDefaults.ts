@@ -11,8 +11,40 @@ export const defaultParallel = 4;
 /** Requests that may wait for a sequence (or an upstream's slot) before new ones get 503 `queue_full`. */
 export const defaultQueueLimit = 64;
 
-/** Context tokens per sequence: the local model's trained context is capped at this; an upstream that does not say gets it. */
+/**
+ * Context tokens per request of an upstream that does not say; the least context per sequence the local model's plan
+ * gives when only the sequences are set (see `planContext`).
+ */
 export const defaultContextSize = 8192;
+
+/**
+ * KV cache tokens the local model's default plan allocates in all (see `planContext`): enough for one sequence to hold
+ * a coding agent's prompt (Codex sends 13–18k tokens on its first turn, more on later ones).
+ */
+export const defaultContextBudgetTokens = 32768;
+
+export type ContextPlan = {contextSize: number, parallel: number};
+
+/**
+ * The local model's context per sequence and number of sequences, from what was set (null: not set).
+ * - Neither: a sequence gets the model's trained context, at most `defaultContextBudgetTokens`, and the budget's rest
+ *   makes more sequences, at most `defaultParallel`: 4 × 2048 for a 2k model, 4 × 8192 for an 8k one, 2 × 16384,
+ *   1 × 32768 for a model trained on 32k or more. The cache never costs more than 32768 tokens' worth, which is what
+ *   4 × 8192 cost when that was the default, and a coding agent's prompt fits whenever the model can take it.
+ * - The context only: as many sequences as the budget holds, at least 1, at most `defaultParallel`.
+ * - The sequences only: each gets its share of the budget, at least `defaultContextSize`, at most the trained context.
+ */
+export function planContext(trainContextSize: number, set: {contextSize: number | null, parallel: number | null}): ContextPlan {
+    const sequencesFor = (contextSize: number) => Math.max(1, Math.min(defaultParallel, Math.floor(defaultContextBudgetTokens / contextSize)));
+    if (set.contextSize != null)
+        return {contextSize: set.contextSize, parallel: set.parallel ?? sequencesFor(set.contextSize)};
+    if (set.parallel != null) {
+        const share = Math.max(defaultContextSize, Math.floor(defaultContextBudgetTokens / set.parallel));
+        return {contextSize: Math.min(trainContextSize, share), parallel: set.parallel};
+    }
+    const contextSize = Math.min(trainContextSize, defaultContextBudgetTokens);
+    return {contextSize, parallel: sequencesFor(contextSize)};
+}
 
 /**
  * CPU threads for generation: cores − 1, at least 1 (node-llama-cpp's own default oversubscribes small machines: the

@@ -1,14 +1,15 @@
 import fs from "node:fs/promises";
 import os from "node:os";
+import {defaultContextSize, planContext} from "./engineDefaults.js";
 import {loadNodeLlamaCpp} from "./loadBinding.js";
 
 export type ModelFitOptions = {
     /** A local path, an http(s) URL or an `hf:<user>/<model>[:<quant>]` URI: only the GGUF header is read. */
     uri: string,
-    /** Context tokens per sequence the model would be loaded with; null = its trained context, at most 8192 (the engine's default). */
+    /** Context tokens per sequence the model would be loaded with; null = the engine's default (`planContext`). */
     contextSize: number | null,
-    /** Parallel sequences (each holds a context of `contextSize`). */
-    sequences: number,
+    /** Parallel sequences (each holds a context of `contextSize`); null = the engine's default (`planContext`). */
+    sequences: number | null,
     /** Batch size the engine evaluates with (its compute buffer grows with it). */
     batchSize?: number,
     signal?: AbortSignal,
@@ -46,10 +47,10 @@ export async function estimateModelFit(options: ModelFitOptions): Promise<ModelF
     const info = await readGgufFileInfo(options.uri, {signal: options.signal, logWarnings: false, ignoreKeys: ["tokenizer.ggml.tokens", "tokenizer.ggml.merges", "tokenizer.ggml.token_type", "tokenizer.ggml.scores"]});
     const insights = await GgufInsights.from(info);
     const trainContextSize = insights.trainContextSize ?? null;
-    const contextSize = options.contextSize ?? Math.min(trainContextSize ?? 8192, 8192);
+    const {contextSize, parallel: sequences} = planContext(trainContextSize ?? defaultContextSize, {contextSize: options.contextSize, parallel: options.sequences});
     const model = await insights.estimateModelResourceRequirementsV2({gpuLayers: 0});
     const context = await insights.estimateContextResourceRequirementsV2({
-        contextSize, modelGpuLayers: 0, sequences: options.sequences, batchSize: options.batchSize
+        contextSize, modelGpuLayers: 0, sequences, batchSize: options.batchSize
     });
     const requiredBytes = model.cpuRam + context.cpuRam;
     const availableBytes = options.availableBytes ?? await availableMemory();
@@ -59,7 +60,7 @@ export async function estimateModelFit(options: ModelFitOptions): Promise<ModelF
         architecture: typeof info.metadata?.general?.architecture === "string" ? info.metadata.general.architecture : null,
         trainContextSize,
         contextSize,
-        sequences: options.sequences,
+        sequences,
         modelRamBytes: model.cpuRam,
         contextRamBytes: context.cpuRam,
         requiredBytes,

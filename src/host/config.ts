@@ -1,4 +1,4 @@
-import {defaultParallel, defaultPromptThreads, defaultQueueLimit, defaultThreads} from "../engine/engineDefaults.js";
+import {defaultPromptThreads, defaultQueueLimit, defaultThreads} from "../engine/engineDefaults.js";
 import type {GpuChoice} from "../engine/LlamaEngine.js";
 import {defaultUpstreamHealthIntervalMs, defaultUpstreamTimeoutSeconds} from "../engine/upstream/UpstreamEngine.js";
 import {defaultBackgroundJobLimits} from "../responses/BackgroundJobs.js";
@@ -29,8 +29,10 @@ export type HostConfig = {
     threads: number,
     /** Threads for prompt-evaluation batches (`--prompt-threads`). */
     promptThreads: number,
+    /** Context tokens per sequence; null: the engine's plan (`planContext`). */
     contextSize: number | null,
-    parallel: number,
+    /** Parallel sequences; null: the engine's plan (`planContext`), 1 to 4 as the context allows. */
+    parallel: number | null,
     queueLimit: number,
     gpu: GpuChoice,
     flashAttention: boolean,
@@ -143,7 +145,7 @@ export function defaultConfig(): HostConfig {
         threads: defaultThreads(),
         promptThreads: defaultPromptThreads(),
         contextSize: null,
-        parallel: defaultParallel,
+        parallel: null,
         queueLimit: defaultQueueLimit,
         gpu: false,
         flashAttention: false,

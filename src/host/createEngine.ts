@@ -15,7 +15,7 @@ export function createEngine(config: HostConfig, log?: (line: string) => void): 
             timeoutSeconds: config.upstream.timeoutSeconds,
             healthIntervalMs: config.upstream.healthIntervalMs,
             contextSize: config.contextSize,
-            parallel: config.parallel,
+            parallel: config.parallel ?? undefined,
             queueLimit: config.queueLimit,
             stopSequences: config.stopSequences,
             log
@@ -24,7 +24,7 @@ export function createEngine(config: HostConfig, log?: (line: string) => void): 
         threads: config.threads,
         promptThreads: config.promptThreads,
         contextSize: config.contextSize ?? undefined,
-        parallel: config.parallel,
+        parallel: config.parallel ?? undefined,
         queueLimit: config.queueLimit,
         gpu: config.gpu,
         flashAttention: config.flashAttention,

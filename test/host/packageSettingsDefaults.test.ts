@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import {describe, it} from "node:test";
 import {repoRoot} from "../helpers/paths.js";
-import {defaultContextSize, defaultParallel, defaultQueueLimit, defaultThreads} from "../../src/engine/engineDefaults.js";
+import {defaultQueueLimit, defaultThreads} from "../../src/engine/engineDefaults.js";
 import {defaultUpstreamHealthIntervalMs, defaultUpstreamTimeoutSeconds} from "../../src/engine/upstream/UpstreamEngine.js";
 import {defaultConfig} from "../../src/host/config.js";
 import {defaultBackgroundJobLimits} from "../../src/responses/BackgroundJobs.js";
@@ -27,7 +27,7 @@ const editorOnly = readSettings(() => undefined).settings;
  * Each setting of package.json's `contributes.configuration` → the declared default it mirrors, spelled the way
  * the setting spells it. A default a class applies comes from the constant beside that class's options; a default
  * only the host configuration knows comes from `defaultConfig()`; "" and 0 stand for "unset" where the setting
- * documents it so (no model, the upstream's first model, cores − 1, the model's own context).
+ * documents it so (no model, the upstream's first model, cores − 1, the engine's context plan).
  */
 const mirrors: Record<string, unknown> = {
     "model.path": "",
@@ -41,7 +41,7 @@ const mirrors: Record<string, unknown> = {
     "threads": 0,
     "promptThreads": 0,
     "contextSize": 0,
-    "parallel": defaultParallel,
+    "parallel": 0,
     "queueLimit": defaultQueueLimit,
     "gpu": String(config.gpu),
     "strictModel": config.strictModel,
@@ -70,7 +70,7 @@ describe("defaults are declared once", () => {
 
     it("the host configuration takes each default a class applies from the constant beside that class's options", () => {
         assert.equal(config.threads, defaultThreads());
-        assert.deepEqual([config.parallel, config.queueLimit], [defaultParallel, defaultQueueLimit]);
+        assert.deepEqual([config.parallel, config.queueLimit], [null, defaultQueueLimit], "parallel null: the engine's plan (planContext)");
         assert.deepEqual([config.upstream.timeoutSeconds, config.upstream.healthIntervalMs], [defaultUpstreamTimeoutSeconds, defaultUpstreamHealthIntervalMs]);
         assert.equal(config.reasoningEchoMaxBytes, defaultReasoningEchoMaxBytes);
         assert.deepEqual(config.store, {...defaultResponseStoreBounds, ...defaultOwnerQuotas});
@@ -84,6 +84,6 @@ describe("defaults are declared once", () => {
         assert.deepEqual({maxEvents: background.eventMaxCount, maxBytes: background.eventMaxBytes}, defaultJobEventLogLimits);
         assert.deepEqual({maxReaders: background.streamReaders, maxReadersPerOwner: background.streamReadersPerKey}, defaultStreamReaderLimits);
         assert.equal(config.compaction.summaryMaxTokens, defaultSummaryMaxTokens);
-        assert.equal(config.contextSize, null, `null: the model's trained context, at most ${defaultContextSize}`);
+        assert.equal(config.contextSize, null, "null: the engine's plan (planContext)");
     });
 });

@@ -115,7 +115,7 @@ async function pickModel(context: CatalogContext): Promise<string | null> {
                 const entry = item.entry!;
                 try {
                     const fit = await estimateModelFit({
-                        uri: entry.uri, contextSize: settings.contextSize === 0 ? null : settings.contextSize, sequences: settings.parallel, signal: stop.signal
+                        uri: entry.uri, contextSize: settings.contextSize === 0 ? null : settings.contextSize, sequences: settings.parallel === 0 ? null : settings.parallel, signal: stop.signal
                     });
                     item.detail = `${describeFit(fit)} · ${entry.description}`;
                     context.log.info(`download: fit of ${entry.uri}: ${fit.verdict} (needs ${fit.requiredBytes} bytes, ${fit.availableBytes} available)`);

@@ -18,8 +18,9 @@ export type ExtensionSettings = {
     threads: number,
     /** Threads for prompt evaluation; 0 = every core. */
     promptThreads: number,
-    /** 0 = the model's own (at most 8192). */
+    /** 0 = the engine's plan: the model's trained context, at most 32768. */
     contextSize: number,
+    /** 0 = the engine's plan: 1 to 4 sequences, as many as a 32768-token cache holds. */
     parallel: number,
     queueLimit: number,
     gpu: GpuChoice,
@@ -151,7 +152,7 @@ export function readSettings(get: SettingReader): {settings: ExtensionSettings, 
             threads: integer(settingKeys.threads, 0, 0, 1024),
             promptThreads: integer(settingKeys.promptThreads, 0, 0, 1024),
             contextSize: integer(settingKeys.contextSize, 0, 0, 1 << 20),
-            parallel: integer(settingKeys.parallel, defaults.parallel, 1, 64),
+            parallel: integer(settingKeys.parallel, 0, 0, 64),
             queueLimit: integer(settingKeys.queueLimit, defaults.queueLimit, 0, 100_000),
             gpu,
             allowedOrigins,
@@ -227,7 +228,7 @@ export function toHostConfig(settings: ExtensionSettings, apiKey: string, modelP
         threads: settings.threads === 0 ? defaultThreads() : settings.threads,
         promptThreads: settings.promptThreads === 0 ? defaultPromptThreads() : settings.promptThreads,
         contextSize: settings.contextSize === 0 ? null : settings.contextSize,
-        parallel: settings.parallel,
+        parallel: settings.parallel === 0 ? null : settings.parallel,
         queueLimit: settings.queueLimit,
         gpu: settings.gpu,
         strictModel: settings.strictModel,

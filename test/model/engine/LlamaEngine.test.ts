@@ -86,6 +86,19 @@ describe("LlamaEngine lifecycle (real node-llama-cpp, stories260K)", () => {
         await engine.dispose();
     });
 
+    it("loads with the context plan: the trained context and 4 sequences by default; a larger context alone, fewer sequences", async () => {
+        for (const [options, expected] of [[{}, {contextSize: 2048, sequences: 4}], [{contextSize: 16384}, {contextSize: 16384, sequences: 2}]] as const) {
+            const engine = new LlamaEngine({threads: 1, ...options});
+            try {
+                const info = await engine.load(models.chatml);
+                assert.deepEqual({contextSize: info.contextSize, sequences: info.sequences}, expected);
+                assert.equal(engine.stats().sequencesTotal, expected.sequences);
+            } finally {
+                await engine.dispose();
+            }
+        }
+    });
+
     it("refuses a prompt that leaves no room for output with context_overflow, before any sequence is taken", async () => {
         const engine = new LlamaEngine({threads: 1, contextSize: 128, parallel: 1});
         await engine.load(models.chatml);

@@ -59,6 +59,13 @@ test("the tiny shared model over HTTP and from disk agree; no context size means
     assert.ok(remote.availableBytes > 0 && remote.totalBytes >= remote.availableBytes);
 });
 
+test("with neither context nor sequences set, the estimate is for the engine's plan (planContext)", async () => {
+    const planned = await estimateModelFit({uri: servers.full.url, contextSize: null, sequences: null, availableBytes: 8 * 1024 ** 3});
+    assert.deepEqual([planned.trainContextSize, planned.contextSize, planned.sequences], [8192, 8192, 4]);
+    const tiny = await estimateModelFit({uri: servers.tiny.url, contextSize: 16384, sequences: null});
+    assert.deepEqual([tiny.contextSize, tiny.sequences], [16384, 2]);
+});
+
 test("a URL that is not a GGUF file is refused", async () => {
     await assert.rejects(estimateModelFit({uri: servers.tiny.url.replace(/[^/]+$/, "missing.gguf"), contextSize: null, sequences: 1}));
 });

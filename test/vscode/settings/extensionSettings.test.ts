@@ -7,13 +7,13 @@ import {planSettingsChange, readSettings, resolveModelPath, settingId, settingKe
 
 const reader = (values: Record<string, unknown>) => (key: string) => values[key];
 
-test("defaults match the core's defaults, and 0 means automatic for threads and context", () => {
+test("defaults match the core's defaults, and 0 means automatic for threads, context and sequences", () => {
     const {settings, problems} = readSettings(reader({}));
     assert.deepEqual(problems, []);
     const config = toHostConfig(settings, "sk-local-test", null);
     assert.equal(config.host, "127.0.0.1");
     assert.equal(config.port, 8080);
-    assert.equal(config.parallel, 4);
+    assert.equal(config.parallel, null, "the engine's plan");
     assert.equal(config.contextSize, null);
     assert.ok(config.threads >= 1);
     assert.equal(config.gpu, false);
