@@ -390,7 +390,7 @@ test("Rotate API Key: after the confirmation the old key gets 401 and the new on
     await workbench.screenshot("key-rotated");
 });
 
-test("Configure Codex… writes the provider block into CODEX_HOME/config.toml, with the key's variable and not the key", async () => {
+test("Configure Codex… writes the provider block into CODEX_HOME/config.toml, with the key's variable and not the key, and the model's context window", async () => {
     await workbench.clearNotifications();
     await workbench.runCommand("Local Responses: Configure Codex…");
     await workbench.answerQuickInput("Write to config.toml");
@@ -402,6 +402,9 @@ test("Configure Codex… writes the provider block into CODEX_HOME/config.toml, 
     assert.ok(toml.includes(`base_url = "${endpoint}"`), toml);
     assert.match(toml, /^env_key = "LOCAL_RESPONSES_API_KEY"$/m);
     assert.match(toml, /^wire_api = "responses"$/m);
+    // The loaded model's context (2048 for stories260K): Codex compacts before the model would refuse a turn.
+    assert.match(toml, /^model_context_window = 2048$/m);
+    assert.match(toml, /^model_auto_compact_token_limit = 1638$/m);
     for (const key of keysSeen)
         assert.ok(!toml.includes(key), "no API key in config.toml");
     assert.ok(!toml.includes("sk-local-"));

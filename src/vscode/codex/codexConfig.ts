@@ -2,7 +2,30 @@
 export const codexKeyVariable = "LOCAL_RESPONSES_API_KEY";
 export const codexProviderId = "local-responses";
 
-export type CodexProvider = {endpoint: string, model: string};
+export type CodexProvider = {
+    endpoint: string,
+    model: string,
+    /** Context tokens a request may use (the loaded model's per sequence); unknown when no model is loaded. */
+    contextWindow?: number
+};
+
+/**
+ * Share of the context at which Codex compacts its history. Codex estimates tokens with its own tokenizer, not the
+ * model's, and the answer needs room too: compacting at 80 % keeps a turn from being refused for its length.
+ */
+const autoCompactShare = 0.8;
+
+/**
+ * The top-level keys this provider sets: the provider and model, and, when the context is known, its window and the
+ * size at which Codex compacts (Codex does not know a local model's window, and would otherwise send a history the
+ * model cannot hold).
+ */
+export function codexTopLevelKeys(provider: CodexProvider): string[] {
+    const keys = [`model_provider = "${codexProviderId}"`, `model = ${tomlString(provider.model)}`];
+    if (provider.contextWindow != null)
+        keys.push(`model_context_window = ${provider.contextWindow}`, `model_auto_compact_token_limit = ${Math.floor(provider.contextWindow * autoCompactShare)}`);
+    return keys;
+}
 
 /** The `[model_providers.local-responses]` block for this endpoint. */
 export function codexProviderBlock({endpoint}: CodexProvider): string {
@@ -18,8 +41,9 @@ export function codexProviderBlock({endpoint}: CodexProvider): string {
 
 /**
  * Writes this provider into an existing config.toml (or an empty one): the provider table is replaced
- * wholesale if present, and `model_provider` / `model` are set at the top level, before the first table,
- * where TOML requires them. Everything else in the file is kept as it was.
+ * wholesale if present, and its top-level keys (`codexTopLevelKeys`) are set before the first table, where TOML
+ * requires them. Everything else in the file is kept as it was (a context window already there stays when this
+ * provider does not know one).
  */
 export function mergeCodexConfig(existing: string, provider: CodexProvider): string {
     const lines = existing.replace(/\r\n/g, "\n").split("\n");
@@ -39,11 +63,12 @@ export function mergeCodexConfig(existing: string, provider: CodexProvider): str
     // Top-level keys live before the first table header.
     const firstTable = kept.findIndex((line) => /^\s*\[/.test(line));
     const topEnd = firstTable < 0 ? kept.length : firstTable;
-    const top = kept.slice(0, topEnd).filter((line) => !/^\s*(model_provider|model)\s*=/.test(line));
+    const topKeys = codexTopLevelKeys(provider);
+    const ownKeys = new Set(topKeys.map((line) => line.slice(0, line.indexOf(" ="))));
+    const top = kept.slice(0, topEnd).filter((line) => !ownKeys.has(line.trim().split(/\s*=/)[0]!));
     const rest = kept.slice(topEnd);
     while (top.length > 0 && top.at(-1)!.trim() === "")
         top.pop();
-    const topKeys = [`model_provider = "${codexProviderId}"`, `model = ${tomlString(provider.model)}`];
 
     const parts = [[...top, ...topKeys].join("\n"), ""];
     const restText = rest.join("\n").trim();

@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import * as vscode from "vscode";
-import {codexKeyVariable, codexProviderBlock, codexShellHint, mergeCodexConfig} from "./codexConfig.js";
+import {codexKeyVariable, codexProviderBlock, codexShellHint, codexTopLevelKeys, mergeCodexConfig} from "./codexConfig.js";
 import type {CommandContext} from "../CommandContext.js";
 import {commandIds} from "../manifest/commandIds.js";
 
@@ -18,7 +18,7 @@ export async function configureCodex(context: Pick<CommandContext, "controller" 
             await vscode.commands.executeCommand(commandIds.startServer);
         return;
     }
-    const provider = {endpoint, model: model?.id ?? "local"};
+    const provider = {endpoint, model: model?.id ?? "local", contextWindow: model?.contextSize};
     const configFile = path.join(process.env.CODEX_HOME ?? path.join(os.homedir(), ".codex"), "config.toml");
     const choice = await vscode.window.showQuickPick([
         {label: "Write to config.toml", description: configFile, action: "write" as const},
@@ -30,7 +30,7 @@ export async function configureCodex(context: Pick<CommandContext, "controller" 
     if (choice.action === "show") {
         const document = await vscode.workspace.openTextDocument({
             language: "toml",
-            content: `# ${configFile}\nmodel_provider = "local-responses"\nmodel = ${JSON.stringify(provider.model)}\n\n${codexProviderBlock(provider)}\n# Then, in the shell that runs codex:\n# ${codexShellHint()}\n`
+            content: `# ${configFile}\n${codexTopLevelKeys(provider).join("\n")}\n\n${codexProviderBlock(provider)}\n# Then, in the shell that runs codex:\n# ${codexShellHint()}\n`
         });
         await vscode.window.showTextDocument(document);
         context.firstRun.record("codexConfigured");

@@ -45,3 +45,17 @@ test("merging keeps the rest of the file, replaces our table and the top-level c
     // Idempotent.
     assert.equal(mergeCodexConfig(merged, provider), merged);
 });
+
+test("with the model's context known, Codex is told its window and compacts at 80 % of it; an unknown one leaves the file's", () => {
+    const text = mergeCodexConfig("", {...provider, contextWindow: 32768});
+    const firstTable = text.search(/^\[/m);
+    assert.ok(text.search(/^model_context_window = 32768$/m) >= 0 && text.search(/^model_context_window = /m) < firstTable, text);
+    assert.ok(text.search(/^model_auto_compact_token_limit = 26214$/m) >= 0 && text.search(/^model_auto_compact_token_limit = /m) < firstTable, text);
+    // A model with another context replaces both; the same provider without a known context keeps them.
+    const reloaded = mergeCodexConfig(text, {...provider, contextWindow: 8192});
+    assert.equal(reloaded.match(/^model_context_window = /gm)?.length, 1);
+    assert.match(reloaded, /^model_context_window = 8192$/m);
+    assert.match(reloaded, /^model_auto_compact_token_limit = 6553$/m);
+    assert.match(mergeCodexConfig(reloaded, provider), /^model_context_window = 8192$/m);
+    assert.equal(mergeCodexConfig(reloaded, {...provider, contextWindow: 8192}), reloaded, "idempotent");
+});
