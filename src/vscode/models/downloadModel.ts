@@ -8,6 +8,7 @@ import {describeEntry, describeFit, parseCatalog, type CatalogEntry} from "./mod
 import type {CommandContext} from "../CommandContext.js";
 import {loadAndRemember} from "./loadModel.js";
 import {Settings} from "../settings/Settings.js";
+import {contextSettings} from "../settings/extensionSettings.js";
 
 type PickItem = vscode.QuickPickItem & {entry?: CatalogEntry, custom?: true};
 /** What the catalog and its fit estimates read. */
@@ -82,6 +83,9 @@ async function pickModel(context: CatalogContext): Promise<string | null> {
     if (entries.length === 0)
         return askForUri();
     const settings = context.controller.currentSettings;
+    // The estimate is for what Load would allocate: the settings' context and sequences, or the engine's plan.
+    const {contextSize, parallel} = contextSettings(settings);
+    const planned = {contextSize, sequences: parallel};
     const pick = vscode.window.createQuickPick<PickItem>();
     pick.title = "Download Model";
     pick.placeholder = "A model for coding agents, or enter a URL";
@@ -115,7 +119,7 @@ async function pickModel(context: CatalogContext): Promise<string | null> {
                 const entry = item.entry!;
                 try {
                     const fit = await estimateModelFit({
-                        uri: entry.uri, contextSize: settings.contextSize === 0 ? null : settings.contextSize, sequences: settings.parallel === 0 ? null : settings.parallel, signal: stop.signal
+                        uri: entry.uri, ...planned, signal: stop.signal
                     });
                     item.detail = `${describeFit(fit)} · ${entry.description}`;
                     context.log.info(`download: fit of ${entry.uri}: ${fit.verdict} (needs ${fit.requiredBytes} bytes, ${fit.availableBytes} available)`);

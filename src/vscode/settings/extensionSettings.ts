@@ -214,6 +214,14 @@ export function resolveModelPath(raw: string, workspaceFolder: string | null, ho
 }
 
 /** The host configuration these settings describe; the API keys come from SecretStorage, never from settings. */
+/** The context per sequence and the sequences the settings ask for; null (a setting at 0): the engine's plan. */
+export function contextSettings(settings: ExtensionSettings): {contextSize: number | null, parallel: number | null} {
+    return {
+        contextSize: settings.contextSize === 0 ? null : settings.contextSize,
+        parallel: settings.parallel === 0 ? null : settings.parallel
+    };
+}
+
 export function toHostConfig(settings: ExtensionSettings, apiKey: string, modelPath: string | null, upstreamApiKey: string | null = null): HostConfig {
     const config = defaultConfig();
     return {
@@ -227,8 +235,7 @@ export function toHostConfig(settings: ExtensionSettings, apiKey: string, modelP
         apiKeys: [apiKey],
         threads: settings.threads === 0 ? defaultThreads() : settings.threads,
         promptThreads: settings.promptThreads === 0 ? defaultPromptThreads() : settings.promptThreads,
-        contextSize: settings.contextSize === 0 ? null : settings.contextSize,
-        parallel: settings.parallel === 0 ? null : settings.parallel,
+        ...contextSettings(settings),
         queueLimit: settings.queueLimit,
         gpu: settings.gpu,
         strictModel: settings.strictModel,
