@@ -4,6 +4,7 @@ import {Agent, OpenAIResponsesModel, OpenAIResponsesWSModel, run, setTracingDisa
 import OpenAI from "openai";
 import WebSocket from "ws";
 import {z} from "zod";
+import {readAgentDeltas} from "../../helpers/agentsStream.js";
 import {skipUpstream, startClientHarness, type ClientHarness} from "../../helpers/clientHarness.js";
 
 /**
@@ -76,11 +77,7 @@ describe("OpenAI Agents SDK (real engine)", () => {
     it("a streamed run yields raw model events and a final output", async () => {
         const agent = new Agent({name: "Streamer", instructions: "Tell short stories.", model, modelSettings: {maxTokens: outputBound}});
         const result = await run(agent, "Once upon a time", {stream: true});
-        let deltas = "";
-        for await (const event of result)
-            if (event.type === "raw_model_stream_event" && event.data.type === "output_text_delta")
-                deltas += event.data.delta;
-        await result.completed;
+        const deltas = await readAgentDeltas(result);
         assert.ok(deltas.length > 0);
         assert.equal(result.finalOutput, deltas);
         assertCompletedTurns(result);

@@ -8,6 +8,7 @@ import {Agent, OpenAIResponsesModel, run, setTracingDisabled} from "@openai/agen
 import {generateText, streamText} from "ai";
 import OpenAI from "openai";
 import {defaultConfig} from "../../../src/host/config.js";
+import {readAgentDeltas} from "../../helpers/agentsStream.js";
 import {readFullStream} from "../../helpers/aiSdkStream.js";
 import {startClientHarness, type ClientHarness} from "../../helpers/clientHarness.js";
 import {codexEvents, runCodex, writeCodexConfig} from "../../helpers/codexCli.js";
@@ -66,11 +67,7 @@ describe("client suites over --engine upstream (a real llama-server)", () => {
         assert.ok(first.lastResponseId?.startsWith("resp_"));
 
         const streamed = await run(agent, "And then?", {stream: true, previousResponseId: first.lastResponseId});
-        let deltas = "";
-        for await (const event of streamed)
-            if (event.type === "raw_model_stream_event" && event.data.type === "output_text_delta")
-                deltas += event.data.delta;
-        await streamed.completed;
+        const deltas = await readAgentDeltas(streamed);
         assert.ok(deltas.length > 0);
         assert.equal(streamed.finalOutput, deltas);
         const stored = await client.responses.retrieve(streamed.lastResponseId!);
