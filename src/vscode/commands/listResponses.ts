@@ -14,6 +14,9 @@ export async function listResponsesCommand(context: Pick<CommandContext, "respon
     pick.placeholder = "Pick one to open it in the inspector";
     pick.matchOnDescription = true;
     pick.matchOnDetail = true;
+    // A person may look a response up in the inspector (a webview, which takes focus when it re-renders) before
+    // picking; Escape still closes the list. (In CI the list closed under the test as the inspector re-rendered.)
+    pick.ignoreFocusOut = true;
     const render = () => {
         pick.items = context.responses.list().map((response) => ({
             id: response.id,
