@@ -2,8 +2,9 @@
  * npm run bench — the server against node-llama-cpp called directly, on the same model file, threads and tokens, in
  * one run, for each model given (default: the shared stories260K, then the synthetic full-size SmolLM2-135M):
  *  1. prompt evaluation: cold time to first token of a ~1,600- and a ~6,000-token prompt, served / direct;
- *  2. generation: streamed tokens/s, served / direct (greedy, same prompt, same length), and node-llama-cpp's chat API
- *     (LlamaChat, which the server runs) / direct, node-llama-cpp's own share of the gap;
+ *  2. generation: streamed tokens/s, served / direct (greedy, same prompt, same length), and node-llama-cpp's completion
+ *     and chat APIs (which the server runs for plain text, and for tools, JSON and thoughts) / direct, node-llama-cpp's
+ *     own share of the gap;
  *  3. aggregate tokens/s of 1, 4 and 8 concurrent streaming clients, and the engine's own rate for 4 sequences
  *     decoded together (direct), which is the ceiling on one core;
  *  4. a 10-turn previous_response_id chain: time to first token of turn 10 / turn 1;
@@ -18,7 +19,7 @@
 import {spawn, type ChildProcess} from "node:child_process";
 import {parseArgs} from "node:util";
 import {fileURLToPath} from "node:url";
-import type {LlamaContext, LlamaContextSequence, LlamaModel, Token} from "node-llama-cpp";
+import type {ChatHistoryItem, LlamaChat, LlamaCompletion, LlamaContext, LlamaContextSequence, LlamaModel, Token} from "node-llama-cpp";
 import {loadNodeLlamaCpp} from "../src/engine/loadBinding.js";
 import {defaultConfig} from "../src/host/config.js";
 import {LocalResponsesHost} from "../src/host/LocalResponsesHost.js";
@@ -58,6 +59,9 @@ function words(count: number, seed: number): string {
  * through end-of-generation tokens (`yieldEogToken`), so a direct run makes exactly as many tokens as asked.
  */
 class Direct {
+    private chat: LlamaChat | undefined;
+    private completion: LlamaCompletion | undefined;
+
     private constructor(
         private readonly model: LlamaModel,
         private readonly context: LlamaContext,
@@ -109,29 +113,37 @@ class Direct {
     }
 
     /**
-     * Tokens/s of node-llama-cpp's chat API (`LlamaChat`, which the server generates with) streaming `length` tokens
-     * greedily after a short prompt: node-llama-cpp's own per-token cost above raw evaluation, with nothing of ours.
+     * Tokens/s of node-llama-cpp's own generation APIs streaming `length` tokens greedily after a short chat prompt,
+     * with nothing of ours: its chat API (`LlamaChat`, which the server runs for tools, JSON output and thoughts) and
+     * its completion API on the same rendered prompt (`LlamaCompletion`, which the server runs for a plain-text
+     * answer). Each is made once per sequence, as the server makes them: `LlamaChat` resolves the model's chat wrapper
+     * when it is made, which costs more than a whole stories260K answer and leaves garbage behind.
      */
-    public async chatRate(prompt: string, length: number): Promise<number> {
-        const {LlamaChat} = await loadNodeLlamaCpp();
+    public async apiRate(api: "chat" | "completion", prompt: string, length: number): Promise<number> {
+        const {LlamaChat, LlamaCompletion} = await loadNodeLlamaCpp();
         const sequence = this.sequences[0]!;
         await sequence.clearHistory();
-        const chat = new LlamaChat({contextSequence: sequence});
+        this.chat ??= new LlamaChat({contextSequence: sequence});
+        this.completion ??= new LlamaCompletion({contextSequence: sequence});
+        const history = [{type: "user", text: prompt}, {type: "model", response: []}] satisfies ChatHistoryItem[];
         let first = 0;
         let tokens = 0;
-        await chat.generateResponse([{type: "user", text: prompt}, {type: "model", response: []}], {
-            maxTokens: length,
-            temperature: 0,
-            onResponseChunk: (chunk) => {
-                if (chunk.tokens.length === 0)
-                    return;
-                first ||= performance.now();
-                tokens += chunk.tokens.length;
-            }
-        });
-        const rate = (tokens - 1) / ((performance.now() - first) / 1000);
-        chat.dispose({disposeSequence: false});
-        return rate;
+        const count = (generated: readonly Token[]) => {
+            if (generated.length === 0)
+                return;
+            first ||= performance.now();
+            tokens += generated.length;
+        };
+        const options = {maxTokens: length, temperature: 0, repeatPenalty: false} as const;
+        if (api === "chat")
+            await this.chat.generateResponse(history, {...options, onResponseChunk: (chunk) => count(chunk.tokens)});
+        else {
+            const rendered = this.chat.chatWrapper.generateContextState({chatHistory: history});
+            await this.completion.generateCompletion(rendered.contextText.tokenize(this.model.tokenizer), {
+                ...options, customStopTriggers: rendered.stopGenerationTriggers, onToken: count
+            });
+        }
+        return (tokens - 1) / ((performance.now() - first) / 1000);
     }
 
     /**
@@ -203,6 +215,7 @@ async function benchModel(name: string, modelPath: string, fullSize: boolean): P
             const probe = await streamOnce(body);
             const rates: number[] = [];
             const chatRates: number[] = [];
+            const completionRates: number[] = [];
             // Pairs of this figure are cheap (seconds) and noisy (runs of 10 pairs on the synthetic model differ by ±0.04):
             // 10 at least, and the first 2 warm up.
             const streamPairs = Number(args.pairs ?? Math.max(pairs, 10));
@@ -213,13 +226,16 @@ async function benchModel(name: string, modelPath: string, fullSize: boolean): P
                 if (pair < 2)
                     continue;
                 const servedRate = (served.tokens - 1) / (served.streamMs / 1000);
-                const chatRate = await direct.chatRate(body.input, body.max_output_tokens);
+                const chatRate = await direct.apiRate("chat", body.input, probe.tokens);
+                const completionRate = await direct.apiRate("completion", body.input, probe.tokens);
                 rates.push(servedRate / directRate);
                 chatRates.push(chatRate / directRate);
-                log(`generation: served ${servedRate.toFixed(0)} tok/s (${served.tokens} tokens), direct ${directRate.toFixed(0)} tok/s, LlamaChat ${chatRate.toFixed(0)} tok/s`);
+                completionRates.push(completionRate / directRate);
+                log(`generation: served ${servedRate.toFixed(0)} tok/s (${served.tokens} tokens), direct ${directRate.toFixed(0)} tok/s, LlamaCompletion ${completionRate.toFixed(0)} tok/s, LlamaChat ${chatRate.toFixed(0)} tok/s`);
             }
             rows.push(["2. streamed generation: served / direct tokens/s", median(rates).toFixed(3), `${spread(rates)}; target ≥ ${fullSize ? "0.97" : "0.95"}`]);
-            rows.push(["   node-llama-cpp's LlamaChat (what the server runs) / direct", median(chatRates).toFixed(3), `${spread(chatRates)}; node-llama-cpp's own share`]);
+            rows.push(["   node-llama-cpp's LlamaCompletion (a plain-text answer) / direct", median(completionRates).toFixed(3), `${spread(completionRates)}; node-llama-cpp's own share`]);
+            rows.push(["   node-llama-cpp's LlamaChat (tools, JSON, thoughts) / direct", median(chatRates).toFixed(3), `${spread(chatRates)}; node-llama-cpp's own share`]);
         }
 
         // 3. Aggregate throughput, and the engine's own rate for 4 sequences decoded together.

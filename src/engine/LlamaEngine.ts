@@ -1,5 +1,5 @@
 import path from "node:path";
-import type {ChatWrapper, Llama, LlamaChat, LlamaContext, LlamaContextSequence, LlamaModel, Tokenizer} from "node-llama-cpp";
+import type {ChatWrapper, Llama, LlamaChat, LlamaCompletion, LlamaContext, LlamaContextSequence, LlamaModel, Tokenizer} from "node-llama-cpp";
 import {AfterDispatch} from "./AfterDispatch.js";
 import {toChatHistory, toChatModelFunctions} from "./chatHistory.js";
 import {ChatWrapperVariants, type PromptShape} from "./ChatWrapperVariants.js";
@@ -13,6 +13,7 @@ import {GenerationActivity} from "./GenerationActivity.js";
 import {runGeneration} from "./runGeneration.js";
 import {loadLlama, loadNodeLlamaCpp, modelGpuLayers, type NodeLlamaCpp} from "./loadBinding.js";
 import {maxTokenCharacters, minimumPromptTokens} from "./promptBounds.js";
+import {planPlainCompletion, type PlainCompletion} from "./plainCompletion.js";
 import {modelFingerprint, PromptStateCache} from "./PromptStateCache.js";
 import {PromptTokenizer} from "./PromptTokenizer.js";
 import {createSegmentTokenizer, type SegmentTokenizer} from "./SegmentTokenizer.js";
@@ -66,6 +67,9 @@ export const defaultBatchSize = 512;
 
 export type GenerationSummary = GenerationResult & {durationMs: number};
 
+/** A prompt rendered by a chat wrapper: its tokens, and its plain completion when it has one (see plainCompletion.ts). */
+type RenderedPrompt = {tokens: number[], plain: PlainCompletion | undefined};
+
 export type LoadProgress = {phase: "binding" | "model" | "context", progress: number};
 
 type Loaded = {
@@ -79,6 +83,8 @@ type Loaded = {
     grammars: JsonGrammars,
     pool: SequencePool<LlamaContextSequence>,
     chats: Map<LlamaContextSequence, LlamaChat>,
+    /** The LlamaCompletion of each sequence, for plain-text turns (see plainCompletion.ts); disposed with the context. */
+    completions: Map<LlamaContextSequence, LlamaCompletion>,
     info: ModelInfo,
     /** Running generations, so unloading can abort them and wait until they let go of the context. */
     active: Map<AbortController, Promise<unknown>>,
@@ -183,7 +189,7 @@ export class LlamaEngine implements ChatEngine {
     }
 
     public async countPromptTokens(turns: ChatTurn[], tools: ToolSpec[] = []): Promise<number> {
-        return (await this.renderPrompt(this.requireLoaded(), turns, tools)).length;
+        return (await this.renderPrompt(this.requireLoaded(), turns, tools)).tokens.length;
     }
 
     public generate(request: GenerationRequest): Promise<GenerationResult> {
@@ -197,7 +203,8 @@ export class LlamaEngine implements ChatEngine {
     public async acquire(turns: ChatTurn[], tools: ToolSpec[], signal?: AbortSignal, shape: PromptShape = {}): Promise<EngineLease> {
         const loaded = this.requireLoaded();
         const acquiredWrapper = loaded.variants.for(shape);
-        const prompt = await this.renderPrompt(loaded, turns, tools, acquiredWrapper);
+        const rendered = await this.renderPrompt(loaded, turns, tools, acquiredWrapper);
+        const prompt = rendered.tokens;
         if (prompt.length >= loaded.info.contextSize)
             throw promptTooLong(`The input is ${prompt.length} tokens`, loaded.info);
 
@@ -231,17 +238,20 @@ export class LlamaEngine implements ChatEngine {
                 this.activity.begin();
                 const wrapper = loaded.variants.for(request);
                 // The prompt was measured with the shape given at acquire; a different shape renders differently.
-                const generationPrompt = wrapper === acquiredWrapper ? prompt : await this.renderPrompt(loaded, request.turns, request.tools ?? [], wrapper);
+                const generationPrompt = wrapper === acquiredWrapper ? rendered : await this.renderPrompt(loaded, request.turns, request.tools ?? [], wrapper);
+                const plain = request.json == null ? generationPrompt.plain : undefined;
                 const running = Promise.all([
                     this.chatFor(loaded, lease.sequence, wrapper),
+                    plain == null ? undefined : this.completionFor(loaded, lease.sequence),
                     request.json == null ? undefined : loaded.grammars.get(request.json)
-                ]).then(([chat, grammar]) => runGeneration({
+                ]).then(([chat, completion, grammar]) => runGeneration({
                     chat,
+                    plain: plain == null || completion == null ? undefined : {...plain, completion},
                     grammar,
                     thinks: loaded.variants.thinks,
                     sequence: lease.sequence,
                     history: toChatHistory(request.turns),
-                    prompt: generationPrompt,
+                    prompt: generationPrompt.tokens,
                     promptStepTokens: loaded.context.batchSize,
                     contextSize: loaded.info.contextSize,
                     request: {...request, signal: controller.signal},
@@ -273,20 +283,22 @@ export class LlamaEngine implements ChatEngine {
     }
 
     /**
-     * The prompt's tokens through the model's chat wrapper. An input whose text alone cannot fit the context is refused
-     * before anything is rendered or tokenized; long segments are tokenized off the event loop (PromptTokenizer).
+     * The prompt's tokens through the model's chat wrapper, and its plain completion when it has one. An input whose
+     * text alone cannot fit the context is refused before anything is rendered or tokenized; long segments are
+     * tokenized off the event loop (PromptTokenizer).
      */
-    private async renderPrompt(loaded: Loaded, turns: ChatTurn[], tools: readonly ToolSpec[], wrapper: ChatWrapper = loaded.chatWrapper): Promise<number[]> {
+    private async renderPrompt(loaded: Loaded, turns: ChatTurn[], tools: readonly ToolSpec[], wrapper: ChatWrapper = loaded.chatWrapper): Promise<RenderedPrompt> {
         const contextSize = loaded.info.contextSize;
         const minimum = minimumPromptTokens(turns, loaded.maxTokenChars);
         if (minimum >= contextSize)
             throw promptTooLong(`The input is at least ${minimum} tokens`, loaded.info);
-        const {contextText} = wrapper.generateContextState({
+        const state = wrapper.generateContextState({
             chatHistory: toChatHistory(turns),
             availableFunctions: toChatModelFunctions(tools),
             documentFunctionParams: true
         });
-        return await loaded.promptTokenizer.tokenize(contextText) as number[];
+        const tokens = await loaded.promptTokenizer.tokenize(state.contextText) as number[];
+        return {tokens, plain: planPlainCompletion(tokens, state, wrapper, loaded.model, tools.length > 0)};
     }
 
     /**
@@ -328,6 +340,16 @@ export class LlamaEngine implements ChatEngine {
             chats.set(sequence, chat);
         }
         return chat;
+    }
+
+    private async completionFor(loaded: Loaded, sequence: LlamaContextSequence): Promise<LlamaCompletion> {
+        let completion = loaded.completions.get(sequence);
+        if (completion == null) {
+            const {LlamaCompletion} = await loadNodeLlamaCpp();
+            completion = new LlamaCompletion({contextSequence: sequence});
+            loaded.completions.set(sequence, completion);
+        }
+        return completion;
     }
 
     private requireLoaded(): Loaded {
@@ -388,6 +410,7 @@ export class LlamaEngine implements ChatEngine {
                     grammars: new JsonGrammars(this.llama),
                     pool: new SequencePool(sequences, (sequence) => sequence.contextTokens as number[], {queueLimit: this.options.queueLimit}),
                     chats: new Map(),
+                    completions: new Map(),
                     active: new Map(),
                     afterDispatch,
                     segments,
@@ -462,6 +485,8 @@ async function disposeLoaded(loaded: Loaded): Promise<void> {
     await Promise.all([...loaded.active.values(), ...loaded.saving]);
     for (const chat of loaded.chats.values())
         chat.dispose({disposeSequence: false});
+    for (const completion of loaded.completions.values())
+        completion.dispose({disposeSequence: false});
     await loaded.context.dispose();
     await loaded.model.dispose();
 }

@@ -1,8 +1,9 @@
-import type {ChatHistoryItem, LlamaChat, LlamaContextSequence, LlamaGrammar, Token} from "node-llama-cpp";
+import type {ChatHistoryItem, LlamaChat, LlamaCompletion, LlamaContextSequence, LlamaGrammar, Token} from "node-llama-cpp";
 import {toChatModelFunctions} from "./chatHistory.js";
 import type {AfterDispatch} from "./AfterDispatch.js";
 import {CallArgumentsStream} from "./CallArgumentsStream.js";
 import {EngineError} from "./errors.js";
+import type {PlainCompletion} from "./plainCompletion.js";
 import {prefillPrompt} from "./PromptPrefill.js";
 import {StopSequenceDetector} from "./StopSequenceDetector.js";
 import {scoreAnswerTokens} from "./tokenLogprobs.js";
@@ -10,6 +11,11 @@ import type {GenerationEvent, GenerationRequest, GenerationResult} from "./types
 
 export type RunGenerationOptions = {
     chat: LlamaChat,
+    /**
+     * Set for a plain-text turn (see plainCompletion.ts): the answer is generated with `LlamaCompletion` on the rendered
+     * prompt instead of with `chat`.
+     */
+    plain?: PlainCompletion & {completion: LlamaCompletion},
     sequence: LlamaContextSequence,
     history: ChatHistoryItem[],
     /** The rendered prompt's tokens, as LlamaChat will render them (evaluated in abortable steps first). */
@@ -33,7 +39,7 @@ export type RunGenerationOptions = {
 };
 
 /** One generation on a leased sequence, streaming each chunk to `request.onEvent` as it is produced. */
-export async function runGeneration({chat, sequence, history, prompt, promptStepTokens, contextSize, request, onTokens, grammar, thinks, stopSequences = [], afterDispatch, onAnswer}: RunGenerationOptions): Promise<GenerationResult> {
+export async function runGeneration({chat, plain, sequence, history, prompt, promptStepTokens, contextSize, request, onTokens, grammar, thinks, stopSequences = [], afterDispatch, onAnswer}: RunGenerationOptions): Promise<GenerationResult> {
     const promptTokens = prompt.length;
     // Ends the generation early: a stop sequence was seen, or the event consumer failed.
     const stopSignal = new AbortController();
@@ -68,58 +74,89 @@ export async function runGeneration({chat, sequence, history, prompt, promptStep
         emit({type: "text", text});
     };
 
-    let response;
+    const countTokens = (tokens: readonly Token[]) => {
+        if (tokens.length === 0)
+            return;
+        firstTokenAt ??= performance.now();
+        onTokens?.(tokens.length);
+    };
+    const onAnswerChunk = (tokens: readonly Token[], text: string) => {
+        if (stops.stopped)
+            return;
+        answerTokens.push(...tokens);
+        emitText(stops.push(text));
+        if (stops.stopped)
+            stopSignal.abort();
+    };
+    const common = {
+        maxTokens,
+        temperature: sampling.temperature ?? 1,
+        topP: sampling.topP,
+        seed: sampling.seed,
+        signal,
+        stopOnAbortSignal: true,
+        // Off unless asked: node-llama-cpp's default (the last 64 tokens at a penalty of 1) changes no logit but is
+        // recomputed on every token.
+        repeatPenalty: sampling.presencePenalty || sampling.frequencyPenalty
+            ? {presencePenalty: sampling.presencePenalty, frequencyPenalty: sampling.frequencyPenalty}
+            : false as const
+    };
+
+    let response: {response: string, functionCalls?: ReadonlyArray<{functionName: string, params?: unknown}>, metadata: {stopReason: string}};
     try {
         await prefillPrompt(sequence, prompt, {maxStepTokens: promptStepTokens, signal, onProgress: request.onPromptProgress});
-        response = await chat.generateResponse(history, {
-            maxTokens,
-            temperature: sampling.temperature ?? 1,
-            topP: sampling.topP,
-            seed: sampling.seed,
-            signal,
-            stopOnAbortSignal: true,
-            // Without a budget a thought may never close (the tiny reasoning model cannot write `</think>`).
-            budgets: thoughtBudget == null ? undefined : {thoughtTokens: thoughtBudget},
-            repeatPenalty: sampling.presencePenalty || sampling.frequencyPenalty
-                ? {presencePenalty: sampling.presencePenalty, frequencyPenalty: sampling.frequencyPenalty}
-                : undefined,
-            ...(grammar != null
-                ? {grammar}
-                : functions != null
-                ? {
-                    functions,
-                    documentFunctionParams: true,
-                    maxParallelFunctionCalls: request.maxToolCalls,
-                    onFunctionCallParamsChunk: (chunk) => callStream.push(chunk.callIndex, chunk.functionName, chunk.paramsChunk, chunk.done)
-                }
-                : {}),
-            onResponseChunk: (chunk) => {
-                if (chunk.tokens.length > 0) {
-                    firstTokenAt ??= performance.now();
-                    onTokens?.(chunk.tokens.length);
-                }
-                if (chunk.type === "segment" && chunk.segmentType === "thought") {
-                    reasoningTokens += chunk.tokens.length;
-                    inThought = true;
-                    if (chunk.text !== "")
-                        emit({type: "thought", text: chunk.text});
-                    if (chunk.segmentEndTime != null) {
-                        inThought = false;
-                        emit({type: "thought.end"});
+        if (plain != null) {
+            let chunkTokens: Token[] = [];
+            response = await plain.completion.generateCompletionWithMeta(plain.input, {
+                ...common,
+                customStopTriggers: plain.stopTriggers,
+                // The engine refuses a prompt that fills the context, and maxTokens ends the answer at its edge: nothing
+                // is ever shifted out. (Its default would keep a tenth of the context free by cutting the prompt's start.)
+                contextShiftSize: 1,
+                disableContextShift: true,
+                // Each release of tokens calls onToken, then onTextChunk with their text.
+                onToken: (tokens) => {
+                    chunkTokens = tokens;
+                    countTokens(tokens);
+                },
+                onTextChunk: (text) => onAnswerChunk(chunkTokens, text)
+            });
+        } else {
+            response = await chat.generateResponse(history, {
+                ...common,
+                // Without a budget a thought may never close (the tiny reasoning model cannot write `</think>`).
+                budgets: thoughtBudget == null ? undefined : {thoughtTokens: thoughtBudget},
+                ...(grammar != null
+                    ? {grammar}
+                    : functions != null
+                    ? {
+                        functions,
+                        documentFunctionParams: true,
+                        maxParallelFunctionCalls: request.maxToolCalls,
+                        onFunctionCallParamsChunk: (chunk) => callStream.push(chunk.callIndex, chunk.functionName, chunk.paramsChunk, chunk.done)
                     }
-                } else if (chunk.type == null && !stops.stopped) {
-                    answerTokens.push(...chunk.tokens);
-                    emitText(stops.push(chunk.text));
-                    if (stops.stopped)
-                        stopSignal.abort();
+                    : {}),
+                onResponseChunk: (chunk) => {
+                    countTokens(chunk.tokens);
+                    if (chunk.type === "segment" && chunk.segmentType === "thought") {
+                        reasoningTokens += chunk.tokens.length;
+                        inThought = true;
+                        if (chunk.text !== "")
+                            emit({type: "thought", text: chunk.text});
+                        if (chunk.segmentEndTime != null) {
+                            inThought = false;
+                            emit({type: "thought.end"});
+                        }
+                    } else if (chunk.type == null)
+                        onAnswerChunk(chunk.tokens, chunk.text);
                 }
-            }
-        });
+            });
+        }
     } catch (error) {
         events.finish();
         if (request.signal?.aborted)
             throw new EngineError("aborted", "The generation was aborted.");
-        if (error instanceof Error && /context shift|does not fit|too long/i.test(error.message))
+        if (error instanceof Error && /context shift|does not fit|too long|too small/i.test(error.message))
             throw new EngineError("context_overflow", `The input does not fit the context of ${contextSize} tokens: ${error.message}`);
         throw error;
     }

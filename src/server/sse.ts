@@ -15,21 +15,24 @@ export type SseStreamOptions = {
      */
     keepAliveEvents?: boolean,
     /**
-     * The shortest time between two writes to the socket, in ms: events that come sooner after a write leave
-     * together when it has passed. Defaults to `defaultMinWriteIntervalMs`; 0 writes once per event-loop turn.
+     * The shortest time between two writes of deltas (events whose type ends in `.delta`), in ms: deltas that come
+     * sooner after one leave together when it has passed. Other events are never held back, and the first delta of a
+     * stream leaves at once. Defaults to `defaultMinWriteIntervalMs`; 0 writes once per event-loop turn.
      */
     minWriteIntervalMs?: number
 };
 
 /**
- * Two writes are at least this far apart. A model writing a token every few milliseconds or slower (every model
- * people run on a CPU, and most on a GPU) sees each delta leave as it is generated, the same turn; only a stream
- * faster than 500 tokens/s has its deltas leave in groups, at most 2 ms late. Why: each write is a syscall that
- * also wakes the client's process, on the JavaScript thread that must sample the next token. Measured on stories260K
- * (2 cores, ~2,300 tokens/s, the client a separate process): +1.3 %, +2.4 % and +3.4 % streamed tokens/s against
- * one write per turn, in three runs of 28 alternating pairs.
+ * Two writes of deltas are at least this far apart: half a frame of a 60 Hz screen, so no reader sees the grouping. A
+ * model writing a token every 8 ms or slower (every model people run on a CPU, and most on a GPU) sees each delta
+ * leave as it is generated, the same turn; a faster stream has its deltas leave in groups, at most 8 ms late, and
+ * its first delta at once. Why: each write is a syscall that also wakes the client's process, on the JavaScript
+ * thread that must sample the next token, and the client's reading takes a core the evaluation may need. Measured on
+ * stories260K (2 cores, ~2,500 tokens/s, the client a separate process), streamed tokens/s against node-llama-cpp
+ * alone: 0.82 with 2 ms, 0.84–0.86 in five runs with 8 ms (`npm run bench -- --only 2`); the client's CPU per token
+ * fell from 48 µs to 24 µs.
  */
-export const defaultMinWriteIntervalMs = 2;
+export const defaultMinWriteIntervalMs = 8;
 
 /** An event as it is written: its type, and its place in the stream when it has one. */
 export type SseEvent = {type: string, sequence_number?: number};
@@ -44,7 +47,8 @@ const keepAliveComment = ": keep-alive\n\n";
  * first ones unless `flushHeaders` sends them at once: a response's opening events, and its closing
  * ones with the end of the body, wake the client once instead of once per event (each wake-up of
  * another process costs 0.1–0.3 ms on a small VM). A token's delta leaves as it is generated, unless the last
- * write is under `minWriteIntervalMs` old: then it leaves when that has passed, with the deltas that followed.
+ * write of a delta is under `minWriteIntervalMs` old: then it leaves when that has passed, with the deltas that
+ * followed, or with the next event that is not a delta if that comes first.
  *
  * Keep-alive: a long prompt evaluation (or a wait for a sequence) sends nothing for minutes, and clients
  * give up on an idle body (Node's fetch after 300 s of no bytes; Codex after 300 s of no parsed event, so a
@@ -70,8 +74,12 @@ export class SseStream {
     /** Keep-alive events inserted so far: how far the wire numbers run ahead of the events' own. */
     private inserted = 0;
     private readonly minWriteIntervalMs: number;
-    /** `performance.now()` of the last write to the socket. */
-    private lastWriteAt = -Infinity;
+    /** `performance.now()` of the last write that carried a delta. */
+    private lastDeltaWriteAt = -Infinity;
+    /** What is held (corked) includes a delta. */
+    private heldDelta = false;
+    /** Set while what is held waits for the write interval (see `holdUntilNextTurn`). */
+    private heldTimer: NodeJS.Timeout | undefined;
 
     public constructor(private readonly res: Response, options: SseStreamOptions = {}) {
         if (options.flushHeaders) {
@@ -107,7 +115,7 @@ export class SseStream {
         this.sentSinceTick = true;
         if (!this.opened)
             this.open();
-        this.holdUntilNextTurn();
+        this.holdUntilNextTurn(event);
         const wire = this.inserted === 0 || event.sequence_number == null ? event : {...event, sequence_number: event.sequence_number + this.inserted};
         this.lastSequence = wire.sequence_number ?? this.lastSequence;
         return this.res.write(frame(wire));
@@ -115,6 +123,7 @@ export class SseStream {
 
     public end(): void {
         this.stopKeepAlive();
+        clearTimeout(this.heldTimer);
         if (!this.res.writableEnded)
             this.res.end();
         this.closed = true;
@@ -157,23 +166,40 @@ export class SseStream {
             clearInterval(this.keepAlive);
     }
 
-    /** Corks the response until the next turn, or until `minWriteIntervalMs` after the last write if that is later. */
-    private holdUntilNextTurn(): void {
-        if (this.corked)
+    /**
+     * Corks the response until the next turn, or, for a delta, until `minWriteIntervalMs` after the last write that
+     * carried one if that is later. An event that is not a delta sends what is held the next turn.
+     */
+    private holdUntilNextTurn(event: SseEvent): void {
+        const delta = event.type.endsWith(".delta");
+        if (this.corked) {
+            this.heldDelta ||= delta;
+            if (!delta && this.heldTimer != null) {
+                clearTimeout(this.heldTimer);
+                this.heldTimer = undefined;
+                setImmediate(this.writeHeld);
+            }
             return;
+        }
         this.corked = true;
+        this.heldDelta = delta;
         this.res.cork();
-        const write = () => {
-            this.corked = false;
-            this.lastWriteAt = performance.now();
-            this.res.uncork();
-        };
-        const wait = this.lastWriteAt + this.minWriteIntervalMs - performance.now();
+        const wait = delta ? this.lastDeltaWriteAt + this.minWriteIntervalMs - performance.now() : 0;
         if (wait > 0)
-            setTimeout(write, wait);
+            this.heldTimer = setTimeout(this.writeHeld, wait);
         else
-            setImmediate(write);
+            setImmediate(this.writeHeld);
     }
+
+    private readonly writeHeld = (): void => {
+        if (!this.corked)
+            return;
+        this.corked = false;
+        this.heldTimer = undefined;
+        if (this.heldDelta)
+            this.lastDeltaWriteAt = performance.now();
+        this.res.uncork();
+    };
 }
 
 function frame(event: SseEvent): string {

@@ -91,6 +91,24 @@ describe("SseStream: when events reach the socket", () => {
         assert.equal(res.writes.length, 3);
     });
 
+    it("the first delta leaves at once after the opening events (time to first token), and only deltas wait", async () => {
+        const res = new RecordingResponse();
+        const stream = new SseStream(res as unknown as Response, {minWriteIntervalMs: 1000});
+        stream.send({type: "response.created", sequence_number: 0});
+        await nextTurn();
+        stream.send(delta(1));
+        await nextTurn();
+        assert.equal(res.writes.length, 2, "a write of other events does not hold the first delta back");
+        stream.send(delta(2));
+        await nextTurn();
+        assert.equal(res.writes.length, 2, "the second delta waits for the interval");
+        stream.send({type: "response.output_text.done", sequence_number: 3});
+        await nextTurn();
+        assert.equal(res.writes.length, 3, "an event that is not a delta sends what is held at the next turn");
+        assert.deepEqual(res.writes[2]!.frames.map((frame) => frame.split("\n")[0]), ["event: response.output_text.delta", "event: response.output_text.done"]);
+        stream.end();
+    });
+
     it("the end of the body carries what is still held", async () => {
         const res = new RecordingResponse();
         const stream = new SseStream(res as unknown as Response, {minWriteIntervalMs: 1000});
