@@ -3,6 +3,7 @@ import {describe, it} from "node:test";
 import {EngineError} from "../../../src/engine/errors.js";
 import {LlamaEngine} from "../../../src/engine/LlamaEngine.js";
 import type {EngineState} from "../../../src/engine/types.js";
+import {withEngine} from "../../helpers/loadedEngine.js";
 import {models} from "../../helpers/paths.js";
 
 const turns = [{role: "user" as const, text: "Tell me a long story."}];
@@ -100,9 +101,7 @@ describe("LlamaEngine lifecycle (real node-llama-cpp, stories260K)", () => {
     });
 
     it("refuses a prompt that leaves no room for output with context_overflow, before any sequence is taken", async () => {
-        const engine = new LlamaEngine({threads: 1, contextSize: 128, parallel: 1});
-        await engine.load(models.chatml);
-        try {
+        await withEngine(models.chatml, async (engine) => {
             await assert.rejects(engine.generate({turns: [{role: "user", text: "word ".repeat(400)}]}),
                 (error: unknown) => error instanceof EngineError && error.kind === "context_overflow");
             // Past the text-length bound: rendered, then refused; the message says what the operator can change.
@@ -112,9 +111,7 @@ describe("LlamaEngine lifecycle (real node-llama-cpp, stories260K)", () => {
                 return true;
             });
             assert.equal(engine.stats().sequencesBusy, 0);
-        } finally {
-            await engine.dispose();
-        }
+        }, {contextSize: 128});
     });
 
     it("a file that is not a model fails to load cleanly", async () => {

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import {afterEach, beforeEach, describe, it} from "node:test";
 import type {ChatHistoryItem, ChatWrapperGeneratedContextState, LlamaChat, LlamaCompletion} from "node-llama-cpp";
-import {LlamaEngine} from "../../../src/engine/LlamaEngine.js";
 import {loadNodeLlamaCpp} from "../../../src/engine/loadBinding.js";
 import {planPlainCompletion} from "../../../src/engine/plainCompletion.js";
 import type {GenerationRequest} from "../../../src/engine/types.js";
+import {withEngine} from "../../helpers/loadedEngine.js";
 import {models} from "../../helpers/paths.js";
 import {useTinyModel} from "../../helpers/tinyModel.js";
 
@@ -42,15 +42,12 @@ describe("plain-text answers through LlamaCompletion (real node-llama-cpp, stori
     const calls = useApiCalls();
 
     it("a plain-text turn is completed by LlamaCompletion and gives LlamaChat's answer, token for token, on the same prompt", async () => {
-        const engine = new LlamaEngine({threads: 1, contextSize: 1024, parallel: 1});
-        await engine.load(models.chatml);
         let streamed = "";
         const request: GenerationRequest = {turns, maxOutputTokens: 400, sampling: {temperature: 0}, onEvent: (event) => {
             if (event.type === "text")
                 streamed += event.text;
         }};
-        const served = await engine.generate(request);
-        await engine.dispose();
+        const served = await withEngine(models.chatml, (engine) => engine.generate(request));
         assert.deepEqual(calls, {chat: 0, completion: 1}, "the plain turn ran on LlamaCompletion alone");
         assert.equal(streamed, served.text);
         assert.equal(served.stopReason, "stop", "the answer ends at the wrapper's end of turn, as LlamaChat's does");
@@ -74,9 +71,7 @@ describe("plain-text answers through LlamaCompletion (real node-llama-cpp, stori
     });
 
     it("the next turn reuses every token of the plain answer's prompt and the answer itself", async () => {
-        const engine = new LlamaEngine({threads: 1, contextSize: 1024, parallel: 1});
-        await engine.load(models.chatml);
-        try {
+        await withEngine(models.chatml, async (engine) => {
             const first = await engine.generate({turns, maxOutputTokens: 40, sampling: {temperature: 0}});
             const second = await engine.generate({
                 turns: [...turns, {role: "model", parts: [{type: "text", text: first.text}]}, {role: "user", text: "And then?"}],
@@ -86,43 +81,25 @@ describe("plain-text answers through LlamaCompletion (real node-llama-cpp, stori
             // The first prompt, the answer as generated; only the new turn's tokens (and the answer's last) are evaluated.
             assert.ok(second.usage.cachedTokens >= first.usage.inputTokens + first.usage.outputTokens - 1,
                 `${second.usage.cachedTokens} cached of ${second.usage.inputTokens}; the first turn held ${first.usage.inputTokens} + ${first.usage.outputTokens}`);
-        } finally {
-            await engine.dispose();
-        }
+        });
     });
 
     it("tools, a JSON grammar, thoughts and a template that ignores leading text go through LlamaChat", async () => {
-        const engine = new LlamaEngine({threads: 1, contextSize: 1024, parallel: 1});
-        await engine.load(models.chatml);
-        try {
-            await engine.generate({turns, maxOutputTokens: 4, sampling: {temperature: 0}});
+        const short = {turns, maxOutputTokens: 4, sampling: {temperature: 0}};
+        await withEngine(models.chatml, async (engine) => {
+            await engine.generate(short);
             assert.deepEqual(calls, {chat: 0, completion: 1});
             await engine.generate({
-                turns, maxOutputTokens: 4, sampling: {temperature: 0},
-                tools: [{name: "get_weather", description: "Weather", parameters: {type: "object", properties: {city: {type: "string"}}}}]
+                ...short, tools: [{name: "get_weather", description: "Weather", parameters: {type: "object", properties: {city: {type: "string"}}}}]
             });
-            await engine.generate({turns, maxOutputTokens: 4, sampling: {temperature: 0}, json: {type: "object"}});
+            await engine.generate({...short, json: {type: "object"}});
             assert.deepEqual(calls, {chat: 2, completion: 1});
-        } finally {
-            await engine.dispose();
-        }
-        const thinking = new LlamaEngine({threads: 1, contextSize: 1024, parallel: 1});
-        await thinking.load(models.think);
-        try {
-            await thinking.generate({turns, maxOutputTokens: 4, sampling: {temperature: 0}});
-            assert.deepEqual(calls, {chat: 3, completion: 1}, "a wrapper with thought segments needs LlamaChat");
-        } finally {
-            await thinking.dispose();
-        }
+        });
+        await withEngine(models.think, (engine) => engine.generate(short));
+        assert.deepEqual(calls, {chat: 3, completion: 1}, "a wrapper with thought segments needs LlamaChat");
         // node-llama-cpp's Jinja wrapper asks to drop whitespace the answer opens with (`ignoreStartText`).
-        const jinja = new LlamaEngine({threads: 1, contextSize: 1024, parallel: 1});
-        await jinja.load(models.qwen);
-        try {
-            await jinja.generate({turns, maxOutputTokens: 4, sampling: {temperature: 0}});
-            assert.deepEqual(calls, {chat: 4, completion: 1});
-        } finally {
-            await jinja.dispose();
-        }
+        await withEngine(models.qwen, (engine) => engine.generate(short));
+        assert.deepEqual(calls, {chat: 4, completion: 1});
     });
 });
 
