@@ -31,6 +31,15 @@ describe("Responses WebSocket mode (ws client, real engine)", () => {
     let wsUrl: string;
     const open = (path = "/v1/responses", headers: Record<string, string> = {authorization: `Bearer ${server.apiKey}`}) =>
         SocketClient.open(`${wsUrl}${path}`, headers);
+    /** Runs `use` on a new socket (see `open`) and closes it whatever happens. */
+    const withSocket = async <T>(use: (socket: SocketClient) => Promise<T>, ...target: Parameters<typeof open>): Promise<T> => {
+        const socket = await open(...target);
+        try {
+            return await use(socket);
+        } finally {
+            await socket.close();
+        }
+    };
 
     before(async () => {
         server = await startTestServer({allowedOrigins: ["http://allowed.example"]});
@@ -39,8 +48,7 @@ describe("Responses WebSocket mode (ws client, real engine)", () => {
     after(() => server.close());
 
     it("runs several sequential turns on one socket with the same events as SSE", async () => {
-        const socket = await open();
-        try {
+        await withSocket(async (socket) => {
             for (const input of ["Once upon a time", "The cat sat"]) {
                 const messages = await socket.turn({model: "m", input, max_output_tokens: 12});
                 const response = completed(messages);
@@ -50,90 +58,68 @@ describe("Responses WebSocket mode (ws client, real engine)", () => {
                 assert.equal(response.output[0].content[0].text, deltas);
                 assert.ok(response.usage.output_tokens > 0 && response.usage.output_tokens <= 12);
             }
-        } finally {
-            await socket.close();
-        }
+        });
     });
 
     it("serves the alias path and x-api-key auth", async () => {
-        const socket = await open("/responses", {"x-api-key": server.apiKey});
-        try {
+        await withSocket(async (socket) => {
             completed(await socket.turn({model: "m", input: "Hi", max_output_tokens: 4}));
-        } finally {
-            await socket.close();
-        }
+        }, "/responses", {"x-api-key": server.apiKey});
     });
 
     it("answers back-to-back messages in order, one turn at a time", async () => {
-        const socket = await open();
-        try {
+        await withSocket(async (socket) => {
             socket.send({type: "response.create", model: "m", input: "One", max_output_tokens: 4, metadata: {turn: "1"}});
             socket.send({type: "response.create", model: "m", input: "Two", max_output_tokens: 4, metadata: {turn: "2"}});
             const first = completed(await socket.readTurn());
             const second = completed(await socket.readTurn());
             assert.deepEqual([first.metadata.turn, second.metadata.turn], ["1", "2"]);
-        } finally {
-            await socket.close();
-        }
+        });
     });
 
     it("continues a store:false response on the same socket; a new socket cannot", async () => {
-        const socket = await open();
-        let firstId: string;
-        try {
+        const firstId = await withSocket(async (socket) => {
             const first = completed(await socket.turn({model: "m", input: "Tell me a story.", store: false, max_output_tokens: 8}));
-            firstId = first.id;
             assert.equal(first.store, false);
-            const second = completed(await socket.turn({model: "m", input: "And then?", store: false, previous_response_id: firstId, max_output_tokens: 8}));
-            assert.equal(second.previous_response_id, firstId);
+            const second = completed(await socket.turn({model: "m", input: "And then?", store: false, previous_response_id: first.id, max_output_tokens: 8}));
+            assert.equal(second.previous_response_id, first.id);
             // The continuation rendered the inherited turns: it reads more prompt than the first turn did.
             assert.ok(second.usage.input_tokens > first.usage.input_tokens + first.usage.output_tokens,
                 `${second.usage.input_tokens} input tokens do not include the first turn (${first.usage.input_tokens} + ${first.usage.output_tokens})`);
             // Not stored: HTTP does not know it.
-            assert.equal((await server.fetch(`/v1/responses/${firstId}`)).status, 404);
-        } finally {
-            await socket.close();
-        }
+            assert.equal((await server.fetch(`/v1/responses/${first.id}`)).status, 404);
+            return first.id as string;
+        });
 
-        const fresh = await open();
-        try {
-            const refused = socketError(await fresh.turn({model: "m", input: "More", previous_response_id: firstId!, max_output_tokens: 4}));
+        await withSocket(async (fresh) => {
+            const refused = socketError(await fresh.turn({model: "m", input: "More", previous_response_id: firstId, max_output_tokens: 4}));
             assert.equal(refused.error.code, "previous_response_not_found");
             assert.equal(refused.error.param, "previous_response_id");
-        } finally {
-            await fresh.close();
-        }
+        });
     });
 
     it("continues a stored response created over HTTP, and stores its own turns for HTTP", async () => {
         const stored = await server.client.responses.create({model: "m", input: "A dog", max_output_tokens: 6});
-        const socket = await open();
-        try {
+        await withSocket(async (socket) => {
             const response = completed(await socket.turn({model: "m", input: "ran", previous_response_id: stored.id, max_output_tokens: 6}));
             const retrieved = await server.client.responses.retrieve(response.id);
             assertValidResponse(retrieved);
             assert.equal(retrieved.previous_response_id, stored.id);
             assert.equal(retrieved.status, response.status);
-        } finally {
-            await socket.close();
-        }
+        });
     });
 
     it("refuses unknown previous ids with previous_response_not_found and keeps serving", async () => {
-        const socket = await open();
-        try {
+        await withSocket(async (socket) => {
             const refused = socketError(await socket.turn({model: "m", input: "x", previous_response_id: "resp_unknown"}));
             assert.equal(refused.status, 404);
             assert.equal(refused.error.code, "previous_response_not_found");
             completed(await socket.turn({model: "m", input: "Still here", max_output_tokens: 4}));
-        } finally {
-            await socket.close();
-        }
+        });
     });
 
     it("evicts the previous response of a failed continuation (unknown call_id)", async () => {
-        const socket = await open();
-        try {
+        await withSocket(async (socket) => {
             const first = completed(await socket.turn({model: "m", input: "Weather in Paris?", store: false, tools: [weather], tool_choice: "required", max_output_tokens: 48}));
             const call = first.output.find((item: any) => item.type === "function_call");
             assert.ok(call != null, `no forced call in ${JSON.stringify(first.output)}`);
@@ -158,14 +144,11 @@ describe("Responses WebSocket mode (ws client, real engine)", () => {
                 input: [{role: "user", content: "Weather in Paris?"}, call, {type: "function_call_output", call_id: call.call_id, output: "sunny"}]
             }));
             assert.ok(resent.usage.input_tokens > 0);
-        } finally {
-            await socket.close();
-        }
+        });
     });
 
     it("continues a store:false tool call with only its output on the same socket", async () => {
-        const socket = await open();
-        try {
+        await withSocket(async (socket) => {
             const first = completed(await socket.turn({model: "m", input: "Weather in Rome?", store: false, tools: [weather], tool_choice: {type: "function", name: "get_weather"}, max_output_tokens: 48}));
             const call = first.output.find((item: any) => item.type === "function_call");
             assert.ok(call != null);
@@ -176,14 +159,11 @@ describe("Responses WebSocket mode (ws client, real engine)", () => {
                 input: [{type: "function_call_output", call_id: call.call_id, output: "{\"temperature\": 21}"}]
             }));
             assert.equal(second.previous_response_id, first.id);
-        } finally {
-            await socket.close();
-        }
+        });
     });
 
     it("refuses malformed messages and HTTP-only fields with an error message, keeping the socket", async () => {
-        const socket = await open();
-        try {
+        await withSocket(async (socket) => {
             socket.send("not json");
             assert.equal(socketError(await socket.readTurn()).error.code, "invalid_json");
             socket.send({type: "response.cancel"});
@@ -193,9 +173,7 @@ describe("Responses WebSocket mode (ws client, real engine)", () => {
             assert.equal(socketError(await socket.turn({model: "m", input: "x", temperature: 9})).error.param, "temperature");
             // `stream: true` is what the socket does anyway: tolerated.
             completed(await socket.turn({model: "m", input: "ok", stream: true, max_output_tokens: 4}));
-        } finally {
-            await socket.close();
-        }
+        });
     });
 
     it("applies the HTTP checks to the handshake: key, Host, Origin, path", async () => {
