@@ -18,7 +18,7 @@ export type RunGenerationOptions = {
     plain?: PlainCompletion & {completion: LlamaCompletion},
     sequence: LlamaContextSequence,
     history: ChatHistoryItem[],
-    /** The rendered prompt's tokens, as LlamaChat will render them (evaluated in abortable steps first). */
+    /** The rendered prompt's tokens, as LlamaChat renders them and LlamaCompletion is given them (evaluated in abortable steps first). */
     prompt: readonly number[],
     /** Largest prompt-evaluation step: the context's batch size. */
     promptStepTokens: number,
