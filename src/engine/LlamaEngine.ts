@@ -1,5 +1,5 @@
 import path from "node:path";
-import type {ChatWrapper, Llama, LlamaChat, LlamaCompletion, LlamaContext, LlamaContextSequence, LlamaModel, Tokenizer} from "node-llama-cpp";
+import type {ChatWrapper, ChatWrapperGeneratedContextState, Llama, LlamaChat, LlamaCompletion, LlamaContext, LlamaContextSequence, LlamaModel, Tokenizer} from "node-llama-cpp";
 import {AfterDispatch} from "./AfterDispatch.js";
 import {toChatHistory, toChatModelFunctions} from "./chatHistory.js";
 import {ChatWrapperVariants, type PromptShape} from "./ChatWrapperVariants.js";
@@ -13,7 +13,7 @@ import {GenerationActivity} from "./GenerationActivity.js";
 import {runGeneration} from "./runGeneration.js";
 import {loadLlama, loadNodeLlamaCpp, modelGpuLayers, type NodeLlamaCpp} from "./loadBinding.js";
 import {maxTokenCharacters, minimumPromptTokens} from "./promptBounds.js";
-import {planPlainCompletion, type PlainCompletion} from "./plainCompletion.js";
+import {planPlainCompletion} from "./plainCompletion.js";
 import {modelFingerprint, PromptStateCache} from "./PromptStateCache.js";
 import {PromptTokenizer} from "./PromptTokenizer.js";
 import {createSegmentTokenizer, type SegmentTokenizer} from "./SegmentTokenizer.js";
@@ -67,8 +67,8 @@ export const defaultBatchSize = 512;
 
 export type GenerationSummary = GenerationResult & {durationMs: number};
 
-/** A prompt rendered by a chat wrapper: its tokens, and its plain completion when it has one (see plainCompletion.ts). */
-type RenderedPrompt = {tokens: number[], plain: PlainCompletion | undefined};
+/** A prompt rendered by a chat wrapper: the wrapper's context state, and its tokens. */
+type RenderedPrompt = {state: ChatWrapperGeneratedContextState, tokens: number[]};
 
 export type LoadProgress = {phase: "binding" | "model" | "context", progress: number};
 
@@ -239,7 +239,9 @@ export class LlamaEngine implements ChatEngine {
                 const wrapper = loaded.variants.for(request);
                 // The prompt was measured with the shape given at acquire; a different shape renders differently.
                 const generationPrompt = wrapper === acquiredWrapper ? rendered : await this.renderPrompt(loaded, request.turns, request.tools ?? [], wrapper);
-                const plain = request.json == null ? generationPrompt.plain : undefined;
+                const plain = request.json == null
+                    ? planPlainCompletion(generationPrompt.tokens, generationPrompt.state, wrapper, loaded.model, (request.tools ?? []).length > 0)
+                    : undefined;
                 const running = Promise.all([
                     this.chatFor(loaded, lease.sequence, wrapper),
                     plain == null ? undefined : this.completionFor(loaded, lease.sequence),
@@ -283,9 +285,9 @@ export class LlamaEngine implements ChatEngine {
     }
 
     /**
-     * The prompt's tokens through the model's chat wrapper, and its plain completion when it has one. An input whose
-     * text alone cannot fit the context is refused before anything is rendered or tokenized; long segments are
-     * tokenized off the event loop (PromptTokenizer).
+     * The prompt through the model's chat wrapper: its context state and tokens. An input whose text alone cannot fit
+     * the context is refused before anything is rendered or tokenized; long segments are tokenized off the event loop
+     * (PromptTokenizer).
      */
     private async renderPrompt(loaded: Loaded, turns: ChatTurn[], tools: readonly ToolSpec[], wrapper: ChatWrapper = loaded.chatWrapper): Promise<RenderedPrompt> {
         const contextSize = loaded.info.contextSize;
@@ -297,8 +299,7 @@ export class LlamaEngine implements ChatEngine {
             availableFunctions: toChatModelFunctions(tools),
             documentFunctionParams: true
         });
-        const tokens = await loaded.promptTokenizer.tokenize(state.contextText) as number[];
-        return {tokens, plain: planPlainCompletion(tokens, state, wrapper, loaded.model, tools.length > 0)};
+        return {state, tokens: await loaded.promptTokenizer.tokenize(state.contextText) as number[]};
     }
 
     /**
