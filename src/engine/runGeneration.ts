@@ -1,4 +1,4 @@
-import type {ChatHistoryItem, LlamaChat, LlamaCompletion, LlamaContextSequence, LlamaGrammar, Token} from "node-llama-cpp";
+import type {ChatHistoryItem, LlamaChat, LlamaCompletion, LlamaContextSequence, LlamaGrammar, LlamaModel, Token} from "node-llama-cpp";
 import {toChatModelFunctions} from "./chatHistory.js";
 import type {AfterDispatch} from "./AfterDispatch.js";
 import {CallArgumentsStream} from "./CallArgumentsStream.js";
@@ -107,6 +107,11 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
         await prefillPrompt(sequence, prompt, {maxStepTokens: promptStepTokens, signal, onProgress: request.onPromptProgress});
         if (plain != null) {
             let chunkTokens: Token[] = [];
+            // Without operator stop sequences nothing on the token loop needs the answer's text, so it is detokenized
+            // with the events, off the loop, instead of by `onTextChunk` (two native detokenizations per token before the
+            // next evaluation is queued). Measured on stories260K, served tokens/s in 118 alternating pairs: +2.2 %
+            // (median), faster in 74.
+            const textOffLoop = !stops.active;
             response = await plain.completion.generateCompletionWithMeta(plain.input, {
                 ...common,
                 customStopTriggers: plain.stopTriggers,
@@ -116,10 +121,16 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
                 disableContextShift: true,
                 // Each release of tokens calls onToken, then onTextChunk with their text.
                 onToken: (tokens) => {
-                    chunkTokens = tokens;
                     countTokens(tokens);
+                    if (!textOffLoop) {
+                        chunkTokens = tokens;
+                        return;
+                    }
+                    const before = answerTokens.length;
+                    answerTokens.push(...tokens);
+                    events.run(() => emitText(detokenizeAfter(sequence.model, tokens, answerTokens, before)));
                 },
-                onTextChunk: (text) => onAnswerChunk(chunkTokens, text)
+                onTextChunk: textOffLoop ? undefined : (text) => onAnswerChunk(chunkTokens, text)
             });
         } else {
             response = await chat.generateResponse(history, {
@@ -224,6 +235,20 @@ class DeferredEvents {
         this.deliver(event);
     }
 
+    /**
+     * Runs `work`, which makes events, where they are delivered: at once until the first event is out, then deferred
+     * with them. A throw stops the generation as a failing consumer does.
+     */
+    public run(work: () => void): void {
+        if (this.consumer == null)
+            return;
+        if (this.first) {
+            this.attempt(work);
+            return;
+        }
+        this.afterDispatch.defer(() => this.attempt(work));
+    }
+
     /** Delivers what is still queued; throws the consumer's error, if it failed. */
     public finish(): void {
         this.afterDispatch.drain();
@@ -232,16 +257,32 @@ class DeferredEvents {
     }
 
     private deliver(event: GenerationEvent): void {
+        this.attempt(() => this.consumer!(event));
+    }
+
+    private attempt(work: () => void): void {
         if (this.failure != null)
             return;
         try {
-            this.consumer!(event);
+            work();
         } catch (error) {
             this.failure = {error};
             this.onFailure();
         }
     }
 }
+
+/**
+ * The text of `tokens`, the answer's tokens from `start` on, as `LlamaCompletion` gives it to `onTextChunk`: detokenized
+ * after the tokens before them, so that a SentencePiece word keeps its leading space. node-llama-cpp reads only the last
+ * few of those (3 in 3.21.1); the slice bounds the copy.
+ */
+function detokenizeAfter(model: LlamaModel, tokens: readonly Token[], answer: readonly Token[], start: number): string {
+    return model.detokenize(tokens, false, answer.slice(Math.max(0, start - recentTokensForDetokenizing), start));
+}
+
+/** More than node-llama-cpp's `maxRecentDetokenizerTokens`, which it does not export. */
+const recentTokensForDetokenizing = 8;
 
 /** The tools the model may call: a `required` mode naming some tools narrows the grammar to them. */
 function callableTools(request: GenerationRequest) {
