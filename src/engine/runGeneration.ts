@@ -122,13 +122,10 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
                 // Each release of tokens calls onToken, then onTextChunk with their text.
                 onToken: (tokens) => {
                     countTokens(tokens);
-                    if (!textOffLoop) {
+                    if (textOffLoop)
+                        events.run(() => onAnswerChunk(tokens, detokenizeAfter(sequence.model, tokens, answerTokens)));
+                    else
                         chunkTokens = tokens;
-                        return;
-                    }
-                    const before = answerTokens.length;
-                    answerTokens.push(...tokens);
-                    events.run(() => emitText(detokenizeAfter(sequence.model, tokens, answerTokens, before)));
                 },
                 onTextChunk: textOffLoop ? undefined : (text) => onAnswerChunk(chunkTokens, text)
             });
@@ -236,12 +233,10 @@ class DeferredEvents {
     }
 
     /**
-     * Runs `work`, which makes events, where they are delivered: at once until the first event is out, then deferred
-     * with them. A throw stops the generation as a failing consumer does.
+     * Runs `work`, which makes events, where they are delivered: at once until the first event is out (always, when
+     * nobody consumes them), then deferred with them, in order. A throw stops the generation as a failing consumer does.
      */
     public run(work: () => void): void {
-        if (this.consumer == null)
-            return;
         if (this.first) {
             this.attempt(work);
             return;
@@ -273,12 +268,12 @@ class DeferredEvents {
 }
 
 /**
- * The text of `tokens`, the answer's tokens from `start` on, as `LlamaCompletion` gives it to `onTextChunk`: detokenized
- * after the tokens before them, so that a SentencePiece word keeps its leading space. node-llama-cpp reads only the last
- * few of those (3 in 3.21.1); the slice bounds the copy.
+ * The text of `tokens` as `LlamaCompletion` gives it to `onTextChunk`: detokenized after the answer's tokens before them
+ * (`previous`), so that a SentencePiece word keeps its leading space. node-llama-cpp reads only the last few of those
+ * (3 in 3.21.1); the slice bounds the copy.
  */
-function detokenizeAfter(model: LlamaModel, tokens: readonly Token[], answer: readonly Token[], start: number): string {
-    return model.detokenize(tokens, false, answer.slice(Math.max(0, start - recentTokensForDetokenizing), start));
+function detokenizeAfter(model: LlamaModel, tokens: readonly Token[], previous: readonly Token[]): string {
+    return model.detokenize(tokens, false, previous.slice(-recentTokensForDetokenizing));
 }
 
 /** More than node-llama-cpp's `maxRecentDetokenizerTokens`, which it does not export. */
