@@ -244,11 +244,11 @@ export class LlamaEngine implements ChatEngine {
                     : undefined;
                 const running = Promise.all([
                     this.chatFor(loaded, lease.sequence, wrapper),
-                    plain == null ? undefined : this.completionFor(loaded, lease.sequence),
+                    plain == null ? undefined : this.completionFor(loaded, lease.sequence).then((completion) => ({...plain, completion})),
                     request.json == null ? undefined : loaded.grammars.get(request.json)
-                ]).then(([chat, completion, grammar]) => runGeneration({
+                ]).then(([chat, plainCompletion, grammar]) => runGeneration({
                     chat,
-                    plain: plain == null || completion == null ? undefined : {...plain, completion},
+                    plain: plainCompletion,
                     grammar,
                     thinks: loaded.variants.thinks,
                     sequence: lease.sequence,
