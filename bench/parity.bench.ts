@@ -13,13 +13,16 @@
  * "Direct" is node-llama-cpp with nothing of ours: a context of the same size and threads (its default batch), the
  * same number of tokens evaluated at the same depth, then one token sampled. The client is a separate low-priority
  * process (sseClient.mjs). Served and direct runs alternate in pairs; each figure is the median of the paired ratios.
+ * The pairs of figures 2 and 3 are spread over `--placements` loads of the model on each side (3 by default): two
+ * identical contexts in one process do not run equally fast (by up to a few percent, see docs/api.md), so pairs from
+ * a single load would count that difference as the server's.
  *
- * Usage: npm run bench [-- --models stories260K,smollm2-135m] [--pairs N] [--only 1,2,3,4,5]
+ * Usage: npm run bench [-- --models stories260K,smollm2-135m] [--pairs N] [--placements N] [--only 1,2,3,4,5]
  */
 import {spawn, type ChildProcess} from "node:child_process";
 import {parseArgs} from "node:util";
 import {fileURLToPath} from "node:url";
-import type {ChatHistoryItem, LlamaChat, LlamaCompletion, LlamaContext, LlamaContextSequence, LlamaModel, Token} from "node-llama-cpp";
+import type {ChatHistoryItem, Llama, LlamaChat, LlamaCompletion, LlamaContext, LlamaContextSequence, LlamaModel, Token} from "node-llama-cpp";
 import {loadNodeLlamaCpp} from "../src/engine/loadBinding.js";
 import {defaultConfig} from "../src/host/config.js";
 import {LocalResponsesHost} from "../src/host/LocalResponsesHost.js";
@@ -29,7 +32,7 @@ import {alternating, median, quantile} from "./pairs.js";
 
 type StreamResult = {tokens: number, input: number, cached: number, ms: number, ttftMs: number, streamMs: number, id: string};
 
-const {values: args} = parseArgs({options: {models: {type: "string", default: "stories260K,smollm2-135m"}, pairs: {type: "string"}, only: {type: "string"}}});
+const {values: args} = parseArgs({options: {models: {type: "string", default: "stories260K,smollm2-135m"}, pairs: {type: "string"}, placements: {type: "string", default: "3"}, only: {type: "string"}}});
 /** Whether a figure (1–5) was asked for: `--only 2,4` measures those alone (all by default). */
 const only = (figure: number) => args.only == null || args.only.split(",").map(Number).includes(figure);
 const apiKey = "sk-bench";
@@ -69,10 +72,12 @@ class Direct {
         private readonly filler: Token[]
     ) {}
 
+    /** One binding for every load: each `Llama` made registers its own process exit hook. */
+    private static llama: Promise<Llama> | undefined;
+
     public static async open(modelPath: string, sequences: number): Promise<Direct> {
-        const {getLlama} = await loadNodeLlamaCpp();
-        const llama = await getLlama({gpu: false, build: "never", maxThreads: 1});
-        const model = await llama.loadModel({modelPath});
+        Direct.llama ??= loadNodeLlamaCpp().then(({getLlama}) => getLlama({gpu: false, build: "never", maxThreads: 1}));
+        const model = await (await Direct.llama).loadModel({modelPath});
         const context = await model.createContext({contextSize, sequences, threads: 1, flashAttention: false});
         const all = Array.from({length: sequences}, () => context.getSequence());
         return new Direct(model, context, all, model.tokenize(words(8000, 99)));
@@ -177,10 +182,27 @@ async function benchModel(name: string, modelPath: string, fullSize: boolean): P
     await host.loadModel(modelPath);
     const url = await host.start();
     client = spawn("nice", ["-n", "19", process.execPath, fileURLToPath(new URL("./sseClient.mjs", import.meta.url)), url, apiKey], {stdio: ["ignore", "inherit", "inherit", "ipc"]});
-    const direct = await Direct.open(modelPath, parallel);
+    let direct = await Direct.open(modelPath, parallel);
+    const log = (line: string) => console.error(`[${name}] ${line}`);
+    const placements = Math.max(1, Number(args.placements));
+    /**
+     * Whether pair `pair` of `count` begins a placement. A placement after the first loads the served model and the
+     * direct one again, so that the buffers of each side are allocated anew.
+     */
+    const beginsPlacement = async (pair: number, count: number): Promise<boolean> => {
+        if (pair % Math.ceil(count / placements) !== 0)
+            return false;
+        if (pair > 0) {
+            await host.unloadModel();
+            await host.loadModel(modelPath);
+            await direct.close();
+            direct = await Direct.open(modelPath, parallel);
+            log(`placement ${pair / Math.ceil(count / placements) + 1}: both models loaded again`);
+        }
+        return true;
+    };
     const rows: string[][] = [];
     let seed = 0;
-    const log = (line: string) => console.error(`[${name}] ${line}`);
     try {
         // Warm-up: both paths once.
         await streamOnce({model: "m", input: words(50, seed++), max_output_tokens: 8, temperature: 0, store: false});
@@ -217,14 +239,15 @@ async function benchModel(name: string, modelPath: string, fullSize: boolean): P
             const chatRates: number[] = [];
             const completionRates: number[] = [];
             // Pairs of this figure are cheap (seconds) and noisy (runs of 10 pairs on the synthetic model differ by ±0.04):
-            // 10 at least, and the first 2 warm up.
-            const streamPairs = Number(args.pairs ?? Math.max(pairs, 10));
-            for (let pair = 0; pair < streamPairs + 2; pair++) {
+            // 12 at least.
+            const streamPairs = Number(args.pairs ?? Math.max(pairs, 12));
+            for (let pair = 0; pair < streamPairs; pair++) {
+                // A placement's first pair only warms it up.
+                if (await beginsPlacement(pair, streamPairs))
+                    await alternating(pair, () => streamOnce(body), () => direct.generationRate(1, probe.tokens, probe.input));
                 const [served, directRate] = await alternating(pair,
                     () => streamOnce(body),
                     () => direct.generationRate(1, probe.tokens, probe.input));
-                if (pair < 2)
-                    continue;
                 const servedRate = (served.tokens - 1) / (served.streamMs / 1000);
                 const chatRate = await direct.apiRate("chat", body.input, probe.tokens);
                 const completionRate = await direct.apiRate("completion", body.input, probe.tokens);
@@ -258,10 +281,14 @@ async function benchModel(name: string, modelPath: string, fullSize: boolean): P
             // The served figure includes each client's cold prompt; the paired direct run does the same work (same prompt
             // and answer lengths, 4 sequences at once), so the ratio is the server's cost alone.
             const fourRatios: number[] = [];
+            const fourClients = () => Array.from({length: 4}, (_, index) => ({
+                model: "m", input: `${seed++} ${words(20, index)}`, max_output_tokens: aggregateLength, temperature: 0.8, seed: index, store: false
+            }));
             for (let pair = 0; pair < pairs; pair++) {
-                const bodies = Array.from({length: 4}, (_, index) => ({
-                    model: "m", input: `${seed++} ${words(20, index)}`, max_output_tokens: aggregateLength, temperature: 0.8, seed: index, store: false
-                }));
+                // A new placement's first requests make each sequence's generators: a warm-up, on both sides.
+                if (pair > 0 && await beginsPlacement(pair, pairs))
+                    await direct.sameJob(await stream(fourClients()));
+                const bodies = fourClients();
                 const started = performance.now();
                 const results = await stream(bodies);
                 const served = results.reduce((sum, result) => sum + result.tokens, 0) / ((performance.now() - started) / 1000);
