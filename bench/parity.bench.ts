@@ -13,7 +13,7 @@
  * "Direct" is node-llama-cpp with nothing of ours: a context of the same size and threads (its default batch), the
  * same number of tokens evaluated at the same depth, then one token sampled. The client is a separate low-priority
  * process (sseClient.mjs). Served and direct runs alternate in pairs; each figure is the median of the paired ratios.
- * The pairs of figures 2 and 3 are spread over `--placements` loads of the model on each side (3 by default): two
+ * The pairs of figures 1, 2 and 3 are spread over `--placements` loads of the model on each side (3 by default): two
  * identical contexts in one process do not run equally fast (by up to a few percent, see docs/api.md), so pairs from
  * a single load would count that difference as the server's.
  *
@@ -205,8 +205,11 @@ async function benchModel(name: string, modelPath: string, fullSize: boolean): P
     let seed = 0;
     try {
         // Warm-up: both paths once.
-        await streamOnce({model: "m", input: words(50, seed++), max_output_tokens: 8, temperature: 0, store: false});
-        await direct.timeToFirstToken(0, 50);
+        const warmUp = async () => {
+            await streamOnce({model: "m", input: words(50, seed++), max_output_tokens: 8, temperature: 0, store: false});
+            await direct.timeToFirstToken(0, 50);
+        };
+        await warmUp();
 
         // 1. Cold time to first token: a prompt no sequence holds (its opening words differ), one token generated.
         const tokensPerWord = await host.engine.countPromptTokens([{role: "user", text: words(1000, 0)}]) / 1000;
@@ -214,7 +217,10 @@ async function benchModel(name: string, modelPath: string, fullSize: boolean): P
         if (only(1)) {
             for (const length of [1600, 6000]) {
                 const ratios: number[] = [];
-                for (let pair = 0; pair < (length > 2000 && fullSize ? Math.min(pairs, 2) : pairs); pair++) {
+                const count = length > 2000 && fullSize ? Math.min(pairs, 2) : pairs;
+                for (let pair = 0; pair < count; pair++) {
+                    if (pair > 0 && await beginsPlacement(pair, count))
+                        await warmUp();
                     const input = `${seed++} ${words(wordsFor(length), seed)}`;
                     const evaluated = await host.engine.countPromptTokens([{role: "user", text: input}]);
                     const [served, directMs] = await alternating(pair,
