@@ -106,6 +106,22 @@ export class Workbench {
             await row.click();
     }
 
+    /**
+     * Runs a command that opens one quick input and answers it. A quick input that closed before the answer (blurred) is
+     * opened again by running the command again, once: nothing happens until the command's question is answered.
+     */
+    public async runCommandAndAnswer(title: string, value: string): Promise<void> {
+        for (let attempt = 1; ; attempt++) {
+            await this.runCommand(title);
+            try {
+                return await this.answerQuickInput(value);
+            } catch (error) {
+                if (!(error instanceof QuickInputClosed) || attempt === 2)
+                    throw error;
+            }
+        }
+    }
+
     /** Types into the quick input that a command opened (a path, a URI) once it is no longer the palette. */
     public async answerQuickInput(value: string, timeoutMs = 60_000): Promise<void> {
         const input = this.page.locator(".quick-input-widget input.input");
@@ -130,7 +146,12 @@ export class Workbench {
             }
         }
         for (let attempt = 0; attempt < 5; attempt++) {
-            await input.fill(value);
+            // A pick that lost focus closes (seen in CI once: the input went invisible before the answer was typed).
+            if (!await input.waitFor({state: "visible", timeout: 5_000}).then(() => true, () => false)) {
+                await this.screenshot("quick-input-closed");
+                throw new QuickInputClosed();
+            }
+            await input.fill(value, {timeout: 10_000});
             await this.page.waitForTimeout(300);
             if (await input.inputValue() === value)
                 break;
@@ -211,5 +232,12 @@ export class Workbench {
 
     public async close(): Promise<void> {
         await this.browser.close();
+    }
+}
+
+/** The command's quick input closed before it was answered. */
+export class QuickInputClosed extends Error {
+    public constructor() {
+        super("the command's quick input closed before it was answered");
     }
 }

@@ -79,9 +79,8 @@ test("the status bar shows the extension without a model, and activation loaded 
 });
 
 test("Load Model… from the palette loads the shared model and the status bar turns ready", async () => {
-    await workbench.runCommand("Local Responses: Load Model…");
     // No recent models yet: the file dialog opens (code-server's simple dialog: a path input).
-    await workbench.answerQuickInput(modelPath);
+    await workbench.runCommandAndAnswer("Local Responses: Load Model…", modelPath);
     const text = await workbench.waitForStatus(/stories260K: ready/);
     assert.match(text, /stories260K: ready/);
     await workbench.notification(/stories260K loaded, serving on/).waitFor({timeout: 15_000});
@@ -392,8 +391,7 @@ test("Rotate API Key: after the confirmation the old key gets 401 and the new on
 
 test("Configure Codex… writes the provider block into CODEX_HOME/config.toml, with the key's variable and not the key, and the model's context window", async () => {
     await workbench.clearNotifications();
-    await workbench.runCommand("Local Responses: Configure Codex…");
-    await workbench.answerQuickInput("Write to config.toml");
+    await workbench.runCommandAndAnswer("Local Responses: Configure Codex…", "Write to config.toml");
     await workbench.notification(/Codex now uses Local Responses/).waitFor({timeout: 10_000});
     const toml = fs.readFileSync(path.join(server.codexHome, "config.toml"), "utf8");
     assert.match(toml, /^approval_policy = "never"$/m, "what was in the file stays");
@@ -428,8 +426,7 @@ test("Unload Model: the status bar says so, a request gets 503 model_not_loaded;
     await workbench.runCommand("Local Responses: Unload Model");
     await workbench.notification("no model is loaded").waitFor({timeout: 10_000});
 
-    await workbench.runCommand("Local Responses: Load Model…");
-    await workbench.answerQuickInput("stories260K.gguf");
+    await workbench.runCommandAndAnswer("Local Responses: Load Model…", "stories260K.gguf");
     await workbench.waitForStatus(/stories260K: ready/);
     const served = await client.responses.create({model: "stories260K", input: "hi", max_output_tokens: 4});
     assert.ok(served.usage!.output_tokens > 0, "served again");
@@ -482,8 +479,7 @@ test("Download Model…: the list says whether each model fits (from its header)
 
     modelHost.setRate(600_000);
     await workbench.clearNotifications();
-    await workbench.runCommand("Local Responses: Download Model…");
-    await workbench.answerQuickInput(modelHost.url);
+    await workbench.runCommandAndAnswer("Local Responses: Download Model…", modelHost.url);
     await workbench.notification(/stories260K loaded, serving on/).waitFor({timeout: 60_000});
     assert.equal(sha256(saved), sha256(modelPath));
     // code-server is a remote setup: the machine-overridable model setting lands in the machine's settings.
