@@ -5,12 +5,17 @@ export type BatchThreadsOptions = {
     promptThreads: number,
     /** Threads for a batch of generated tokens (one per generating sequence). */
     generationThreads: number,
-    /** The smallest batch counted as prompt evaluation. Defaults to `defaultPromptBatchTokens`. */
+    /**
+     * The smallest batch counted as prompt evaluation. Defaults to one more than the context's sequences: a batch of
+     * generated tokens holds one token per sequence, so anything larger carries a prompt.
+     *
+     * Not a fixed 64: deep in a long prompt, a step of ~0.5 s holds fewer tokens than that (a step's attention spans
+     * every token before it), and with 64 those steps fell back to the generation threads, which made them slower
+     * still. Seen on the captured Codex request (~22k tokens, synthetic SmolLM2-135M, 2 cores): one core busy for most
+     * of the prompt.
+     */
     promptBatchTokens?: number
 };
-
-/** Above any generation batch (one token per sequence, at most 64 sequences), below a prompt step (64 tokens first). */
-export const defaultPromptBatchTokens = 64;
 
 /** The native context's members this reaches (node-llama-cpp 3.21.1's `AddonContext`, pinned in package.json). */
 type AddonContext = {initBatch(size: number): void, setThreads(threads: number): void, decodeBatch(): Promise<void>};
@@ -37,7 +42,7 @@ export class BatchThreads {
         const addon = (context as unknown as {_ctx?: Partial<AddonContext>})._ctx;
         if (addon == null || typeof addon.initBatch !== "function" || typeof addon.setThreads !== "function" || typeof addon.decodeBatch !== "function")
             return null;
-        const threads = new BatchThreads(addon as AddonContext, {promptBatchTokens: defaultPromptBatchTokens, ...options});
+        const threads = new BatchThreads(addon as AddonContext, {promptBatchTokens: context.totalSequences + 1, ...options});
         threads.wrap(addon as AddonContext);
         return threads;
     }

@@ -5,7 +5,7 @@ import {toChatHistory, toChatModelFunctions} from "./chatHistory.js";
 import {ChatWrapperVariants, type PromptShape} from "./ChatWrapperVariants.js";
 import {JsonGrammars} from "./grammars.js";
 import {Emitter} from "../protocol/Emitter.js";
-import {BatchThreads, defaultPromptBatchTokens} from "./BatchThreads.js";
+import {BatchThreads} from "./BatchThreads.js";
 import {defaultPromptThreads, defaultQueueLimit, defaultThreads, planContext} from "./engineDefaults.js";
 import {EngineError} from "./errors.js";
 import {generateOnLease} from "./generateOnLease.js";
@@ -394,12 +394,7 @@ export class LlamaEngine implements ChatEngine {
                     flashAttention: this.options.flashAttention ?? false,
                     batching: {dispatchSchedule: afterDispatch.dispatchSchedule}
                 });
-                // Generation batches hold one token per sequence; anything larger is a prompt being evaluated.
-                BatchThreads.install(context, {
-                    promptThreads: this.promptThreads,
-                    generationThreads: this.threads,
-                    promptBatchTokens: Math.max(defaultPromptBatchTokens, parallel + 1)
-                });
+                BatchThreads.install(context, {promptThreads: this.promptThreads, generationThreads: this.threads});
                 const chatWrapper = binding.resolveChatWrapper(model);
                 const sequences = Array.from({length: parallel}, () => context.getSequence());
                 const loaded: Loaded = {

@@ -32,6 +32,32 @@ describe("BatchThreads", () => {
         }
     });
 
+    it("by default counts any batch larger than one token per sequence as a prompt, however small (deep in a long prompt a step is a few tokens)", async () => {
+        const model = tinyModel();
+        const context = await model.createContext({contextSize: 512, sequences: 4, threads: 1});
+        try {
+            const threads = BatchThreads.install(context, {promptThreads: 2, generationThreads: 1})!;
+            const nativeThreads = () => (context as unknown as {_ctx: {getThreads(): number}})._ctx.getThreads();
+            const sequences = Array.from({length: 4}, () => context.getSequence());
+            const step = model.tokenize("Once upon a time, there was a little dog").slice(0, 6);
+            assert.equal(step.length, 6);
+            await sequences[0]!.evaluateWithoutGeneratingNewTokens(step);
+            assert.equal(threads.lastThreads, 2, "a 6-token prompt step on a 4-sequence context");
+            assert.equal(nativeThreads(), 2);
+            // The 4 sequences generate together: after their inputs, each batch holds one token per sequence.
+            await Promise.all(sequences.map(async (sequence) => {
+                let generated = 0;
+                for await (const _token of sequence.evaluate(model.tokenize(" Then"), {temperature: 0, yieldEogToken: true}))
+                    if (++generated >= 3)
+                        break;
+            }));
+            assert.equal(threads.lastThreads, 1);
+            assert.equal(nativeThreads(), 1);
+        } finally {
+            await context.dispose();
+        }
+    });
+
     it("changes nothing on a context whose native side is not the expected shape", () => {
         assert.equal(BatchThreads.install({_ctx: {decodeBatch: () => undefined}} as unknown as LlamaContext, {promptThreads: 2, generationThreads: 1}), null);
     });
