@@ -4,8 +4,11 @@
  *     server: cold, then on a new server process-state over the same data folder (the prefix loaded from disk);
  *  2. streamed tokens/s with the durable store on vs `--store memory` (store: true, alternating pairs).
  *
+ * The cold figure is paired with node-llama-cpp alone evaluating as many tokens in one call (every core, the
+ * server's batch), after the server has stopped: a served cold prompt should cost what the engine needs.
+ *
  * Usage: npm run bench:restart [-- --model smollm2-135m|stories260K] [--pairs N]
- * The synthetic full-size model's cold Codex prompt takes minutes on one thread: that is the figure users feel.
+ * The synthetic full-size model's cold Codex prompt takes minutes: that is the figure users feel.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -13,15 +16,19 @@ import path from "node:path";
 import {parseArgs} from "node:util";
 import {defaultConfig, type HostConfig} from "../src/host/config.js";
 import {LocalResponsesHost} from "../src/host/LocalResponsesHost.js";
+import {loadNodeLlamaCpp} from "../src/engine/loadBinding.js";
+import {defaultPromptThreads} from "../src/engine/engineDefaults.js";
+import {defaultBatchSize} from "../src/engine/LlamaEngine.js";
 import {capturesDir, models} from "../test/helpers/paths.js";
 import {syntheticModel} from "../test/helpers/syntheticModel.js";
 import {median} from "./pairs.js";
 
 const {values: args} = parseArgs({options: {model: {type: "string", default: "smollm2-135m"}, pairs: {type: "string", default: "6"}}});
 const apiKey = "sk-bench";
+const contextSize = 24_576;
 
 async function startHost(modelPath: string, storage: HostConfig["storage"]): Promise<{host: LocalResponsesHost, url: string}> {
-    const host = new LocalResponsesHost({...defaultConfig(), port: 0, threads: 1, contextSize: 24_576, parallel: 1, apiKeys: [apiKey], storage});
+    const host = new LocalResponsesHost({...defaultConfig(), port: 0, threads: 1, contextSize, parallel: 1, apiKeys: [apiKey], storage});
     await host.loadModel(modelPath);
     return {host, url: await host.start()};
 }
@@ -48,6 +55,28 @@ async function timeOneToken(url: string, body: Record<string, unknown>): Promise
         throw new Error(`no terminal event: ${text.slice(-500)}`);
     const usage = final.response.usage as {input_tokens: number, input_tokens_details: {cached_tokens: number}};
     return {ms, input: usage.input_tokens, cached: usage.input_tokens_details.cached_tokens};
+}
+
+/** Milliseconds for node-llama-cpp alone to evaluate `count` tokens of filler and sample one, on a context like the server's. */
+async function directColdMs(modelPath: string, count: number): Promise<number> {
+    const {getLlama} = await loadNodeLlamaCpp();
+    const threads = defaultPromptThreads();
+    const llama = await getLlama({gpu: false, build: "never", maxThreads: threads});
+    const model = await llama.loadModel({modelPath});
+    const context = await model.createContext({contextSize, sequences: 1, threads, batchSize: defaultBatchSize, flashAttention: false});
+    try {
+        const filler = model.tokenize("the little dog ran to the park and found a red ball. ".repeat(Math.ceil(count / 8)));
+        if (filler.length < count)
+            throw new Error(`only ${filler.length} filler tokens for ${count}`);
+        const started = performance.now();
+        for await (const _token of context.getSequence().evaluate(filler.slice(0, count), {temperature: 0}))
+            break;
+        return performance.now() - started;
+    } finally {
+        await context.dispose();
+        await model.dispose();
+        await llama.dispose();
+    }
 }
 
 /** Tokens/s of a streamed answer, first to last text delta. */
@@ -88,6 +117,9 @@ async function main(): Promise<void> {
         await server.host.dispose();
         rows.push(`Codex request, ${cold.input} tokens: cold ${(cold.ms / 1000).toFixed(1)} s (${cold.cached} cached), after a restart ${(restored.ms / 1000).toFixed(2)} s (${restored.cached} restored from disk): ${(cold.ms / restored.ms).toFixed(1)}× faster (target ≥ 10×)`);
         console.error(rows.at(-1));
+        const directMs = await directColdMs(modelPath, cold.input - cold.cached);
+        rows.push(`  node-llama-cpp alone, ${cold.input - cold.cached} tokens in one call: ${(directMs / 1000).toFixed(1)} s; direct / served cold: ${(directMs / cold.ms).toFixed(3)}`);
+        console.error(rows.at(-1));
 
         // 2. Streaming with the durable store on vs memory, alternating.
         const durable = await startHost(modelPath, {kind: "durable", dataDir: path.join(dataDir, "streaming")});
@@ -106,7 +138,7 @@ async function main(): Promise<void> {
     } finally {
         fs.rmSync(dataDir, {recursive: true, force: true});
     }
-    console.log(`\nLocal Responses restart benchmark (${args.model}, threads 1)\n${rows.join("\n")}`);
+    console.log(`\nLocal Responses restart benchmark (${args.model}, threads 1, prompt threads ${defaultPromptThreads()})\n${rows.join("\n")}`);
 }
 
 main().catch((error) => {
