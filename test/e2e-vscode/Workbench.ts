@@ -123,7 +123,7 @@ export class Workbench {
     }
 
     /** Types into the quick input that a command opened (a path, a URI) once it is no longer the palette. */
-    public async answerQuickInput(value: string, timeoutMs = 60_000): Promise<void> {
+    private async answerQuickInput(value: string, timeoutMs = 60_000): Promise<void> {
         const input = this.page.locator(".quick-input-widget input.input");
         const deadline = Date.now() + timeoutMs;
         while ((await input.inputValue().catch(() => ">")).startsWith(">")) {
