@@ -1,24 +1,33 @@
 /**
  * npm run bench:steps — what evaluating a prompt in abortable steps (src/engine/PromptPrefill.ts) costs against one
  * native call of node-llama-cpp on the same tokens, same context (alternating, several rounds; synthetic SmolLM2-135M).
- * Usage: npm run bench:steps [-- --tokens 1600 --rounds 3]
+ * `--step-ms` takes a list of step targets to compare (each against the one call in the same rounds); `--threads` the
+ * threads that evaluate the prompt (the server's default is every core).
+ * Usage: npm run bench:steps [-- --tokens 1600 --rounds 3 --threads 1 --step-ms 500,1000]
  */
 import {parseArgs} from "node:util";
 import {loadNodeLlamaCpp} from "../src/engine/loadBinding.js";
 import {defaultBatchSize} from "../src/engine/LlamaEngine.js";
-import {prefillPrompt} from "../src/engine/PromptPrefill.js";
+import {defaultPromptStepMs, prefillPrompt} from "../src/engine/PromptPrefill.js";
 import {syntheticModel} from "../test/helpers/syntheticModel.js";
-import {alternating, median} from "./pairs.js";
+import {median} from "./pairs.js";
 
-const {values: args} = parseArgs({options: {tokens: {type: "string", default: "1600"}, rounds: {type: "string", default: "3"}}});
+const {values: args} = parseArgs({options: {
+    tokens: {type: "string", default: "1600"},
+    rounds: {type: "string", default: "3"},
+    threads: {type: "string", default: "1"},
+    "step-ms": {type: "string", default: String(defaultPromptStepMs)}
+}});
 
 async function main(): Promise<void> {
-    const {getLlama} = await loadNodeLlamaCpp();
-    const llama = await getLlama({gpu: false, build: "never", maxThreads: 1});
-    const model = await llama.loadModel({modelPath: await syntheticModel()});
-    const context = await model.createContext({contextSize: 8192, sequences: 1, threads: 1, batchSize: defaultBatchSize, flashAttention: false});
-    const sequence = context.getSequence();
+    const threads = Number(args.threads);
     const count = Number(args.tokens);
+    const targets = args["step-ms"].split(",").map(Number);
+    const {getLlama} = await loadNodeLlamaCpp();
+    const llama = await getLlama({gpu: false, build: "never", maxThreads: threads});
+    const model = await llama.loadModel({modelPath: await syntheticModel()});
+    const context = await model.createContext({contextSize: Math.max(8192, count + 256), sequences: 1, threads, batchSize: defaultBatchSize, flashAttention: false});
+    const sequence = context.getSequence();
     const tokens = model.tokenize("Once upon a time, there was a little girl named Lily. She loved to play outside in the park. ".repeat(Math.ceil(count / 15))).slice(0, count + 1);
     const time = async (evaluate: () => Promise<unknown>) => {
         await sequence.clearHistory();
@@ -26,15 +35,25 @@ async function main(): Promise<void> {
         await evaluate();
         return performance.now() - started;
     };
-    const ratios: number[] = [];
+    const paths = [
+        {name: "one call", evaluate: () => sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(0, -1))},
+        ...targets.map((targetStepMs) => ({
+            name: `steps of ~${targetStepMs} ms`,
+            evaluate: () => prefillPrompt(sequence, tokens, {maxStepTokens: defaultBatchSize, targetStepMs})
+        }))
+    ];
+    const ratios = targets.map((): number[] => []);
     for (let round = 0; round < Number(args.rounds); round++) {
-        const [oneCall, stepped] = await alternating(round,
-            () => time(() => sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(0, -1))),
-            () => time(() => prefillPrompt(sequence, tokens, {maxStepTokens: defaultBatchSize})));
-        ratios.push(stepped / oneCall);
-        console.error(`round ${round + 1}: one call ${oneCall.toFixed(0)} ms, in steps ${stepped.toFixed(0)} ms`);
+        // Reversed on odd rounds, so that neither end of the order keeps its own effect.
+        const order = round % 2 === 0 ? paths.map((_, index) => index) : paths.map((_, index) => paths.length - 1 - index);
+        const ms: number[] = [];
+        for (const index of order)
+            ms[index] = await time(paths[index]!.evaluate);
+        targets.forEach((_, index) => ratios[index]!.push(ms[index + 1]! / ms[0]!));
+        console.error(`round ${round + 1}: ${paths.map((path, index) => `${path.name} ${ms[index]!.toFixed(0)} ms`).join(", ")}`);
     }
-    console.log(`${count} prompt tokens: time in abortable steps / one native call = ${median(ratios).toFixed(3)} (median of ${ratios.length})`);
+    for (const [index, target] of targets.entries())
+        console.log(`${count} prompt tokens, ${threads} thread(s): time in steps of ~${target} ms / one native call = ${median(ratios[index]!).toFixed(3)} (median of ${ratios[index]!.length})`);
     await context.dispose();
     await model.dispose();
 }

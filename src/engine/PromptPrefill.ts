@@ -21,6 +21,24 @@ export const defaultPromptStepMs = 500;
 /** The first step, before any rate is known: small, so that the first abort check comes soon on any model. */
 const firstStepTokens = 64;
 const minStepTokens = 16;
+/**
+ * Each step has a fixed cost besides its tokens': a pass over the weights and over the whole KV cache. Deep in a long
+ * prompt, where attention makes every token slow, a half-second step holds few tokens and that cost shows (synthetic
+ * SmolLM2-135M, 2 threads, depth 8,000: steps of 16 tokens took 1.07–1.39× the time of steps of 64; 64 and 256 were
+ * even, docs/api.md). So a step holds this many tokens when they fit in twice the target, still well inside 2 s.
+ */
+const efficientStepTokens = 64;
+
+/**
+ * The size of the next step, from the last one's: what the target time holds at the measured rate (attention grows
+ * with depth, so the rate is re-measured on every step), at least `efficientStepTokens` if they fit in twice the
+ * target, never fewer than `minStepTokens` nor more than `maxStepTokens`.
+ */
+export function nextStepTokens(last: {tokens: number, ms: number}, targetStepMs: number, maxStepTokens: number): number {
+    const tokensIn = (ms: number) => Math.floor(last.tokens * ms / Math.max(1, last.ms));
+    const efficient = Math.min(efficientStepTokens, tokensIn(2 * targetStepMs));
+    return Math.min(maxStepTokens, Math.max(minStepTokens, tokensIn(targetStepMs), efficient));
+}
 
 /**
  * Evaluates all of a prompt but its last token on `sequence`, in steps that an abort can stop between.
@@ -48,11 +66,10 @@ export async function prefillPrompt(sequence: LlamaContextSequence, prompt: read
         const chunk = body.slice(position, position + step);
         const started = performance.now();
         await sequence.evaluateWithoutGeneratingNewTokens(chunk);
-        const elapsedMs = Math.max(1, performance.now() - started);
+        const ms = performance.now() - started;
         position += chunk.length;
         onProgress?.(progress());
-        // Attention grows with depth, so the rate is re-measured on every step.
-        step = Math.max(minStepTokens, Math.min(maxStepTokens, Math.floor(chunk.length * targetStepMs / elapsedMs)));
+        step = nextStepTokens({tokens: chunk.length, ms}, targetStepMs, maxStepTokens);
     }
     throwIfAborted(signal);
     return progress();
