@@ -6,9 +6,9 @@ export type PromptPrefillOptions = {
     /** Largest step, in tokens: the context's batch size (a larger step only queues more behind it). */
     maxStepTokens: number,
     /**
-     * How long one step should take, in milliseconds; the step size follows the measured rate. It bounds how long an
-     * abort waits for the step in flight, and how long other sequences' tokens wait behind it. Defaults to
-     * `defaultPromptStepMs`.
+     * How long one step should take, in milliseconds; the step size follows the measured rate, and a step may take up
+     * to twice this to hold `efficientStepTokens`. It bounds how long an abort waits for the step in flight, and how
+     * long other sequences' tokens wait behind it. Defaults to `defaultPromptStepMs`.
      */
     targetStepMs?: number,
     signal?: AbortSignal,
