@@ -21,11 +21,13 @@ const held = new Set();
 function streamOnce(body, hold) {
     return new Promise((resolve, reject) => {
         const started = performance.now();
+        let responded = false;
         const request = http.request(`${url}/responses`, {
             method: "POST",
             agent,
             headers: {"content-type": "application/json", authorization: `Bearer ${apiKey}`}
         }, (res) => {
+            responded = true;
             res.setEncoding("utf8");
             if (hold) {
                 res.pause();
@@ -66,7 +68,15 @@ function streamOnce(body, hold) {
             });
             res.on("error", reject);
         });
-        request.on("error", reject);
+        request.on("error", (error) => {
+            // A kept-alive socket that the server closed as idle (after its 5 s keepAliveTimeout; a model reload between
+            // placements takes about that long) can fail the next request at once: Node's documentation advises sending
+            // it again on a new socket. Nothing was generated, so the retry measures the same work.
+            if (request.reusedSocket && error.code === "ECONNRESET" && !responded)
+                streamOnce(body, hold).then(resolve, reject);
+            else
+                reject(error);
+        });
         request.end(JSON.stringify({...body, stream: true}));
     });
 }

@@ -24,8 +24,9 @@ const minStepTokens = 16;
 /**
  * Each step has a fixed cost besides its tokens': a pass over the weights and over the whole KV cache. Deep in a long
  * prompt, where attention makes every token slow, a half-second step holds few tokens and that cost shows (synthetic
- * SmolLM2-135M, 2 threads, depth 8,000: steps of 16 tokens took 1.07–1.39× the time of steps of 64; 64 and 256 were
- * even, docs/api.md). So a step holds this many tokens when they fit in twice the target, still well inside 2 s.
+ * SmolLM2-135M, 2 threads, depth 8,000–16,000: steps of 16 tokens took 1.16–1.22× the time of steps of 64, steps of
+ * 32 1.09–1.13×; 64 and 256 were even, docs/api.md). So a step holds this many tokens when they fit in twice the
+ * target, still well inside 2 s.
  */
 const efficientStepTokens = 64;
 
