@@ -42,13 +42,16 @@ export function nextStepTokens(last: {tokens: number, ms: number}, targetStepMs:
 }
 
 /**
- * Evaluates all of a prompt but its last token on `sequence`, in steps that an abort can stop between.
+ * Evaluates a prompt on `sequence` in steps that an abort can stop between, up to its last step.
  *
  * node-llama-cpp queues a whole prompt as one decode and splits it into batches natively, with no abort check
  * between them: a 17k-token prompt on a full-size model kept its sequence busy for minutes after the client had gone.
- * Evaluated here step by step, the prompt is the same tokens in the same cells; `LlamaChat.generateResponse` then
- * finds them in the sequence (it keeps the longest common prefix) and evaluates only the last token, whose logits it
- * samples from. The sequence's token meter counts these evaluations as input, as it would have counted LlamaChat's.
+ * Evaluated here step by step, the prompt is the same tokens in the same cells; `LlamaChat.generateResponse` (or
+ * `LlamaCompletion`) then finds them in the sequence (it keeps the longest common prefix) and evaluates the rest, at
+ * most one step and the last token, in the decode whose logits it samples from. Leaving that last step to it saves a
+ * decode, whose fixed cost shows when there is little to evaluate: a warm turn's ~75 new tokens took three decodes
+ * (64, 10, then the last token), now one. The sequence's token meter counts these evaluations as input, as it would
+ * have counted LlamaChat's.
  */
 export async function prefillPrompt(sequence: LlamaContextSequence, prompt: readonly number[], options: PromptPrefillOptions): Promise<PromptProgress> {
     const {signal, onProgress, maxStepTokens} = options;
@@ -62,7 +65,7 @@ export async function prefillPrompt(sequence: LlamaContextSequence, prompt: read
     let step = Math.min(firstStepTokens, maxStepTokens);
     const progress = (): PromptProgress => ({evaluated: position, total: prompt.length, reused});
     onProgress?.(progress());
-    while (position < body.length) {
+    while (prompt.length - position > step) {
         throwIfAborted(signal);
         const chunk = body.slice(position, position + step);
         const started = performance.now();

@@ -7,7 +7,7 @@ import type {PlainCompletion} from "./plainCompletion.js";
 import {prefillPrompt} from "./PromptPrefill.js";
 import {StopSequenceDetector} from "./StopSequenceDetector.js";
 import {scoreAnswerTokens} from "./tokenLogprobs.js";
-import type {GenerationEvent, GenerationRequest, GenerationResult} from "./types.js";
+import type {GenerationEvent, GenerationRequest, GenerationResult, PromptProgress} from "./types.js";
 
 export type RunGenerationOptions = {
     chat: LlamaChat,
@@ -74,9 +74,14 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
         emit({type: "text", text});
     };
 
+    let prefilled: PromptProgress | undefined;
     const countTokens = (tokens: readonly Token[]) => {
         if (tokens.length === 0)
             return;
+        if (firstTokenAt == null && prefilled != null) {
+            // The prompt's last step was evaluated with the first output token: the prompt is all in.
+            request.onPromptProgress?.({...prefilled, evaluated: prefilled.total});
+        }
         firstTokenAt ??= performance.now();
         onTokens?.(tokens.length);
     };
@@ -104,7 +109,7 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
 
     let response: {response: string, functionCalls?: ReadonlyArray<{functionName: string, params?: unknown}>, metadata: {stopReason: string}};
     try {
-        await prefillPrompt(sequence, prompt, {maxStepTokens: promptStepTokens, signal, onProgress: request.onPromptProgress});
+        prefilled = await prefillPrompt(sequence, prompt, {maxStepTokens: promptStepTokens, signal, onProgress: request.onPromptProgress});
         if (plain != null) {
             let chunkTokens: Token[] = [];
             // Without operator stop sequences nothing on the token loop needs the answer's text, so it is detokenized

@@ -21,11 +21,15 @@ describe("prompt evaluation in abortable steps (real node-llama-cpp)", () => {
             const progress: PromptProgress[] = [];
             const first = await engine.generate({turns, maxOutputTokens: 4, sampling: {temperature: 0}, onPromptProgress: (step) => progress.push(step)});
             assert.ok(first.usage.inputTokens > 1000, `a long prompt (${first.usage.inputTokens} tokens)`);
-            assert.ok(progress.length > 2, `several steps (${progress.length} progress reports)`);
+            assert.ok(progress.length > 3, `several steps (${progress.length} progress reports)`);
             assert.deepEqual(progress.map((step) => step.total), progress.map(() => first.usage.inputTokens));
             for (let index = 1; index < progress.length; index++)
                 assert.ok(progress[index]!.evaluated > progress[index - 1]!.evaluated, "each step adds tokens");
-            assert.equal(progress.at(-1)!.evaluated, first.usage.inputTokens - 1, "all but the last token before sampling");
+            // The last step is left to generation, which evaluates it with the first output token; then the prompt is all in.
+            assert.equal(progress.at(-1)!.evaluated, first.usage.inputTokens, "the prompt is reported all in at the first token");
+            const stepped = progress.at(-2)!;
+            assert.ok(stepped.evaluated <= first.usage.inputTokens - 1 && stepped.evaluated >= first.usage.inputTokens - 512,
+                `the steps stop at most a batch short of the end (${stepped.evaluated} of ${first.usage.inputTokens})`);
             // The meter counts every prompt evaluation, the steps' and LlamaChat's: had LlamaChat rendered other tokens
             // and evaluated them again, fewer would count as cached than the steps reused.
             assert.equal(first.usage.cachedTokens, progress[0]!.reused);
