@@ -5,14 +5,14 @@ export type PromptProgressView = {evaluated: number, total: number, responses: n
 
 /**
  * The prompts being evaluated right now, by response, from the engine's step-by-step reports. A prompt leaves when
- * its evaluation reaches the token generation starts from (the last one is evaluated with the first output token),
- * and all leave when nothing generates any more (an aborted evaluation reports no end).
+ * it is reported all in (at the first output token, whose decode evaluates the prompt's last step), and all leave when
+ * nothing generates any more (an aborted evaluation reports no end).
  */
 export class PromptProgressTracker {
     private readonly prompts = new Map<string, PromptProgress>();
 
     public record(responseId: string, progress: PromptProgress): void {
-        if (progress.evaluated >= progress.total - 1)
+        if (progress.evaluated >= progress.total)
             this.prompts.delete(responseId);
         else
             this.prompts.set(responseId, progress);

@@ -6,7 +6,7 @@ import {LocalResponsesHost} from "../../../src/host/LocalResponsesHost.js";
 import {models} from "../../helpers/paths.js";
 import {createResponse} from "../../helpers/createResponse.js";
 
-test("the host tells each response's prompt evaluation, step by step, up to the token generation starts from", async () => {
+test("the host tells each response's prompt evaluation, step by step, and that it is all in at the first output token", async () => {
     const seen: (PromptProgress & {id: string})[] = [];
     const host = new LocalResponsesHost({...defaultConfig(), port: 0, threads: 1, contextSize: 2048, apiKeys: ["sk-test"]}, {
         onPromptProgress: (id, progress) => seen.push({id, ...progress})
@@ -20,7 +20,9 @@ test("the host tells each response's prompt evaluation, step by step, up to the 
         assert.ok(own.length >= 2, `${own.length} reports`);
         const last = own.at(-1)!;
         assert.equal(last.total, response.usage!.input_tokens);
-        assert.equal(last.evaluated, last.total - 1, "the last prompt token is evaluated with the first generated one");
+        // The last step is evaluated with the first output token, and reported then.
+        assert.equal(last.evaluated, last.total, "the prompt is all in");
+        assert.ok(own.at(-2)!.evaluated < last.total, "the steps before it left the rest to generation");
         assert.deepEqual(own.map((progress) => progress.evaluated), [...own.map((progress) => progress.evaluated)].sort((a, b) => a - b), "it only moves forward");
     } finally {
         await host.dispose();

@@ -53,14 +53,17 @@ test("a long prompt's evaluation shows as progress until tokens come; the toolti
     assert.doesNotMatch(formatStatus(base).tooltip, /Prompt evaluation/);
 });
 
-test("the tracker sums the prompts being evaluated and lets one go when generation starts from it", () => {
+test("the tracker sums the prompts being evaluated and lets one go when it is reported all in", () => {
     const tracker = new PromptProgressTracker();
     assert.equal(tracker.view(), null);
     tracker.record("a", {evaluated: 0, total: 1000, reused: 0});
     tracker.record("b", {evaluated: 300, total: 500, reused: 300});
     tracker.record("a", {evaluated: 512, total: 1000, reused: 0});
     assert.deepEqual(tracker.view(), {evaluated: 812, total: 1500, responses: 2});
+    // The engine's steps stop short of the end; the rest is evaluated with the first output token.
     tracker.record("b", {evaluated: 499, total: 500, reused: 300});
+    assert.deepEqual(tracker.view(), {evaluated: 1011, total: 1500, responses: 2});
+    tracker.record("b", {evaluated: 500, total: 500, reused: 300});
     assert.deepEqual(tracker.view(), {evaluated: 512, total: 1000, responses: 1});
     tracker.clear();
     assert.equal(tracker.view(), null);
