@@ -14,7 +14,7 @@
  * same number of tokens evaluated at the same depth, then one token sampled. The client is a separate low-priority
  * process (sseClient.mjs). Served and direct runs alternate in pairs; each figure is the median of the paired ratios.
  * The pairs of figures 1, 2 and 3 are spread over `--placements` loads of the model on each side (3 by default): two
- * identical contexts in one process do not run equally fast (by up to a few percent, see docs/api.md), so pairs from
+ * identical contexts in one process do not run equally fast (by up to a few percent, see docs/performance.md), so pairs from
  * a single load would count that difference as the server's.
  *
  * Usage: npm run bench [-- --models stories260K,smollm2-135m] [--pairs N] [--placements N] [--only 1,2,3,4,5]

@@ -38,7 +38,7 @@ export type LlamaEngineOptions = {
     queueLimit?: number,
     /** Defaults to `false` (CPU); `"auto"` picks an available GPU backend. */
     gpu?: GpuChoice,
-    /** Flash attention; off by default, as it is slower on CPU. */
+    /** Flash attention; off by default: on CPU it makes a long cold prompt cheaper and every generated token dearer (docs/api.md). */
     flashAttention?: boolean,
     /** Prompt tokens evaluated per batch; defaults to `defaultBatchSize`. */
     batchSize?: number,

@@ -26,7 +26,7 @@ export const cliFlags = {
     "queue-limit": {type: "string", env: "LOCAL_RESPONSES_QUEUE_LIMIT", help: "requests waiting for a sequence before 503 (default 64)"},
     "gpu": {type: "string", env: "LOCAL_RESPONSES_GPU", help: "auto, false, cuda, vulkan or metal (default false)"},
     "stop": {type: "string", multiple: true, env: "LOCAL_RESPONSES_STOP", help: "text that ends a plain-text answer like an end-of-turn token (repeatable; env: comma-separated)"},
-    "flash-attention": {type: "boolean", env: "LOCAL_RESPONSES_FLASH_ATTENTION", help: "enable flash attention (slower on CPU)"},
+    "flash-attention": {type: "boolean", env: "LOCAL_RESPONSES_FLASH_ATTENTION", help: "enable flash attention (on CPU: cheaper cold prompts, dearer generated tokens)"},
     "strict-model": {type: "boolean", env: "LOCAL_RESPONSES_STRICT_MODEL", help: "require 'model' to name the loaded model"},
     "strict-tools": {type: "boolean", env: "LOCAL_RESPONSES_STRICT_TOOLS", help: "refuse hosted tool types with 400 instead of ignoring them"},
     "reasoning-secret": {type: "string", env: "LOCAL_RESPONSES_REASONING_SECRET", help: "HMAC secret for reasoning encrypted_content tokens (default: kept in --data-dir; random per process with --store memory; not encryption)"},
