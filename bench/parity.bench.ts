@@ -17,12 +17,13 @@
  * identical contexts in one process do not run equally fast (by up to a few percent, see docs/performance.md), so pairs from
  * a single load would count that difference as the server's.
  *
- * Usage: npm run bench [-- --models stories260K,smollm2-135m] [--pairs N] [--placements N] [--only 1,2,3,4,5]
+ * Usage: npm run bench [-- --models stories260K,smollm2-135m] [--pairs N] [--placements N] [--only 1,2,3,4,5] [--cache-type-k q8_0]
  */
 import {spawn, type ChildProcess} from "node:child_process";
 import {parseArgs} from "node:util";
 import {fileURLToPath} from "node:url";
 import type {ChatHistoryItem, Llama, LlamaChat, LlamaCompletion, LlamaContext, LlamaContextSequence, LlamaModel, Token} from "node-llama-cpp";
+import {defaultKeyCacheType, usableKeyCacheType, type KeyCacheType} from "../src/engine/keyCacheType.js";
 import {loadNodeLlamaCpp} from "../src/engine/loadBinding.js";
 import {defaultConfig} from "../src/host/config.js";
 import {LocalResponsesHost} from "../src/host/LocalResponsesHost.js";
@@ -32,7 +33,9 @@ import {alternating, median, quantile} from "./pairs.js";
 
 type StreamResult = {tokens: number, input: number, cached: number, ms: number, ttftMs: number, streamMs: number, id: string};
 
-const {values: args} = parseArgs({options: {models: {type: "string", default: "stories260K,smollm2-135m"}, pairs: {type: "string"}, placements: {type: "string", default: "3"}, only: {type: "string"}}});
+const {values: args} = parseArgs({options: {models: {type: "string", default: "stories260K,smollm2-135m"}, pairs: {type: "string"}, placements: {type: "string", default: "3"}, only: {type: "string"}, "cache-type-k": {type: "string", default: defaultKeyCacheType}}});
+/** KV cache key type on both sides (`--cache-type-k`; where the model allows it, see usableKeyCacheType). */
+const cacheTypeK = args["cache-type-k"] as KeyCacheType;
 /** Whether a figure (1–5) was asked for: `--only 2,4` measures those alone (all by default). */
 const only = (figure: number) => args.only == null || args.only.split(",").map(Number).includes(figure);
 const apiKey = "sk-bench";
@@ -78,7 +81,8 @@ class Direct {
     public static async open(modelPath: string, sequences: number): Promise<Direct> {
         Direct.llama ??= loadNodeLlamaCpp().then(({getLlama}) => getLlama({gpu: false, build: "never", maxThreads: 1}));
         const model = await (await Direct.llama).loadModel({modelPath});
-        const context = await model.createContext({contextSize, sequences, threads: 1, flashAttention: false});
+        const keys = usableKeyCacheType(cacheTypeK, model).type;
+        const context = await model.createContext({contextSize, sequences, threads: 1, flashAttention: false, experimentalKvCacheKeyType: keys === "q8_0" ? "Q8_0" : "F16"});
         const all = Array.from({length: sequences}, () => context.getSequence());
         return new Direct(model, context, all, model.tokenize(words(8000, 99)));
     }
@@ -178,7 +182,7 @@ class Direct {
 async function benchModel(name: string, modelPath: string, fullSize: boolean): Promise<string[][]> {
     const pairs = Number(args.pairs ?? (fullSize ? 3 : 7));
     // One thread for prompts too: node-llama-cpp direct is given one (--prompt-threads is measured in docs/api.md).
-    const host = new LocalResponsesHost({...defaultConfig(), port: 0, threads: 1, promptThreads: 1, contextSize, parallel, apiKeys: [apiKey]});
+    const host = new LocalResponsesHost({...defaultConfig(), port: 0, threads: 1, promptThreads: 1, contextSize, parallel, cacheTypeK, apiKeys: [apiKey]});
     await host.loadModel(modelPath);
     const url = await host.start();
     client = spawn("nice", ["-n", "19", process.execPath, fileURLToPath(new URL("./sseClient.mjs", import.meta.url)), url, apiKey], {stdio: ["ignore", "inherit", "inherit", "ipc"]});

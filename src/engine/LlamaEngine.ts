@@ -19,6 +19,7 @@ import {PromptTokenizer} from "./PromptTokenizer.js";
 import {createSegmentTokenizer, type SegmentTokenizer} from "./SegmentTokenizer.js";
 import {TokenizerWorker} from "./TokenizerWorker.js";
 import {SequencePool} from "./SequencePool.js";
+import {defaultKeyCacheType, usableKeyCacheType, type KeyCacheType} from "./keyCacheType.js";
 import type {
     ChatEngine, ChatTurn, EngineLease, EngineState, EngineStats, GenerationRequest, GenerationResult, ModelInfo, ToolSpec
 } from "./types.js";
@@ -40,6 +41,8 @@ export type LlamaEngineOptions = {
     gpu?: GpuChoice,
     /** Flash attention; off by default: on CPU it makes a long cold prompt cheaper and every generated token dearer (docs/api.md). */
     flashAttention?: boolean,
+    /** The KV cache's key type (see KeyCacheType). Defaults to `defaultKeyCacheType` (f16); q8_0 where the model allows it. */
+    cacheTypeK?: KeyCacheType,
     /** Prompt tokens evaluated per batch; defaults to `defaultBatchSize`. */
     batchSize?: number,
     /** The model name reported to clients. Defaults to the file name without `.gguf`. */
@@ -386,12 +389,14 @@ export class LlamaEngine implements ChatEngine {
                 // the event loop. Through the segment cache (which returns exactly the model's tokens) it finds every
                 // segment the engine tokenized to choose the sequence, long ones included, instead of tokenizing it twice.
                 Object.defineProperty(model, "tokenizer", {value: segments, configurable: true});
+                const keyCache = usableKeyCacheType(this.options.cacheTypeK ?? defaultKeyCacheType, model);
                 const context = await model.createContext({
                     contextSize,
                     sequences: parallel,
                     threads: this.threads,
                     batchSize: this.options.batchSize ?? Math.min(defaultBatchSize, contextSize * parallel),
                     flashAttention: this.options.flashAttention ?? false,
+                    experimentalKvCacheKeyType: keyCache.type === "q8_0" ? "Q8_0" : "F16",
                     batching: {dispatchSchedule: afterDispatch.dispatchSchedule}
                 });
                 BatchThreads.install(context, {promptThreads: this.promptThreads, generationThreads: this.threads});
@@ -413,7 +418,7 @@ export class LlamaEngine implements ChatEngine {
                     promptTokenizer: new PromptTokenizer(segments, tokenizerWorker),
                     tokenizerWorker,
                     maxTokenChars: maxTokenCharacters(model),
-                    promptStates: await this.openPromptStates(binding, modelPath, context),
+                    promptStates: await this.openPromptStates(binding, modelPath, context, keyCache.type),
                     saving: new Set(),
                     info: {
                         id: this.options.alias ?? path.basename(modelPath).replace(/\.gguf$/i, ""),
@@ -421,7 +426,8 @@ export class LlamaEngine implements ChatEngine {
                         contextSize: context.contextSize,
                         sequences: parallel,
                         trainContextSize,
-                        chatWrapper: chatWrapper.wrapperName
+                        chatWrapper: chatWrapper.wrapperName,
+                        keyCache
                     }
                 };
                 const previous = this.loaded;
@@ -442,13 +448,15 @@ export class LlamaEngine implements ChatEngine {
     }
 
     /** The prompt-state cache for this model file and these context settings (a state is only loaded into both). */
-    private async openPromptStates(binding: NodeLlamaCpp, modelPath: string, context: LlamaContext): Promise<PromptStateCache | null> {
+    private async openPromptStates(binding: NodeLlamaCpp, modelPath: string, context: LlamaContext, keyCacheType: KeyCacheType): Promise<PromptStateCache | null> {
         const options = this.options.promptCache;
         if (options == null)
             return null;
         const settings = {
             contextSize: context.contextSize, sequences: context.totalSequences, batchSize: context.batchSize,
-            flashAttention: context.flashAttention, nodeLlamaCpp: await binding.getModuleVersion()
+            flashAttention: context.flashAttention, nodeLlamaCpp: await binding.getModuleVersion(),
+            // Named only when not llama.cpp's default, so that the states saved before keys had a choice stay usable.
+            ...keyCacheType !== "f16" && {keyCacheType}
         };
         return PromptStateCache.open({
             folder: options.folder, maxBytes: options.maxBytes, minTokens: options.minTokens, log: options.log,

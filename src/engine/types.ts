@@ -1,4 +1,5 @@
 import type {ReasoningEffort} from "../protocol/wire.js";
+import type {KeyCacheType} from "./keyCacheType.js";
 
 /**
  * The engine's public contract, free of node-llama-cpp types so that the Responses domain,
@@ -133,7 +134,9 @@ export type ModelInfo = {
     contextSize: number,
     sequences: number,
     trainContextSize: number,
-    chatWrapper: string
+    chatWrapper: string,
+    /** The local model's KV cache key type, and why it is not the one asked for (`usableKeyCacheType`). */
+    keyCache?: {type: KeyCacheType, note: string | null}
 };
 
 /** A sequence held for one generation; release it when done (also when generation was never started). */

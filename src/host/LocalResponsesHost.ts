@@ -149,7 +149,8 @@ export class LocalResponsesHost {
     /** Loads the GGUF file `modelPath`, or with `--engine upstream` connects to the upstreams (`modelPath` is then ignored). */
     public async loadModel(modelPath: string, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> {
         const info = await this.engine.load(this.config.engine === "upstream" ? this.config.upstream.model ?? "" : modelPath, onProgress);
-        this.events.log?.(`model: loaded ${info.id} (context ${info.contextSize} × ${info.sequences} sequences, ${info.chatWrapper})`);
+        const keys = info.keyCache == null ? "" : `, ${info.keyCache.type} keys${info.keyCache.note == null ? "" : ` (${info.keyCache.note})`}`;
+        this.events.log?.(`model: loaded ${info.id} (context ${info.contextSize} × ${info.sequences} sequences, ${info.chatWrapper}${keys})`);
         return info;
     }
 

@@ -1,5 +1,6 @@
 import {parseArgs} from "node:util";
 import type {GpuChoice} from "../engine/LlamaEngine.js";
+import {keyCacheTypes, type KeyCacheType} from "../engine/keyCacheType.js";
 import {defaultPromptCacheMaxBytes, defaultPromptCacheMinTokens} from "../engine/PromptStateCache.js";
 import {defaultConfig, isUpstreamUrl, type HostConfig, type StoreSettings} from "./config.js";
 import {defaultDataDir} from "./dataFolder.js";
@@ -27,6 +28,7 @@ export const cliFlags = {
     "gpu": {type: "string", env: "LOCAL_RESPONSES_GPU", help: "auto, false, cuda, vulkan or metal (default false)"},
     "stop": {type: "string", multiple: true, env: "LOCAL_RESPONSES_STOP", help: "text that ends a plain-text answer like an end-of-turn token (repeatable; env: comma-separated)"},
     "flash-attention": {type: "boolean", env: "LOCAL_RESPONSES_FLASH_ATTENTION", help: "enable flash attention (on CPU: cheaper cold prompts, dearer generated tokens)"},
+    "cache-type-k": {type: "string", env: "LOCAL_RESPONSES_CACHE_TYPE_K", help: "KV cache key type: f16 or q8_0 (half the key memory; on CPU cheaper prompts and tokens deep in the context; models whose attention heads fill 32-value blocks) (default f16)"},
     "strict-model": {type: "boolean", env: "LOCAL_RESPONSES_STRICT_MODEL", help: "require 'model' to name the loaded model"},
     "strict-tools": {type: "boolean", env: "LOCAL_RESPONSES_STRICT_TOOLS", help: "refuse hosted tool types with 400 instead of ignoring them"},
     "reasoning-secret": {type: "string", env: "LOCAL_RESPONSES_REASONING_SECRET", help: "HMAC secret for reasoning encrypted_content tokens (default: kept in --data-dir; random per process with --store memory; not encryption)"},
@@ -125,6 +127,7 @@ export function parseCliOptions(argv: string[], env: NodeJS.ProcessEnv = process
     config.queueLimit = integer("queue-limit", 0) ?? config.queueLimit;
     config.gpu = parseGpu(read("gpu") as string | undefined);
     config.flashAttention = read("flash-attention") === true;
+    config.cacheTypeK = parseKeyCacheType(read("cache-type-k") as string | undefined) ?? config.cacheTypeK;
     config.stopSequences = ((read("stop") as string[] | undefined) ?? []).map(unescapeStop);
     config.strictModel = read("strict-model") === true;
     config.strictTools = read("strict-tools") === true;
@@ -201,6 +204,12 @@ function parseGpu(raw: string | undefined): GpuChoice {
     if (raw === "auto" || raw === "cuda" || raw === "vulkan" || raw === "metal")
         return raw;
     throw new CliUsageError(`--gpu must be auto, false, cuda, vulkan or metal (got '${raw}').`);
+}
+
+function parseKeyCacheType(raw: string | undefined): KeyCacheType | undefined {
+    if (raw == null || (keyCacheTypes as readonly string[]).includes(raw))
+        return raw as KeyCacheType | undefined;
+    throw new CliUsageError(`--cache-type-k must be ${keyCacheTypes.join(" or ")} (got '${raw}').`);
 }
 
 export function cliHelp(): string {

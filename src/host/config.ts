@@ -1,5 +1,6 @@
 import {defaultPromptThreads, defaultQueueLimit, defaultThreads} from "../engine/engineDefaults.js";
 import type {GpuChoice} from "../engine/LlamaEngine.js";
+import {defaultKeyCacheType, type KeyCacheType} from "../engine/keyCacheType.js";
 import {defaultUpstreamHealthIntervalMs, defaultUpstreamTimeoutSeconds} from "../engine/upstream/UpstreamEngine.js";
 import {defaultBackgroundJobLimits} from "../responses/BackgroundJobs.js";
 import {defaultSummaryMaxTokens} from "../responses/Compactor.js";
@@ -36,6 +37,8 @@ export type HostConfig = {
     queueLimit: number,
     gpu: GpuChoice,
     flashAttention: boolean,
+    /** The KV cache's key type (`--cache-type-k`; see KeyCacheType). */
+    cacheTypeK: KeyCacheType,
     /** Text that ends a plain-text answer like the model's own end of turn (for models that never stop). */
     stopSequences: string[],
     strictModel: boolean,
@@ -149,6 +152,7 @@ export function defaultConfig(): HostConfig {
         queueLimit: defaultQueueLimit,
         gpu: false,
         flashAttention: false,
+        cacheTypeK: defaultKeyCacheType,
         stopSequences: [],
         strictModel: false,
         strictTools: false,

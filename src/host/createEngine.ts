@@ -28,6 +28,7 @@ export function createEngine(config: HostConfig, log?: (line: string) => void): 
         queueLimit: config.queueLimit,
         gpu: config.gpu,
         flashAttention: config.flashAttention,
+        cacheTypeK: config.cacheTypeK,
         stopSequences: config.stopSequences,
         alias: config.modelAlias ?? undefined,
         promptCache: promptCacheOf(config, log)

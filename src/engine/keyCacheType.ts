@@ -1,0 +1,36 @@
+import type {LlamaModel} from "node-llama-cpp";
+
+/**
+ * The type of the KV cache's keys (llama.cpp's `--cache-type-k`): `f16`, llama.cpp's default, or `q8_0`.
+ *
+ * `q8_0` keys take half the memory and, on a CPU, make attention cheaper: llama.cpp multiplies 8-bit blocks with integer
+ * SIMD where it converts every f16 key. node-llama-cpp alone, synthetic SmolLM2-135M, 1 thread: a prompt's first 2,000
+ * tokens took 0.83 of the time, the next 6,000 0.78, one generated token 0.90 (docs/performance.md). The values stay
+ * f16: llama.cpp quantizes them only with flash attention, which costs generation far more on a CPU.
+ */
+export type KeyCacheType = "f16" | "q8_0";
+
+export const keyCacheTypes: readonly KeyCacheType[] = ["f16", "q8_0"];
+
+/**
+ * f16 by default: node-llama-cpp 3.21.1 calls its cache-type option experimental, and 8-bit keys change every attention
+ * score slightly (within llama.cpp's usual quantization error), so they are a choice, not a default.
+ */
+export const defaultKeyCacheType: KeyCacheType = "f16";
+
+/** Values per `q8_0` block: llama.cpp needs each attention head's keys to fill whole blocks. */
+const q8BlockValues = 32;
+
+/**
+ * The key type a model's context can take: `q8_0` only where each attention head's keys fill whole 32-value blocks
+ * (llama.cpp refuses the context otherwise; stories260K's heads hold 8), else `f16`, with why.
+ */
+export function usableKeyCacheType(requested: KeyCacheType, model: Pick<LlamaModel, "fileInfo">): {type: KeyCacheType, note: string | null} {
+    if (requested === "f16")
+        return {type: "f16", note: null};
+    const {embedding_length: width, attention} = model.fileInfo.architectureMetadata;
+    const headKeys = attention?.key_length ?? (width != null && attention?.head_count ? width / attention.head_count : null);
+    if (headKeys != null && headKeys % q8BlockValues === 0)
+        return {type: "q8_0", note: null};
+    return {type: "f16", note: `q8_0 keys need attention heads of a multiple of ${q8BlockValues} values; this model's hold ${headKeys ?? "an unknown number"}: keys stay f16`};
+}
