@@ -44,6 +44,7 @@ const mirrors: Record<string, unknown> = {
     "parallel": 0,
     "queueLimit": defaultQueueLimit,
     "gpu": String(config.gpu),
+    "cacheTypeK": config.cacheTypeK,
     "strictModel": config.strictModel,
     "strictTools": config.strictTools,
     "store.maxEntries": defaultResponseStoreBounds.maxEntries,

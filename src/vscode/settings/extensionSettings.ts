@@ -2,6 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import type {GpuChoice} from "../../engine/LlamaEngine.js";
 import {defaultPromptThreads, defaultThreads} from "../../engine/engineDefaults.js";
+import {keyCacheTypes, type KeyCacheType} from "../../engine/keyCacheType.js";
 import {defaultConfig, isUpstreamUrl, type HostConfig} from "../../host/config.js";
 
 /** The prefix of every setting this extension contributes (package.json `contributes.configuration`). */
@@ -24,6 +25,8 @@ export type ExtensionSettings = {
     parallel: number,
     queueLimit: number,
     gpu: GpuChoice,
+    /** The KV cache's key type (see KeyCacheType). */
+    cacheTypeK: KeyCacheType,
     allowedOrigins: string[],
     strictModel: boolean,
     strictTools: boolean,
@@ -58,6 +61,7 @@ export const settingKeys: Record<keyof ExtensionSettings, string> = {
     parallel: "parallel",
     queueLimit: "queueLimit",
     gpu: "gpu",
+    cacheTypeK: "cacheTypeK",
     allowedOrigins: "server.allowedOrigins",
     strictModel: "strictModel",
     strictTools: "strictTools",
@@ -129,6 +133,13 @@ export function readSettings(get: SettingReader): {settings: ExtensionSettings, 
     else if (gpuRaw !== "false" && gpuRaw !== false)
         problems.push(`${settingsSection}.gpu must be auto, false, cuda, vulkan or metal (got ${JSON.stringify(gpuRaw)}); using false.`);
 
+    const keysRaw = get(settingKeys.cacheTypeK) ?? defaults.cacheTypeK;
+    let cacheTypeK = defaults.cacheTypeK;
+    if ((keyCacheTypes as readonly unknown[]).includes(keysRaw))
+        cacheTypeK = keysRaw as KeyCacheType;
+    else
+        problems.push(`${settingsSection}.cacheTypeK must be ${keyCacheTypes.join(" or ")} (got ${JSON.stringify(keysRaw)}); using ${defaults.cacheTypeK}.`);
+
     const originsRaw = get(settingKeys.allowedOrigins) ?? [];
     let allowedOrigins: string[] = [];
     if (Array.isArray(originsRaw) && originsRaw.every((origin) => typeof origin === "string"))
@@ -155,6 +166,7 @@ export function readSettings(get: SettingReader): {settings: ExtensionSettings, 
             parallel: integer(settingKeys.parallel, 0, 0, 64),
             queueLimit: integer(settingKeys.queueLimit, defaults.queueLimit, 0, 100_000),
             gpu,
+            cacheTypeK,
             allowedOrigins,
             strictModel: flag(settingKeys.strictModel, false),
             strictTools: flag(settingKeys.strictTools, false),
@@ -238,6 +250,7 @@ export function toHostConfig(settings: ExtensionSettings, apiKey: string, modelP
         ...contextSettings(settings),
         queueLimit: settings.queueLimit,
         gpu: settings.gpu,
+        cacheTypeK: settings.cacheTypeK,
         strictModel: settings.strictModel,
         strictTools: settings.strictTools,
         allowedOrigins: settings.allowedOrigins,
@@ -257,7 +270,7 @@ export function toHostConfig(settings: ExtensionSettings, apiKey: string, modelP
 export type SettingsChangePlan = {action: "none" | "loadModel" | "restartServer" | "rebuild", changed: (keyof ExtensionSettings)[]};
 
 const rebuildKeys: (keyof ExtensionSettings)[] = [
-    "modelAlias", "threads", "promptThreads", "contextSize", "parallel", "queueLimit", "gpu", "allowedOrigins", "strictModel", "strictTools",
+    "modelAlias", "threads", "promptThreads", "contextSize", "parallel", "queueLimit", "gpu", "cacheTypeK", "allowedOrigins", "strictModel", "strictTools",
     "storeMaxEntries", "storeMaxBytes", "storeTtlSeconds", "jobsMaxActive", "jobsWorkers", "jobsDeadlineSeconds",
     "engine", "upstreamUrls", "upstreamModel", "upstreamTimeoutSeconds"
 ];
