@@ -4,7 +4,7 @@ import {cliFlags, parseCliOptions, type CliFlag} from "../../src/host/cliOptions
 
 /** The value a flag's help says it defaults to: `(default 64`, `(default false`, `(default durable`, ... */
 function documentedDefault(help: string): string | undefined {
-    return /\(default (127\.0\.0\.1|[0-9]+|false|true|durable|memory)\b/.exec(help)?.[1];
+    return /\(default (127\.0\.0\.1|[0-9]+|false|true|durable|memory|f16)\b/.exec(help)?.[1];
 }
 
 describe("CLI defaults are declared once", () => {

@@ -59,6 +59,7 @@ describe("GET /v1/status and GET /metrics", () => {
         const status = await (await server.fetch("/v1/status")).json();
         assert.equal(status.object, "status");
         assert.equal(status.model.id, "stories260K");
+        assert.equal(status.model.cache_type_k, "f16");
         assert.equal(status.engine.state, "ready");
         assert.equal(status.engine.sequences_total, 2);
         assert.ok(status.responses.entries >= 2);

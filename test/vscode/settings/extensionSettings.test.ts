@@ -26,7 +26,7 @@ test("settings map onto the host configuration", () => {
     const {settings} = readSettings(reader({
         "model.path": " /models/a.gguf ", "model.alias": "mine", "server.port": 0, "threads": 3, "contextSize": 4096, "parallel": 2,
         "gpu": "vulkan", "server.allowedOrigins": ["https://a.example", " "], "strictModel": true, "store.ttlSeconds": 0,
-        "jobs.maxActive": 0, "jobs.workers": 3
+        "jobs.maxActive": 0, "jobs.workers": 3, "cacheTypeK": "q8_0"
     }));
     assert.equal(settings.modelPath, "/models/a.gguf");
     const config = toHostConfig(settings, "key", "/abs/a.gguf");
@@ -37,6 +37,7 @@ test("settings map onto the host configuration", () => {
     assert.equal(config.contextSize, 4096);
     assert.equal(config.parallel, 2);
     assert.equal(config.gpu, "vulkan");
+    assert.equal(config.cacheTypeK, "q8_0");
     assert.deepEqual(config.allowedOrigins, ["https://a.example"]);
     assert.equal(config.strictModel, true);
     assert.equal(config.store.ttlSeconds, 0);
@@ -45,12 +46,13 @@ test("settings map onto the host configuration", () => {
 });
 
 test("wrong values fall back to defaults and are reported, not silently used", () => {
-    const {settings, problems} = readSettings(reader({"server.port": 70000, "threads": 1.5, "gpu": "rocm", "autoStart": "yes", "server.allowedOrigins": "x"}));
+    const {settings, problems} = readSettings(reader({"server.port": 70000, "threads": 1.5, "gpu": "rocm", "autoStart": "yes", "server.allowedOrigins": "x", "cacheTypeK": "q4_0"}));
     assert.equal(settings.port, 8080);
     assert.equal(settings.threads, 0);
     assert.equal(settings.gpu, false);
     assert.equal(settings.autoStart, true);
-    assert.equal(problems.length, 5);
+    assert.equal(settings.cacheTypeK, "f16");
+    assert.equal(problems.length, 6);
     assert.match(problems.join("\n"), /localResponses\.server\.port must be an integer from 0 to 65535 \(got 70000\)/);
 });
 

@@ -1,0 +1,16 @@
+import assert from "node:assert/strict";
+import {describe, it} from "node:test";
+import {CliUsageError, parseCliOptions} from "../../src/host/cliOptions.js";
+
+describe("--cache-type-k", () => {
+    it("takes f16 (the default) or q8_0, from the flag or the environment", () => {
+        assert.equal(parseCliOptions([], {}).config.cacheTypeK, "f16");
+        assert.equal(parseCliOptions(["--cache-type-k", "q8_0"], {}).config.cacheTypeK, "q8_0");
+        assert.equal(parseCliOptions([], {LOCAL_RESPONSES_CACHE_TYPE_K: "q8_0"}).config.cacheTypeK, "q8_0");
+    });
+
+    it("refuses any other type with a usage error that names the choices", () => {
+        assert.throws(() => parseCliOptions(["--cache-type-k", "q4_0"], {}),
+            (error: unknown) => error instanceof CliUsageError && error.message === "--cache-type-k must be f16 or q8_0 (got 'q4_0').");
+    });
+});
