@@ -23,7 +23,7 @@ import {spawn, type ChildProcess} from "node:child_process";
 import {parseArgs} from "node:util";
 import {fileURLToPath} from "node:url";
 import type {ChatHistoryItem, Llama, LlamaChat, LlamaCompletion, LlamaContext, LlamaContextSequence, LlamaModel, Token} from "node-llama-cpp";
-import {defaultKeyCacheType, usableKeyCacheType, type KeyCacheType} from "../src/engine/keyCacheType.js";
+import {defaultKeyCacheType, nativeKeyCacheType, usableKeyCacheType, type KeyCacheType} from "../src/engine/keyCacheType.js";
 import {loadNodeLlamaCpp} from "../src/engine/loadBinding.js";
 import {defaultConfig} from "../src/host/config.js";
 import {LocalResponsesHost} from "../src/host/LocalResponsesHost.js";
@@ -81,8 +81,8 @@ class Direct {
     public static async open(modelPath: string, sequences: number): Promise<Direct> {
         Direct.llama ??= loadNodeLlamaCpp().then(({getLlama}) => getLlama({gpu: false, build: "never", maxThreads: 1}));
         const model = await (await Direct.llama).loadModel({modelPath});
-        const keys = usableKeyCacheType(cacheTypeK, model).type;
-        const context = await model.createContext({contextSize, sequences, threads: 1, flashAttention: false, experimentalKvCacheKeyType: keys === "q8_0" ? "Q8_0" : "F16"});
+        const keys = nativeKeyCacheType(usableKeyCacheType(cacheTypeK, model).type);
+        const context = await model.createContext({contextSize, sequences, threads: 1, flashAttention: false, experimentalKvCacheKeyType: keys});
         const all = Array.from({length: sequences}, () => context.getSequence());
         return new Direct(model, context, all, model.tokenize(words(8000, 99)));
     }

@@ -7,7 +7,7 @@
  * The cold figure is paired with node-llama-cpp alone evaluating as many tokens in one call (every core, the
  * server's batch), after the server has stopped: a served cold prompt should cost what the engine needs.
  *
- * Usage: npm run bench:restart [-- --model smollm2-135m|stories260K] [--pairs N]
+ * Usage: npm run bench:restart [-- --model smollm2-135m|stories260K] [--pairs N] [--cache-type-k q8_0]
  * The synthetic full-size model's cold Codex prompt takes minutes: that is the figure users feel.
  */
 import fs from "node:fs";
@@ -19,16 +19,19 @@ import {LocalResponsesHost} from "../src/host/LocalResponsesHost.js";
 import {loadNodeLlamaCpp} from "../src/engine/loadBinding.js";
 import {defaultPromptThreads} from "../src/engine/engineDefaults.js";
 import {defaultBatchSize} from "../src/engine/LlamaEngine.js";
+import {defaultKeyCacheType, nativeKeyCacheType, usableKeyCacheType, type KeyCacheType} from "../src/engine/keyCacheType.js";
 import {capturesDir, models} from "../test/helpers/paths.js";
 import {syntheticModel} from "../test/helpers/syntheticModel.js";
 import {median} from "./pairs.js";
 
-const {values: args} = parseArgs({options: {model: {type: "string", default: "smollm2-135m"}, pairs: {type: "string", default: "6"}}});
+const {values: args} = parseArgs({options: {model: {type: "string", default: "smollm2-135m"}, pairs: {type: "string", default: "6"}, "cache-type-k": {type: "string", default: defaultKeyCacheType}}});
+/** KV cache key type of the server and of node-llama-cpp alone (`--cache-type-k`; where the model allows it). */
+const cacheTypeK = args["cache-type-k"] as KeyCacheType;
 const apiKey = "sk-bench";
 const contextSize = 24_576;
 
 async function startHost(modelPath: string, storage: HostConfig["storage"]): Promise<{host: LocalResponsesHost, url: string}> {
-    const host = new LocalResponsesHost({...defaultConfig(), port: 0, threads: 1, contextSize, parallel: 1, apiKeys: [apiKey], storage});
+    const host = new LocalResponsesHost({...defaultConfig(), port: 0, threads: 1, contextSize, parallel: 1, cacheTypeK, apiKeys: [apiKey], storage});
     await host.loadModel(modelPath);
     return {host, url: await host.start()};
 }
@@ -63,7 +66,8 @@ async function directColdMs(modelPath: string, count: number): Promise<number> {
     const threads = defaultPromptThreads();
     const llama = await getLlama({gpu: false, build: "never", maxThreads: threads});
     const model = await llama.loadModel({modelPath});
-    const context = await model.createContext({contextSize, sequences: 1, threads, batchSize: defaultBatchSize, flashAttention: false});
+    const keys = nativeKeyCacheType(usableKeyCacheType(cacheTypeK, model).type);
+    const context = await model.createContext({contextSize, sequences: 1, threads, batchSize: defaultBatchSize, flashAttention: false, experimentalKvCacheKeyType: keys});
     try {
         const filler = model.tokenize("the little dog ran to the park and found a red ball. ".repeat(Math.ceil(count / 8)));
         if (filler.length < count)
@@ -138,7 +142,7 @@ async function main(): Promise<void> {
     } finally {
         fs.rmSync(dataDir, {recursive: true, force: true});
     }
-    console.log(`\nLocal Responses restart benchmark (${args.model}, threads 1, prompt threads ${defaultPromptThreads()})\n${rows.join("\n")}`);
+    console.log(`\nLocal Responses restart benchmark (${args.model}, threads 1, prompt threads ${defaultPromptThreads()}, ${cacheTypeK} keys)\n${rows.join("\n")}`);
 }
 
 main().catch((error) => {

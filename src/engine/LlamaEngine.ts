@@ -19,7 +19,7 @@ import {PromptTokenizer} from "./PromptTokenizer.js";
 import {createSegmentTokenizer, type SegmentTokenizer} from "./SegmentTokenizer.js";
 import {TokenizerWorker} from "./TokenizerWorker.js";
 import {SequencePool} from "./SequencePool.js";
-import {defaultKeyCacheType, usableKeyCacheType, type KeyCacheType} from "./keyCacheType.js";
+import {defaultKeyCacheType, nativeKeyCacheType, usableKeyCacheType, type KeyCacheType} from "./keyCacheType.js";
 import type {
     ChatEngine, ChatTurn, EngineLease, EngineState, EngineStats, GenerationRequest, GenerationResult, ModelInfo, ToolSpec
 } from "./types.js";
@@ -396,7 +396,7 @@ export class LlamaEngine implements ChatEngine {
                     threads: this.threads,
                     batchSize: this.options.batchSize ?? Math.min(defaultBatchSize, contextSize * parallel),
                     flashAttention: this.options.flashAttention ?? false,
-                    experimentalKvCacheKeyType: keyCache.type === "q8_0" ? "Q8_0" : "F16",
+                    experimentalKvCacheKeyType: nativeKeyCacheType(keyCache.type),
                     batching: {dispatchSchedule: afterDispatch.dispatchSchedule}
                 });
                 BatchThreads.install(context, {promptThreads: this.promptThreads, generationThreads: this.threads});

@@ -34,3 +34,8 @@ export function usableKeyCacheType(requested: KeyCacheType, model: Pick<LlamaMod
         return {type: "q8_0", note: null};
     return {type: "f16", note: `q8_0 keys need attention heads of a multiple of ${q8BlockValues} values; this model's hold ${headKeys ?? "an unknown number"}: keys stay f16`};
 }
+
+/** node-llama-cpp's spelling of a key type (`createContext`'s `experimentalKvCacheKeyType`). */
+export function nativeKeyCacheType(type: KeyCacheType): "F16" | "Q8_0" {
+    return type === "q8_0" ? "Q8_0" : "F16";
+}

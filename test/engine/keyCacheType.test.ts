@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
-import {usableKeyCacheType} from "../../src/engine/keyCacheType.js";
+import {nativeKeyCacheType, usableKeyCacheType} from "../../src/engine/keyCacheType.js";
 
 /** A model as `usableKeyCacheType` reads it: its GGUF architecture metadata only. */
 const model = (architectureMetadata: object) => ({fileInfo: {architectureMetadata}}) as unknown as Parameters<typeof usableKeyCacheType>[1];
@@ -21,5 +21,10 @@ describe("usableKeyCacheType", () => {
         assert.deepEqual(small, {type: "f16", note: "q8_0 keys need attention heads of a multiple of 32 values; this model's hold 8: keys stay f16"});
         assert.equal(usableKeyCacheType("q8_0", model({attention: {head_count: 4, key_length: 80}})).type, "f16");
         assert.match(usableKeyCacheType("q8_0", model({})).note ?? "", /hold an unknown number/);
+    });
+
+    it("is spelled for node-llama-cpp as its GgmlType names", () => {
+        assert.equal(nativeKeyCacheType("f16"), "F16");
+        assert.equal(nativeKeyCacheType("q8_0"), "Q8_0");
     });
 });
