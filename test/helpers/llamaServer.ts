@@ -6,6 +6,8 @@ import {repoRoot} from "./paths.js";
 /**
  * llama.cpp's `llama-server` and `rpc-server` for upstream-engine tests, built from node-llama-cpp's bundled
  * llama.cpp by scripts/build-llama-server.sh (once per machine: ~10-20 min on 2 cores, then a cache hit).
+ * `npm test` builds them before any test runs (`npm run upstream:prepare`): a build started by a test would spend that
+ * test file's 10-minute timeout on a fresh machine. A test run on its own still builds them on first use.
  * Nothing here skips: a failed build fails the test that needed it.
  */
 let binDir: Promise<string> | null = null;
