@@ -23,7 +23,7 @@ import {spawn, type ChildProcess} from "node:child_process";
 import {parseArgs} from "node:util";
 import {fileURLToPath} from "node:url";
 import type {ChatHistoryItem, Llama, LlamaChat, LlamaCompletion, LlamaContext, LlamaContextSequence, LlamaModel, Token} from "node-llama-cpp";
-import {defaultKeyCacheType, nativeKeyCacheType, usableKeyCacheType, type KeyCacheType} from "../src/engine/keyCacheType.js";
+import {defaultKeyCacheType, nativeKeyCacheType, requireKeyCacheType, usableKeyCacheType} from "../src/engine/keyCacheType.js";
 import {loadNodeLlamaCpp} from "../src/engine/loadBinding.js";
 import {defaultConfig} from "../src/host/config.js";
 import {LocalResponsesHost} from "../src/host/LocalResponsesHost.js";
@@ -35,7 +35,7 @@ type StreamResult = {tokens: number, input: number, cached: number, ms: number, 
 
 const {values: args} = parseArgs({options: {models: {type: "string", default: "stories260K,smollm2-135m"}, pairs: {type: "string"}, placements: {type: "string", default: "3"}, only: {type: "string"}, "cache-type-k": {type: "string", default: defaultKeyCacheType}}});
 /** KV cache key type on both sides (`--cache-type-k`; where the model allows it, see usableKeyCacheType). */
-const cacheTypeK = args["cache-type-k"] as KeyCacheType;
+const cacheTypeK = requireKeyCacheType(args["cache-type-k"], "--cache-type-k");
 /** Whether a figure (1–5) was asked for: `--only 2,4` measures those alone (all by default). */
 const only = (figure: number) => args.only == null || args.only.split(",").map(Number).includes(figure);
 const apiKey = "sk-bench";

@@ -19,14 +19,14 @@ import {LocalResponsesHost} from "../src/host/LocalResponsesHost.js";
 import {loadNodeLlamaCpp} from "../src/engine/loadBinding.js";
 import {defaultPromptThreads} from "../src/engine/engineDefaults.js";
 import {defaultBatchSize} from "../src/engine/LlamaEngine.js";
-import {defaultKeyCacheType, nativeKeyCacheType, usableKeyCacheType, type KeyCacheType} from "../src/engine/keyCacheType.js";
+import {defaultKeyCacheType, nativeKeyCacheType, requireKeyCacheType, usableKeyCacheType} from "../src/engine/keyCacheType.js";
 import {capturesDir, models} from "../test/helpers/paths.js";
 import {syntheticModel} from "../test/helpers/syntheticModel.js";
 import {median} from "./pairs.js";
 
 const {values: args} = parseArgs({options: {model: {type: "string", default: "smollm2-135m"}, pairs: {type: "string", default: "6"}, "cache-type-k": {type: "string", default: defaultKeyCacheType}}});
 /** KV cache key type of the server and of node-llama-cpp alone (`--cache-type-k`; where the model allows it). */
-const cacheTypeK = args["cache-type-k"] as KeyCacheType;
+const cacheTypeK = requireKeyCacheType(args["cache-type-k"], "--cache-type-k");
 const apiKey = "sk-bench";
 const contextSize = 24_576;
 

@@ -12,6 +12,18 @@ export type KeyCacheType = "f16" | "q8_0";
 
 export const keyCacheTypes: readonly KeyCacheType[] = ["f16", "q8_0"];
 
+/** Whether a value read from a flag, a setting or the environment names a key type. */
+export function isKeyCacheType(value: unknown): value is KeyCacheType {
+    return (keyCacheTypes as readonly unknown[]).includes(value);
+}
+
+/** The key type `raw` names, or an error naming the choices (`source`: the flag or setting it was read from). */
+export function requireKeyCacheType(raw: unknown, source: string): KeyCacheType {
+    if (!isKeyCacheType(raw))
+        throw new Error(`${source} must be ${keyCacheTypes.join(" or ")} (got ${JSON.stringify(raw)})`);
+    return raw;
+}
+
 /**
  * f16 by default: node-llama-cpp 3.21.1 calls its cache-type option experimental, and 8-bit keys change every attention
  * score slightly (within llama.cpp's usual quantization error), so they are a choice, not a default.

@@ -1,6 +1,6 @@
 import {parseArgs} from "node:util";
 import type {GpuChoice} from "../engine/LlamaEngine.js";
-import {keyCacheTypes, type KeyCacheType} from "../engine/keyCacheType.js";
+import {isKeyCacheType, keyCacheTypes, type KeyCacheType} from "../engine/keyCacheType.js";
 import {defaultPromptCacheMaxBytes, defaultPromptCacheMinTokens} from "../engine/PromptStateCache.js";
 import {defaultConfig, isUpstreamUrl, type HostConfig, type StoreSettings} from "./config.js";
 import {defaultDataDir} from "./dataFolder.js";
@@ -207,8 +207,8 @@ function parseGpu(raw: string | undefined): GpuChoice {
 }
 
 function parseKeyCacheType(raw: string | undefined): KeyCacheType | undefined {
-    if (raw == null || (keyCacheTypes as readonly string[]).includes(raw))
-        return raw as KeyCacheType | undefined;
+    if (raw == null || isKeyCacheType(raw))
+        return raw;
     throw new CliUsageError(`--cache-type-k must be ${keyCacheTypes.join(" or ")} (got '${raw}').`);
 }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
-import {nativeKeyCacheType, usableKeyCacheType} from "../../src/engine/keyCacheType.js";
+import {isKeyCacheType, nativeKeyCacheType, requireKeyCacheType, usableKeyCacheType} from "../../src/engine/keyCacheType.js";
 
 /** A model as `usableKeyCacheType` reads it: its GGUF architecture metadata only. */
 const model = (architectureMetadata: object) => ({fileInfo: {architectureMetadata}}) as unknown as Parameters<typeof usableKeyCacheType>[1];
@@ -26,5 +26,12 @@ describe("usableKeyCacheType", () => {
     it("is spelled for node-llama-cpp as its GgmlType names", () => {
         assert.equal(nativeKeyCacheType("f16"), "F16");
         assert.equal(nativeKeyCacheType("q8_0"), "Q8_0");
+    });
+
+    it("reads a key type from text: the two names pass, anything else is refused with the choices", () => {
+        assert.ok(isKeyCacheType("f16") && isKeyCacheType("q8_0"));
+        assert.ok(!isKeyCacheType("q4_0") && !isKeyCacheType("Q8_0") && !isKeyCacheType(undefined));
+        assert.equal(requireKeyCacheType("q8_0", "--cache-type-k"), "q8_0");
+        assert.throws(() => requireKeyCacheType("q4_0", "--cache-type-k"), {message: '--cache-type-k must be f16 or q8_0 (got "q4_0")'});
     });
 });

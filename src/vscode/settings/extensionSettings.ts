@@ -2,7 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import type {GpuChoice} from "../../engine/LlamaEngine.js";
 import {defaultPromptThreads, defaultThreads} from "../../engine/engineDefaults.js";
-import {keyCacheTypes, type KeyCacheType} from "../../engine/keyCacheType.js";
+import {isKeyCacheType, keyCacheTypes, type KeyCacheType} from "../../engine/keyCacheType.js";
 import {defaultConfig, isUpstreamUrl, type HostConfig} from "../../host/config.js";
 
 /** The prefix of every setting this extension contributes (package.json `contributes.configuration`). */
@@ -135,8 +135,8 @@ export function readSettings(get: SettingReader): {settings: ExtensionSettings, 
 
     const keysRaw = get(settingKeys.cacheTypeK) ?? defaults.cacheTypeK;
     let cacheTypeK = defaults.cacheTypeK;
-    if ((keyCacheTypes as readonly unknown[]).includes(keysRaw))
-        cacheTypeK = keysRaw as KeyCacheType;
+    if (isKeyCacheType(keysRaw))
+        cacheTypeK = keysRaw;
     else
         problems.push(`${settingsSection}.cacheTypeK must be ${keyCacheTypes.join(" or ")} (got ${JSON.stringify(keysRaw)}); using ${defaults.cacheTypeK}.`);
 
