@@ -105,7 +105,10 @@ async function startThisServer(model: string): Promise<{base: string, stop: () =
 async function main(): Promise<void> {
     const model = fullSize ? await syntheticModel(args.model as "smollm2-135m") : models.chatml;
     const llamaServer = await startLlamaServer({model, slots: 1, ignoreEos: true, contextPerSlot: contextSize, extraArgs: ["-tb", String(promptThreads), "-fa", flashAttention ? "on" : "off"]});
-    const ours = await startThisServer(model);
+    const ours = await startThisServer(model).catch(async (error: unknown) => {
+        await llamaServer.stop();
+        throw error;
+    });
     try {
         // Both servers answer the same prompt in a pair (the same tokens to compare), one neither has seen before.
         let prompt = 0;
