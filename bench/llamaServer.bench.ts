@@ -11,14 +11,14 @@
  * Usage: npm run bench:llama-server [-- --model stories260K|smollm2-135m] [--pairs N] [--warmup N] [--max-tokens N] [--flash-attention]
  * Needs llama-server (scripts/build-llama-server.sh, through the test helper); builds dist/ first.
  */
-import {spawn} from "node:child_process";
 import os from "node:os";
-import path from "node:path";
 import {parseArgs} from "node:util";
 import {startLlamaServer} from "../test/helpers/llamaServer.js";
-import {models, repoRoot} from "../test/helpers/paths.js";
+import {models} from "../test/helpers/paths.js";
 import {syntheticModel} from "../test/helpers/syntheticModel.js";
+import {startCliServer} from "./cliServer.js";
 import {alternating, median, quantile} from "./pairs.js";
+import {sseData} from "./sseData.js";
 
 const {values: args} = parseArgs({options: {
     model: {type: "string", default: "stories260K"},
@@ -62,18 +62,10 @@ async function stream(base: string, index: number): Promise<Stream> {
     });
     if (!response.ok || response.body == null)
         throw new Error(`${base}: HTTP ${response.status} ${await response.text()}`);
-    const decoder = new TextDecoder();
     const deltaTimes: number[] = [];
-    let buffer = "";
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, {stream: true});
-        let end;
-        while ((end = buffer.indexOf("\n")) >= 0) {
-            const line = buffer.slice(0, end).trim();
-            buffer = buffer.slice(end + 1);
-            if (line.startsWith("data: ") && JSON.parse(line.slice(6)).type === "response.output_text.delta")
-                deltaTimes.push(performance.now());
-        }
+    for await (const event of sseData(response.body)) {
+        if ((event as {type?: string}).type === "response.output_text.delta")
+            deltaTimes.push(performance.now());
     }
     if (deltaTimes.length === 0)
         throw new Error(`${base}: no text delta`);
@@ -83,23 +75,12 @@ async function stream(base: string, index: number): Promise<Stream> {
 /** Deltas a second over the first `count` deltas. */
 const rateOver = (run: Stream, count: number) => (count - 1) / ((run.deltaTimes[count - 1]! - run.deltaTimes[0]!) / 1000);
 
-/** `dist/cli.js serve` on the model, its own process, as `bench:upstream` starts it; resolves to its base URL. */
+/** This server on the model, its own process, with the engine settings of llama-server's command line. */
 async function startThisServer(model: string): Promise<{base: string, stop: () => void}> {
-    const child = spawn(process.execPath, [path.join(repoRoot, "dist/cli.js"), "serve", "--model", model, "--no-auth", "--port", "0",
-        "--store", "memory", "--parallel", "1", "--context-size", String(contextSize), "--threads", "1", "--prompt-threads", String(promptThreads),
-        ...(flashAttention ? ["--flash-attention"] : [])],
-    {stdio: ["ignore", "pipe", "inherit"]});
-    const url = await new Promise<string>((resolve, reject) => {
-        let out = "";
-        child.stdout!.on("data", (data) => {
-            out += data;
-            const match = /listening on (\S+)/.exec(out);
-            if (match != null)
-                resolve(match[1]!);
-        });
-        child.once("exit", (code) => reject(new Error(`dist/cli.js serve exited (${code}):\n${out}`)));
-    });
-    return {base: url.replace(/\/v1\/?$/, ""), stop: () => child.kill("SIGTERM")};
+    const server = await startCliServer(["--model", model, "--no-auth", "--port", "0", "--store", "memory", "--parallel", "1",
+        "--context-size", String(contextSize), "--threads", "1", "--prompt-threads", String(promptThreads),
+        ...(flashAttention ? ["--flash-attention"] : [])]);
+    return {base: server.url.replace(/\/v1\/?$/, ""), stop: server.stop};
 }
 
 async function main(): Promise<void> {

@@ -7,12 +7,12 @@
  * to first token is a prompt's evaluation rather than two loopback hops.
  * Needs `npm run build` (dist/cli.js) and llama-server (scripts/build-llama-server.sh, through the test helper).
  */
-import {spawn} from "node:child_process";
-import path from "node:path";
 import {startLlamaServer} from "../test/helpers/llamaServer.js";
-import {models, repoRoot} from "../test/helpers/paths.js";
+import {models} from "../test/helpers/paths.js";
 import {syntheticModel} from "../test/helpers/syntheticModel.js";
+import {startCliServer} from "./cliServer.js";
 import {median} from "./pairs.js";
+import {sseData} from "./sseData.js";
 
 /** `smollm2-135m`: the synthetic full-size model, where a prompt's evaluation is a real time to first token. */
 const modelName = process.env.MODEL ?? "stories260K";
@@ -29,25 +29,15 @@ type Run = {ttftMs: number, tokensPerSecond: number, deltas: number};
 async function measure(url: string, body: unknown, headers: Record<string, string>, isDelta: (data: any) => boolean): Promise<Run> {
     const started = performance.now();
     const response = await fetch(url, {method: "POST", headers: {"content-type": "application/json", ...headers}, body: JSON.stringify(body)});
-    const decoder = new TextDecoder();
-    let buffer = "";
     let first = -1;
     let last = -1;
     let deltas = 0;
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, {stream: true});
-        let end;
-        while ((end = buffer.indexOf("\n")) >= 0) {
-            const line = buffer.slice(0, end).trim();
-            buffer = buffer.slice(end + 1);
-            if (!line.startsWith("data: ") || line === "data: [DONE]")
-                continue;
-            if (isDelta(JSON.parse(line.slice(6)))) {
-                deltas++;
-                last = performance.now();
-                if (first < 0)
-                    first = last;
-            }
+    for await (const event of sseData(response.body!)) {
+        if (isDelta(event)) {
+            deltas++;
+            last = performance.now();
+            if (first < 0)
+                first = last;
         }
     }
     return {ttftMs: first - started, tokensPerSecond: (deltas - 1) / ((last - first) / 1000), deltas};
@@ -56,17 +46,12 @@ async function measure(url: string, body: unknown, headers: Record<string, strin
 
 async function main(): Promise<void> {
     const upstream = await startLlamaServer({model: fullSize ? await syntheticModel(modelName as "smollm2-135m") : models.chatml, slots: 1, ignoreEos: true, contextPerSlot: 4096});
-    const server = spawn(process.execPath, [path.join(repoRoot, "dist/cli.js"), "serve", "--engine", "upstream", "--upstream", upstream.url,
-        "--no-auth", "--port", "0", "--store", "memory"], {stdio: ["ignore", "pipe", "inherit"]});
-    const base = await new Promise<string>((resolve) => {
-        let out = "";
-        server.stdout!.on("data", (data) => {
-            out += data;
-            const match = /listening on (\S+)/.exec(out);
-            if (match != null)
-                resolve(match[1]!);
+    const server = await startCliServer(["--engine", "upstream", "--upstream", upstream.url, "--no-auth", "--port", "0", "--store", "memory"])
+        .catch(async (error: unknown) => {
+            await upstream.stop();
+            throw error;
         });
-    });
+    const base = server.url;
 
     try {
         let requests = 0;
@@ -91,7 +76,7 @@ async function main(): Promise<void> {
         console.log(`streamed tokens/s through this server / straight to llama-server: median ${median(rate).toFixed(3)} over ${pairs} pairs`);
         console.log(`time to first token, straight / through this server: median ${median(ttft).toFixed(3)} (1.0 = no added latency)`);
     } finally {
-        server.kill("SIGTERM");
+        server.stop();
         await upstream.stop();
     }
 }
