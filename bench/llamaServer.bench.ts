@@ -29,7 +29,7 @@ const {values: args} = parseArgs({options: {
 }});
 const fullSize = args.model !== "stories260K";
 const pairs = Number(args.pairs ?? (fullSize ? 6 : 60));
-/** Requests each server answers before the pairs: a fresh Node process streams ~30 % slower until its code is optimised. */
+/** Requests each server answers before the pairs: a fresh Node process streams 30–50 % slower until its code is optimised. */
 const warmup = Number(args.warmup ?? (fullSize ? 1 : 20));
 const maxTokens = Number(args["max-tokens"] ?? (fullSize ? 100 : 400));
 const contextSize = 4096;
