@@ -14,6 +14,25 @@ export function longGeneration(extra: Record<string, unknown> = {}): Record<stri
     return {model: "m", input: "Tell me a long story.", max_output_tokens: 3800, temperature: 1, seed: 3, ...extra};
 }
 
+/**
+ * A request body that generates until `max_output_tokens` or the context's end on any processor: its structured
+ * output (a thousand strings of a thousand characters) cannot be finished, so the grammar allows no end of turn
+ * before. A seed cannot promise that, as sampled text follows the processor's code paths. Structured output is
+ * validated before it is published, so no deltas stream: this holds a sequence, it does not feed a reader. On the
+ * synthetic full-size model it holds it for ~14 s here (2,048-token context), long enough for margins of seconds.
+ */
+export function unendingGeneration(extra: Record<string, unknown> = {}): Record<string, unknown> {
+    return {...longGeneration(), text: {format: unfinishableFormat}, ...extra};
+}
+
+const unfinishableFormat = {
+    type: "json_schema", name: "pages", strict: true,
+    schema: {
+        type: "object", additionalProperties: false, required: ["pages"],
+        properties: {pages: {type: "array", minItems: 1000, items: {type: "string", minLength: 1000}}}
+    }
+};
+
 /** Reads SSE events from a fetch response as they arrive; stop early by breaking out of the loop. */
 export async function* sseEvents(response: Response): AsyncGenerator<SseEvent> {
     const decoder = new TextDecoder();

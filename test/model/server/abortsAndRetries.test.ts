@@ -4,9 +4,10 @@ import {after, before, describe, it} from "node:test";
 import OpenAI, {InternalServerError, RateLimitError} from "openai";
 // @ts-expect-error: the parser ships no type declarations
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
-import {backgroundSettings, isTerminal, longGeneration, pollUntil} from "../../helpers/background.js";
+import {backgroundSettings, isTerminal, longGeneration, pollUntil, unendingGeneration} from "../../helpers/background.js";
 import {SocketClient} from "../../helpers/socketClient.js";
-import {type TestServer, useTestServer} from "../../helpers/testServer.js";
+import {syntheticModel} from "../../helpers/syntheticModel.js";
+import {startTestServer, type TestServer, useTestServer} from "../../helpers/testServer.js";
 
 type Family = {name: string, metrics: Array<{value?: string, labels?: Record<string, string>}>};
 
@@ -34,8 +35,11 @@ describe("aborted generations are counted in /metrics by reason", () => {
         const res = await server.fetch("/v1/responses", {method: "POST", json: longGeneration({stream: true}), signal: controller.signal});
         const reader = res.body!.getReader();
         let seen = "";
-        while (!seen.includes("response.output_text.delta"))
-            seen += new TextDecoder().decode((await reader.read()).value);
+        while (!seen.includes("response.output_text.delta")) {
+            const {value, done} = await reader.read();
+            assert.ok(!done, "the stream ended before its first text delta");
+            seen += new TextDecoder().decode(value);
+        }
         controller.abort();
         await until(async () => await abortedCount(server, "client_disconnected") === before + 1, "the disconnect to be counted");
         await until(() => server.host.engine.stats().sequencesBusy === 0, "the sequence to be free");
@@ -69,8 +73,15 @@ describe("aborted generations are counted in /metrics by reason", () => {
     });
 });
 
+// The SDK's retries come a second or more after a refusal, so what holds the sequence must outlast that on any
+// machine: an unending generation on the full-size synthetic model (~14 s here) rather than a long one on the tiny
+// model (~2 s here, and less on a faster machine: CI's retries found the sequence free).
 describe("429 and 503 answers carry Retry-After, and the OpenAI SDK waits that long before retrying", () => {
-    const server = useTestServer({parallel: 1, queueLimit: 1, background: backgroundSettings({maxJobsPerKey: 1})});
+    let server: TestServer;
+    before(async () => {
+        server = await startTestServer({model: await syntheticModel(), parallel: 1, queueLimit: 1, background: backgroundSettings({maxJobsPerKey: 1})});
+    });
+    after(() => server?.close());
 
     /** An SDK client whose fetch records when each attempt was sent. */
     const recordingClient = (attempts: number[], maxRetries: number) => new OpenAI({
@@ -82,7 +93,8 @@ describe("429 and 503 answers carry Retry-After, and the OpenAI SDK waits that l
     });
 
     it("a full generation queue: 503 server_overloaded with Retry-After: 1; the SDK's retry comes a second later", async () => {
-        const running = server.fetch("/v1/responses", {method: "POST", json: longGeneration({max_output_tokens: 2500})});
+        const runningController = new AbortController();
+        const running = server.fetch("/v1/responses", {method: "POST", json: unendingGeneration(), signal: runningController.signal}).catch(() => undefined);
         await until(() => server.host.engine.stats().sequencesBusy > 0, "the first generation");
         const queued = server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "hi", max_output_tokens: 2}});
         await until(() => server.host.engine.stats().queueDepth > 0, "the queue to fill");
@@ -98,16 +110,20 @@ describe("429 and 503 answers carry Retry-After, and the OpenAI SDK waits that l
         const waited = attempts[1]! - attempts[0]!;
         // The SDK's own backoff for a first retry is at most 0.5 s; Retry-After makes it 1 s.
         assert.ok(waited >= 950 && waited < 3000, `the SDK waited ${Math.round(waited)} ms`);
-        await Promise.all([running, queued]);
+        assert.ok(server.host.engine.stats().sequencesBusy > 0, "the first generation held the sequence throughout");
+        runningController.abort();
+        assert.equal((await queued).status, 200, "the queued request is served once the sequence is free");
+        await running;
+        await until(() => server.host.engine.stats().sequencesBusy === 0, "the sequence to be free");
     });
 
     it("too many active background responses: 429 with Retry-After", async () => {
-        const job = await server.client.responses.create({...longGeneration(), background: true} as never) as {id: string};
-        const refused = await server.fetch("/v1/responses", {method: "POST", json: {...longGeneration(), background: true}});
+        const job = await server.client.responses.create({...unendingGeneration(), background: true} as never) as {id: string};
+        const refused = await server.fetch("/v1/responses", {method: "POST", json: {...unendingGeneration(), background: true}});
         assert.equal(refused.status, 429);
         assert.equal(refused.headers.get("retry-after"), "1");
         const attempts: number[] = [];
-        await assert.rejects(recordingClient(attempts, 1).responses.create({...longGeneration(), background: true} as never), RateLimitError);
+        await assert.rejects(recordingClient(attempts, 1).responses.create({...unendingGeneration(), background: true} as never), RateLimitError);
         assert.ok(attempts[1]! - attempts[0]! >= 950, "the SDK honoured Retry-After");
         await server.client.responses.cancel(job.id);
         await pollUntil(server, job.id, isTerminal);

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import {setTimeout as delay} from "node:timers/promises";
 import {after, before, describe, it} from "node:test";
 import OpenAI, {RateLimitError} from "openai";
-import {backgroundSettings, isTerminal, longGeneration, pollUntil, sseEvents, type SseEvent} from "../../helpers/background.js";
+import {backgroundSettings, isTerminal, longGeneration, pollUntil, sseEvents, type SseEvent, unendingGeneration} from "../../helpers/background.js";
+import {syntheticModel} from "../../helpers/syntheticModel.js";
 import {startTestServer, type TestServer, type TestServerOptions} from "../../helpers/testServer.js";
 
 // Every server here has one sequence and one worker: the first long job runs (seconds), the next ones wait `queued`,
@@ -114,16 +115,19 @@ describe("background limits through the server (real engine, openai SDK)", () =>
     });
 });
 
+// The deadline is a second: the running job must still be generating then on any machine, so it runs on the
+// full-size synthetic model (~14 s for an unending generation here) rather than the tiny one (~2 s here, and
+// less on CI's machine, where the job completed before its deadline).
 describe("background deadline (real engine)", () => {
     let server: TestServer;
     let client: OpenAI;
     before(async () => {
-        ({server, clients: {a: client}} = await start({background: backgroundSettings({workers: 1, deadlineSeconds: 1})}));
+        ({server, clients: {a: client}} = await start({model: await syntheticModel(), background: backgroundSettings({workers: 1, deadlineSeconds: 1})}));
     });
     after(() => server.close());
 
     it("a running job and a queued one both end failed with job_timeout after --responses-background-deadline-secs", async () => {
-        const res = await server.fetch("/v1/responses", {method: "POST", json: {...longGeneration(), background: true, stream: true}, headers: {authorization: `Bearer ${keyA}`}});
+        const res = await server.fetch("/v1/responses", {method: "POST", json: {...unendingGeneration(), background: true, stream: true}, headers: {authorization: `Bearer ${keyA}`}});
         const events: SseEvent[] = [];
         const reading = (async () => {
             for await (const event of sseEvents(res))
@@ -131,7 +135,7 @@ describe("background deadline (real engine)", () => {
         })();
         while (events.length === 0)
             await delay(10);
-        const waiting = await client.responses.create({...longGeneration(), background: true} as any);
+        const waiting = await client.responses.create({...unendingGeneration(), background: true} as any);
         await reading;
 
         const running = await client.responses.retrieve(events[0]!.response.id);
