@@ -105,10 +105,11 @@ async function main(): Promise<void> {
             ttft.push(a.ttftMs / b.ttftMs);
             // The synthetic model's noise can reach an end of turn within a few tokens: too few to time a stream by.
             const common = Math.min(a.deltaTimes.length, b.deltaTimes.length);
-            if (common >= minStreamDeltas)
-                rate.push(rateOver(b, common) / rateOver(a, common));
-            const rates = common >= minStreamDeltas ? [rateOver(a, common), rateOver(b, common)].map((value) => `${value.toFixed(0)} tok/s, `) : ["", ""];
-            console.log(`llama-server ${rates[0]}first token ${a.ttftMs.toFixed(1)} ms | this server ${rates[1]}first token ${b.ttftMs.toFixed(1)} ms `
+            const [theirRate, ourRate] = common >= minStreamDeltas ? [rateOver(a, common), rateOver(b, common)] : [null, null];
+            if (theirRate != null && ourRate != null)
+                rate.push(ourRate / theirRate);
+            const shown = (tokensPerSecond: number | null) => tokensPerSecond == null ? "" : `${tokensPerSecond.toFixed(0)} tok/s, `;
+            console.log(`llama-server ${shown(theirRate)}first token ${a.ttftMs.toFixed(1)} ms | this server ${shown(ourRate)}first token ${b.ttftMs.toFixed(1)} ms `
                 + `(${common} deltas in common)`);
         }
         const spread = (values: number[]) => `median ${median(values).toFixed(3)} (quartiles ${quantile(values, 0.25).toFixed(3)}–${quantile(values, 0.75).toFixed(3)}, ${values.length} pairs)`;
