@@ -1,6 +1,7 @@
 import type {ChatHistoryItem, LlamaChat, LlamaCompletion, LlamaContextSequence, LlamaGrammar, LlamaModel, Token} from "node-llama-cpp";
 import {toChatModelFunctions} from "./chatHistory.js";
 import type {AfterDispatch} from "./AfterDispatch.js";
+import {AnswerTokenBudget} from "./AnswerTokenBudget.js";
 import {CallArgumentsStream} from "./CallArgumentsStream.js";
 import {EngineError} from "./errors.js";
 import type {PlainCompletion} from "./plainCompletion.js";
@@ -74,6 +75,10 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
         emit({type: "text", text});
     };
 
+    /** Caps a plain answer at maxTokens (see AnswerTokenBudget). */
+    const budget = new AnswerTokenBudget(maxTokens);
+    /** The text of the part of a release the budget kept, when it cut one. */
+    const keptText = (tokens: readonly Token[]) => detokenizeAfter(sequence.model, tokens, budget.taken.slice(0, budget.taken.length - tokens.length));
     let prefilled: PromptProgress | undefined;
     const countTokens = (tokens: readonly Token[]) => {
         if (tokens.length === 0)
@@ -112,6 +117,7 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
         prefilled = await prefillPrompt(sequence, prompt, {maxStepTokens: promptStepTokens, signal, onProgress: request.onPromptProgress});
         if (plain != null) {
             let chunkTokens: Token[] = [];
+            let chunkCut = false;
             // Without operator stop sequences nothing on the token loop needs the answer's text, so it is detokenized
             // with the events, off the loop, instead of by `onTextChunk` (two native detokenizations per token before the
             // next evaluation is queued). Measured on stories260K, served tokens/s in 118 alternating pairs: +2.2 %
@@ -125,14 +131,16 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
                 contextShiftSize: 1,
                 disableContextShift: true,
                 // Each release of tokens calls onToken, then onTextChunk with their text.
-                onToken: (tokens) => {
+                onToken: (released) => {
+                    const tokens = budget.take(released);
+                    chunkCut = tokens.length < released.length;
                     countTokens(tokens);
                     if (textOffLoop)
                         events.run(() => onAnswerChunk(tokens, detokenizeAfter(sequence.model, tokens, answerTokens)));
                     else
                         chunkTokens = tokens;
                 },
-                onTextChunk: textOffLoop ? undefined : (text) => onAnswerChunk(chunkTokens, text)
+                onTextChunk: textOffLoop ? undefined : (text) => onAnswerChunk(chunkTokens, chunkCut ? keptText(chunkTokens) : text)
             });
         } else {
             response = await chat.generateResponse(history, {
@@ -181,7 +189,8 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
     events.finish();
 
     const meterAfter = sequence.tokenMeter.getState();
-    const outputTokens = meterAfter.usedOutputTokens - meterBefore.usedOutputTokens;
+    // At most maxTokens: a token past a plain answer's budget (see AnswerTokenBudget) was evaluated, but is no part of it.
+    const outputTokens = Math.min(maxTokens, meterAfter.usedOutputTokens - meterBefore.usedOutputTokens);
     // The meter counts the last prompt token as an "output" evaluation (it yields the first sampled token).
     const evaluatedPrompt = meterAfter.usedInputTokens - meterBefore.usedInputTokens + (outputTokens > 0 ? 1 : 0);
     const cachedTokens = Math.max(0, Math.min(promptTokens, promptTokens - evaluatedPrompt));
@@ -192,7 +201,7 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
         arguments: callStream.argumentsOf(index) ?? JSON.stringify(call.params ?? {})
     }));
     const stop = stops.stopped ? "stopSequence" : response.metadata.stopReason;
-    const text = stops.active ? answer : response.response;
+    const text = stops.active || budget.overran ? answer : response.response;
     if (calls.length === 0 && reasoningTokens === 0 && stop !== "abort" && stop !== "stopSequence")
         onAnswer?.(text, answerTokens);
     const logprobs = request.logprobs == null || stop === "abort"

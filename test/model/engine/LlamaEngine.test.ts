@@ -5,6 +5,7 @@ import {LlamaEngine} from "../../../src/engine/LlamaEngine.js";
 import type {EngineState} from "../../../src/engine/types.js";
 import {withEngine} from "../../helpers/loadedEngine.js";
 import {models} from "../../helpers/paths.js";
+import {syntheticModel} from "../../helpers/syntheticModel.js";
 
 const turns = [{role: "user" as const, text: "Tell me a long story."}];
 
@@ -119,5 +120,30 @@ describe("LlamaEngine lifecycle (real node-llama-cpp, stories260K)", () => {
         await assert.rejects(engine.load(new URL(import.meta.url).pathname), (error: unknown) => error instanceof EngineError && error.kind === "load_failed");
         assert.equal(engine.state, "failed");
         await engine.dispose();
+    });
+});
+
+describe("max_output_tokens holds when the last token allowed ends inside a character (real node-llama-cpp, synthetic model)", () => {
+    it("no plain answer has more tokens than its limit, and its text is what streamed", async () => {
+        // The random-weight model, sampled, writes byte tokens often, so some answer's last token is half of a
+        // character: the case where LlamaCompletion generated one token more than its maxTokens (AnswerTokenBudget). A
+        // seed makes each answer the start of the next longer one.
+        await withEngine(await syntheticModel(), async (engine) => {
+            let endedInsideCharacter = 0;
+            for (let maxOutputTokens = 1; maxOutputTokens <= 24; maxOutputTokens++) {
+                let streamed = "";
+                const result = await engine.generate({
+                    turns: [{role: "user", text: "Hello"}], maxOutputTokens, sampling: {temperature: 1, seed: 1},
+                    onEvent: (event) => streamed += event.type === "text" ? event.text : ""
+                });
+                if (result.stopReason !== "length")
+                    break;
+                assert.equal(result.usage.outputTokens, maxOutputTokens, `max_output_tokens ${maxOutputTokens}`);
+                assert.equal(result.text, streamed);
+                if (streamed.endsWith("\uFFFD"))
+                    endedInsideCharacter++;
+            }
+            assert.ok(endedInsideCharacter > 0, "some answer's last token ended inside a character (else this test proves nothing)");
+        });
     });
 });
