@@ -184,12 +184,28 @@ export class SseStream {
         this.corked = true;
         this.heldDelta = delta;
         this.res.cork();
-        const wait = delta ? this.lastDeltaWriteAt + this.minWriteIntervalMs - performance.now() : 0;
-        if (wait > 0)
-            this.heldTimer = setTimeout(this.writeHeld, wait);
+        if (delta && this.deltaWriteWait() > 0)
+            this.writeHeldWhenDue();
         else
             setImmediate(this.writeHeld);
     }
+
+    /** How long until a delta may be written again, in ms (0 or less: now). */
+    private deltaWriteWait(): number {
+        return this.lastDeltaWriteAt + this.minWriteIntervalMs - performance.now();
+    }
+
+    /**
+     * Writes what is held once the write interval has passed, waiting again if its timer fired early: a timer counts
+     * from the event loop's clock, read when the loop last woke, so it can fire up to that turn's age too soon.
+     */
+    private readonly writeHeldWhenDue = (): void => {
+        const wait = this.deltaWriteWait();
+        if (wait > 0)
+            this.heldTimer = setTimeout(this.writeHeldWhenDue, wait);
+        else
+            this.writeHeld();
+    };
 
     private readonly writeHeld = (): void => {
         if (!this.corked)

@@ -76,24 +76,27 @@ function longestGap(chunks: {at: number, text: string}[], start: number, counts:
 
 const idleMs = 1000;
 /**
- * A prompt of several hundred tokens: seconds of prompt evaluation for the full-size synthetic model at 1 thread.
- * Each call's prompt starts differently, so none reuses another's evaluated prefix from the sequence's cache.
+ * A prompt of ~40 tokens a part (14 parts: ~570 tokens): seconds of prompt evaluation for the full-size synthetic model
+ * at 1 thread (~200 tokens/s here; CI's machine has been 2–3 × faster). Each call's prompt starts differently, so none
+ * reuses another's evaluated prefix from the sequence's cache.
  */
-const longPrompt = (tag: string) => `${tag}. ${Array.from({length: 14}, (_, index) => `Part ${index}: the little dog ran to the park and played with a red ball under the big green tree.`).join(" ")}`;
+const longPrompt = (tag: string, parts = 14) => `${tag}. ${Array.from({length: parts}, (_, index) => `Part ${index}: the little dog ran to the park and played with a red ball under the big green tree.`).join(" ")}`;
 
 describe("SSE keep-alive through a long prompt evaluation (full-size synthetic model, idle-bounded client)", () => {
     let server: TestServer;
     before(async () => {
         // The longest silence is under two intervals (plus timer lateness on a busy machine): well inside the client's 1 s.
-        server = await startTestServer({model: await syntheticModel(), streamKeepAliveSeconds: 0.2, parallel: 1, contextSize: 2048});
+        // One prompt thread: these prefills must outlast keep-alive intervals and the client's idle timeout on any machine.
+        server = await startTestServer({model: await syntheticModel(), streamKeepAliveSeconds: 0.2, parallel: 1, contextSize: 2048, promptThreads: 1});
         const {input_tokens: tokens} = await server.client.responses.inputTokens.count({model: "m", input: longPrompt("Count")});
         assert.ok(tokens > 300, `the prompt is ${tokens} tokens`);
     });
     after(() => server.close());
 
     it("a foreground stream outlives a prefill longer than the client's idle timeout, keepalive events between whole events", async () => {
+        // ~1,850 tokens: ~5 s here, still twice the client's timeout on a machine 2–3 × faster.
         const started = performance.now();
-        const {chunks, text} = await readIdleBounded(server, "/v1/responses", {method: "POST", json: {model: "m", input: longPrompt("Foreground"), max_output_tokens: 4, stream: true}}, idleMs);
+        const {chunks, text} = await readIdleBounded(server, "/v1/responses", {method: "POST", json: {model: "m", input: longPrompt("Foreground", 46), max_output_tokens: 4, stream: true}}, idleMs);
         const {events, keepAliveEvents} = parseBlocks(text);
         assertValidStream(events);
         assert.deepEqual(events.map((event) => event.sequence_number), events.map((_event, index) => index), "keepalive events take their place in the sequence");
