@@ -4,7 +4,7 @@
  *  1. prompt evaluation: cold time to first token of a ~1,600- and a ~6,000-token prompt, served / direct;
  *  2. generation: streamed tokens/s, served / direct (greedy, same prompt, same length), and node-llama-cpp's completion
  *     and chat APIs (which the server runs for plain text, and for tools, JSON and thoughts) / direct, node-llama-cpp's
- *     own share of the gap;
+ *     own share of the gap, and served / direct with its event loop polling as the server's does (what serving costs);
  *  3. aggregate tokens/s of 1, 4 and 8 concurrent streaming clients, and the engine's own rate for 4 sequences
  *     decoded together (direct), which is the ceiling on one core;
  *  4. a 10-turn previous_response_id chain: time to first token of turn 10 / turn 1;
@@ -18,11 +18,13 @@
  * a single load would count that difference as the server's.
  *
  * Usage: npm run bench [-- --models stories260K,smollm2-135m] [--pairs N] [--placements N] [--only 1,2,3,4,5] [--cache-type-k q8_0]
+ *        [--busy-poll-below-ms N (the server's; 0: never polls)]
  */
 import {spawn, type ChildProcess} from "node:child_process";
 import {parseArgs} from "node:util";
 import {fileURLToPath} from "node:url";
 import type {ChatHistoryItem, Llama, LlamaChat, LlamaCompletion, LlamaContext, LlamaContextSequence, LlamaModel, Token} from "node-llama-cpp";
+import {BusyPoll, defaultBusyPollBelowTokenMs} from "../src/engine/BusyPoll.js";
 import {defaultKeyCacheType, nativeKeyCacheType, requireKeyCacheType, usableKeyCacheType} from "../src/engine/keyCacheType.js";
 import {loadNodeLlamaCpp} from "../src/engine/loadBinding.js";
 import {defaultConfig} from "../src/host/config.js";
@@ -33,9 +35,11 @@ import {alternating, median, quantile} from "./pairs.js";
 
 type StreamResult = {tokens: number, input: number, cached: number, ms: number, ttftMs: number, streamMs: number, id: string};
 
-const {values: args} = parseArgs({options: {models: {type: "string", default: "stories260K,smollm2-135m"}, pairs: {type: "string"}, placements: {type: "string", default: "3"}, only: {type: "string"}, "cache-type-k": {type: "string", default: defaultKeyCacheType}}});
+const {values: args} = parseArgs({options: {models: {type: "string", default: "stories260K,smollm2-135m"}, pairs: {type: "string"}, placements: {type: "string", default: "3"}, only: {type: "string"}, "cache-type-k": {type: "string", default: defaultKeyCacheType}, "busy-poll-below-ms": {type: "string", default: String(defaultBusyPollBelowTokenMs)}}});
 /** KV cache key type on both sides (`--cache-type-k`; where the model allows it, see usableKeyCacheType). */
 const cacheTypeK = requireKeyCacheType(args["cache-type-k"], "--cache-type-k");
+/** The served side's `--busy-poll-below-ms` (0: its event loop never polls). */
+const busyPollBelowTokenMs = Number(args["busy-poll-below-ms"]);
 /** Whether a figure (1–5) was asked for: `--only 2,4` measures those alone (all by default). */
 const only = (figure: number) => args.only == null || args.only.split(",").map(Number).includes(figure);
 const apiKey = "sk-bench";
@@ -99,11 +103,17 @@ class Direct {
         return performance.now() - started;
     }
 
-    /** Tokens/s of `sequenceCount` sequences generating `length` tokens each at once, after a `promptTokens`-token prompt. */
-    public async generationRate(sequenceCount: number, length: number, promptTokens = 20): Promise<number> {
+    /**
+     * Tokens/s of `sequenceCount` sequences generating `length` tokens each at once, after a `promptTokens`-token prompt;
+     * with `polling`, the event loop polls throughout, as the server's does while tokens come fast (BusyPoll).
+     */
+    public async generationRate(sequenceCount: number, length: number, promptTokens = 20, polling = false): Promise<number> {
         const sequences = this.sequences.slice(0, sequenceCount);
         await Promise.all(sequences.map((sequence) => sequence.clearHistory()));
-        {
+        const cadence = polling ? new BusyPoll(Infinity).follow() : undefined;
+        cadence?.tokens();
+        cadence?.tokens();
+        try {
             let started = 0;
             let generated = 0;
             await Promise.all(sequences.map(async (sequence: LlamaContextSequence, index) => {
@@ -118,6 +128,8 @@ class Direct {
                 }
             }));
             return generated / ((performance.now() - started) / 1000);
+        } finally {
+            cadence?.end();
         }
     }
 
@@ -182,7 +194,7 @@ class Direct {
 async function benchModel(name: string, modelPath: string, fullSize: boolean): Promise<string[][]> {
     const pairs = Number(args.pairs ?? (fullSize ? 3 : 7));
     // One thread for prompts too: node-llama-cpp direct is given one (--prompt-threads is measured in docs/api.md).
-    const host = new LocalResponsesHost({...defaultConfig(), port: 0, threads: 1, promptThreads: 1, contextSize, parallel, cacheTypeK, apiKeys: [apiKey]});
+    const host = new LocalResponsesHost({...defaultConfig(), port: 0, threads: 1, promptThreads: 1, contextSize, parallel, cacheTypeK, busyPollBelowTokenMs, apiKeys: [apiKey]});
     await host.loadModel(modelPath);
     const url = await host.start();
     client = spawn("nice", ["-n", "19", process.execPath, fileURLToPath(new URL("./sseClient.mjs", import.meta.url)), url, apiKey], {stdio: ["ignore", "inherit", "inherit", "ipc"]});
@@ -248,6 +260,7 @@ async function benchModel(name: string, modelPath: string, fullSize: boolean): P
             const rates: number[] = [];
             const chatRates: number[] = [];
             const completionRates: number[] = [];
+            const pollingRates: number[] = [];
             // Pairs of this figure are cheap (seconds) and noisy (runs of 10 pairs on the synthetic model differ by ±0.04):
             // 12 at least.
             const streamPairs = Number(args.pairs ?? Math.max(pairs, 12));
@@ -261,12 +274,15 @@ async function benchModel(name: string, modelPath: string, fullSize: boolean): P
                 const servedRate = (served.tokens - 1) / (served.streamMs / 1000);
                 const chatRate = await direct.apiRate("chat", body.input, probe.tokens);
                 const completionRate = await direct.apiRate("completion", body.input, probe.tokens);
+                const pollingRate = await direct.generationRate(1, probe.tokens, probe.input, true);
                 rates.push(servedRate / directRate);
+                pollingRates.push(servedRate / pollingRate);
                 chatRates.push(chatRate / directRate);
                 completionRates.push(completionRate / directRate);
-                log(`generation: served ${servedRate.toFixed(0)} tok/s (${served.tokens} tokens), direct ${directRate.toFixed(0)} tok/s, LlamaCompletion ${completionRate.toFixed(0)} tok/s, LlamaChat ${chatRate.toFixed(0)} tok/s`);
+                log(`generation: served ${servedRate.toFixed(0)} tok/s (${served.tokens} tokens), direct ${directRate.toFixed(0)} tok/s (${pollingRate.toFixed(0)} polling), LlamaCompletion ${completionRate.toFixed(0)} tok/s, LlamaChat ${chatRate.toFixed(0)} tok/s`);
             }
             rows.push(["2. streamed generation: served / direct tokens/s", median(rates).toFixed(3), `${spread(rates)}; target ≥ ${fullSize ? "0.97" : "0.95"}`]);
+            rows.push(["   served / direct with the event loop polling, as the server's does", median(pollingRates).toFixed(3), `${spread(pollingRates)}; what serving costs`]);
             rows.push(["   node-llama-cpp's LlamaCompletion (a plain-text answer) / direct", median(completionRates).toFixed(3), `${spread(completionRates)}; node-llama-cpp's own share`]);
             rows.push(["   node-llama-cpp's LlamaChat (tools, JSON, thoughts) / direct", median(chatRates).toFixed(3), `${spread(chatRates)}; node-llama-cpp's own share`]);
         }

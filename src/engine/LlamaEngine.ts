@@ -6,6 +6,7 @@ import {ChatWrapperVariants, type PromptShape} from "./ChatWrapperVariants.js";
 import {JsonGrammars} from "./grammars.js";
 import {Emitter} from "../protocol/Emitter.js";
 import {BatchThreads} from "./BatchThreads.js";
+import {BusyPoll} from "./BusyPoll.js";
 import {defaultPromptThreads, defaultQueueLimit, defaultThreads, planContext} from "./engineDefaults.js";
 import {EngineError} from "./errors.js";
 import {generateOnLease} from "./generateOnLease.js";
@@ -45,6 +46,12 @@ export type LlamaEngineOptions = {
     cacheTypeK?: KeyCacheType,
     /** Prompt tokens evaluated per batch; defaults to `defaultBatchSize`. */
     batchSize?: number,
+    /**
+     * While a generation's tokens come less than this many ms apart, the event loop polls instead of sleeping (see
+     * BusyPoll): faster streams of fast models, at the price of a core while they last. Defaults to
+     * `defaultBusyPollBelowTokenMs` (2); 0 never polls.
+     */
+    busyPollBelowTokenMs?: number,
     /** The model name reported to clients. Defaults to the file name without `.gguf`. */
     alias?: string,
     /**
@@ -121,7 +128,11 @@ export class LlamaEngine implements ChatEngine {
     public readonly activity = new GenerationActivity();
     private readonly generations = new Emitter<GenerationSummary>();
 
-    public constructor(private readonly options: LlamaEngineOptions = {}) {}
+    private readonly busyPoll: BusyPoll;
+
+    public constructor(private readonly options: LlamaEngineOptions = {}) {
+        this.busyPoll = new BusyPoll(options.busyPollBelowTokenMs);
+    }
 
     public get state(): EngineState {
         return this.currentState;
@@ -263,6 +274,7 @@ export class LlamaEngine implements ChatEngine {
                     onTokens: (count) => this.activity.tokens(count),
                     stopSequences: this.options.stopSequences,
                     afterDispatch: loaded.afterDispatch,
+                    busyPoll: this.busyPoll,
                     // The next turn renders this answer again: its tokens must be the ones the sequence holds.
                     onAnswer: (text, tokens) => loaded.segments.rememberAnswer(text, tokens)
                 }));

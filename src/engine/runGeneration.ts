@@ -2,6 +2,7 @@ import type {ChatHistoryItem, LlamaChat, LlamaCompletion, LlamaContextSequence, 
 import {toChatModelFunctions} from "./chatHistory.js";
 import type {AfterDispatch} from "./AfterDispatch.js";
 import {AnswerTokenBudget} from "./AnswerTokenBudget.js";
+import type {BusyPoll} from "./BusyPoll.js";
 import {CallArgumentsStream} from "./CallArgumentsStream.js";
 import {EngineError} from "./errors.js";
 import type {PlainCompletion} from "./plainCompletion.js";
@@ -35,12 +36,14 @@ export type RunGenerationOptions = {
     stopSequences?: readonly string[],
     /** Where `request.onEvent` calls are deferred to, off the token loop's critical path (the context's hook). */
     afterDispatch: AfterDispatch,
+    /** Keeps the event loop polling while this generation's tokens come fast. */
+    busyPoll?: BusyPoll,
     /** Given a plain answer (no call, no thought, not cut by a stop sequence) and the tokens the model wrote for it. */
     onAnswer?: (text: string, tokens: readonly Token[]) => void
 };
 
 /** One generation on a leased sequence, streaming each chunk to `request.onEvent` as it is produced. */
-export async function runGeneration({chat, plain, sequence, history, prompt, promptStepTokens, contextSize, request, onTokens, grammar, thinks, stopSequences = [], afterDispatch, onAnswer}: RunGenerationOptions): Promise<GenerationResult> {
+export async function runGeneration({chat, plain, sequence, history, prompt, promptStepTokens, contextSize, request, onTokens, grammar, thinks, stopSequences = [], afterDispatch, busyPoll, onAnswer}: RunGenerationOptions): Promise<GenerationResult> {
     const promptTokens = prompt.length;
     // Ends the generation early: a stop sequence was seen, or the event consumer failed.
     const stopSignal = new AbortController();
@@ -79,6 +82,7 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
     const budget = new AnswerTokenBudget(maxTokens);
     /** The text of the part of a release the budget kept, when it cut one. */
     const keptText = (tokens: readonly Token[]) => detokenizeAfter(sequence.model, tokens, budget.taken.slice(0, budget.taken.length - tokens.length));
+    const cadence = busyPoll?.follow();
     let prefilled: PromptProgress | undefined;
     const countTokens = (tokens: readonly Token[]) => {
         if (tokens.length === 0)
@@ -88,6 +92,7 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
             request.onPromptProgress?.({...prefilled, evaluated: prefilled.total});
         }
         firstTokenAt ??= performance.now();
+        cadence?.tokens();
         onTokens?.(tokens.length);
     };
     const onAnswerChunk = (tokens: readonly Token[], text: string) => {
@@ -174,6 +179,7 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
             });
         }
     } catch (error) {
+        cadence?.end();
         events.finish();
         if (request.signal?.aborted)
             throw new EngineError("aborted", "The generation was aborted.");
@@ -181,6 +187,7 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
             throw new EngineError("context_overflow", `The input does not fit the context of ${contextSize} tokens: ${error.message}`);
         throw error;
     }
+    cadence?.end();
     if (!stops.stopped)
         emitText(stops.flush());
     if (inThought)

@@ -1,3 +1,4 @@
+import {defaultBusyPollBelowTokenMs} from "../engine/BusyPoll.js";
 import {defaultPromptThreads, defaultQueueLimit, defaultThreads} from "../engine/engineDefaults.js";
 import type {GpuChoice} from "../engine/LlamaEngine.js";
 import {defaultKeyCacheType, type KeyCacheType} from "../engine/keyCacheType.js";
@@ -39,6 +40,8 @@ export type HostConfig = {
     flashAttention: boolean,
     /** The KV cache's key type (`--cache-type-k`; see KeyCacheType). */
     cacheTypeK: KeyCacheType,
+    /** Poll the event loop while a generation's tokens come less than this many ms apart (`--busy-poll-below-ms`; see BusyPoll); 0 never. */
+    busyPollBelowTokenMs: number,
     /** Text that ends a plain-text answer like the model's own end of turn (for models that never stop). */
     stopSequences: string[],
     strictModel: boolean,
@@ -153,6 +156,7 @@ export function defaultConfig(): HostConfig {
         gpu: false,
         flashAttention: false,
         cacheTypeK: defaultKeyCacheType,
+        busyPollBelowTokenMs: defaultBusyPollBelowTokenMs,
         stopSequences: [],
         strictModel: false,
         strictTools: false,

@@ -29,6 +29,7 @@ export function createEngine(config: HostConfig, log?: (line: string) => void): 
         gpu: config.gpu,
         flashAttention: config.flashAttention,
         cacheTypeK: config.cacheTypeK,
+        busyPollBelowTokenMs: config.busyPollBelowTokenMs,
         stopSequences: config.stopSequences,
         alias: config.modelAlias ?? undefined,
         promptCache: promptCacheOf(config, log)

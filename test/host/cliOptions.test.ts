@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
+import {defaultBusyPollBelowTokenMs} from "../../src/engine/BusyPoll.js";
 import {CliUsageError, parseCliOptions} from "../../src/host/cliOptions.js";
 
 describe("--cache-type-k", () => {
@@ -12,5 +13,14 @@ describe("--cache-type-k", () => {
     it("refuses any other type with a usage error that names the choices", () => {
         assert.throws(() => parseCliOptions(["--cache-type-k", "q4_0"], {}),
             (error: unknown) => error instanceof CliUsageError && error.message === "--cache-type-k must be f16 or q8_0 (got 'q4_0').");
+    });
+});
+
+describe("--busy-poll-below-ms", () => {
+    it("defaults to defaultBusyPollBelowTokenMs, takes whole ms from the flag or the environment (nothing else), and 0 turns polling off", () => {
+        assert.equal(parseCliOptions([], {}).config.busyPollBelowTokenMs, defaultBusyPollBelowTokenMs);
+        assert.equal(parseCliOptions(["--busy-poll-below-ms", "5"], {}).config.busyPollBelowTokenMs, 5);
+        assert.equal(parseCliOptions([], {LOCAL_RESPONSES_BUSY_POLL_BELOW_MS: "0"}).config.busyPollBelowTokenMs, 0);
+        assert.throws(() => parseCliOptions(["--busy-poll-below-ms", "1.5"], {}), CliUsageError);
     });
 });

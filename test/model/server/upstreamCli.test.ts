@@ -42,6 +42,8 @@ describe("headless CLI with --engine upstream (dist/cli.js)", () => {
             "--upstream-api-key-file", path.join(dir, "upstream-key"), "--api-key", "sk-client", "--port", "0", "--store", "memory"], {
             env: {...process.env, LOCAL_RESPONSES_DATA_DIR: dir}, stdio: ["ignore", "pipe", "pipe"]
         });
+        // Listened for at once: a child that fails to start exits before the test would wait for it.
+        const exited = once(child, "exit");
         let stdout = "";
         let stderr = "";
         child.stdout.on("data", (data) => (stdout += data));
@@ -62,7 +64,7 @@ describe("headless CLI with --engine upstream (dist/cli.js)", () => {
             assert.match(stderr, /upstream: scripted on http:\/\/127\.0\.0\.1:\d+ \(up\)/);
         } finally {
             child.kill("SIGTERM");
-            await once(child, "exit");
+            await exited;
             await upstream.close();
         }
         assert.ok(!stdout.includes(upstreamKey) && !stderr.includes(upstreamKey), "the upstream key is never printed");
