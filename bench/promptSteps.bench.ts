@@ -7,7 +7,7 @@
  */
 import {parseArgs} from "node:util";
 import {loadNodeLlamaCpp} from "../src/engine/loadBinding.js";
-import {defaultBatchSize} from "../src/engine/LlamaEngine.js";
+import {defaultBatchSize} from "../src/engine/engineDefaults.js";
 import {defaultPromptStepMs, prefillPrompt} from "../src/engine/PromptPrefill.js";
 import {syntheticModel} from "../test/helpers/syntheticModel.js";
 import {median} from "./pairs.js";
@@ -26,7 +26,7 @@ async function main(): Promise<void> {
     const {getLlama} = await loadNodeLlamaCpp();
     const llama = await getLlama({gpu: false, build: "never", maxThreads: threads});
     const model = await llama.loadModel({modelPath: await syntheticModel()});
-    const context = await model.createContext({contextSize: Math.max(8192, count + 256), sequences: 1, threads, batchSize: defaultBatchSize, flashAttention: false});
+    const context = await model.createContext({contextSize: Math.max(8192, count + 256), sequences: 1, threads, batchSize: defaultBatchSize(false), flashAttention: false});
     const sequence = context.getSequence();
     const tokens = model.tokenize("Once upon a time, there was a little girl named Lily. She loved to play outside in the park. ".repeat(Math.ceil(count / 15))).slice(0, count + 1);
     const time = async (evaluate: () => Promise<unknown>) => {
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
         {name: "one call", evaluate: () => sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(0, -1))},
         ...targets.map((targetStepMs) => ({
             name: `steps of ~${targetStepMs} ms`,
-            evaluate: () => prefillPrompt(sequence, tokens, {maxStepTokens: defaultBatchSize, targetStepMs})
+            evaluate: () => prefillPrompt(sequence, tokens, {maxStepTokens: defaultBatchSize(false), targetStepMs})
         }))
     ];
     const ratios = targets.map((): number[] => []);

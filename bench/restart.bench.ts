@@ -18,7 +18,7 @@ import {defaultConfig, type HostConfig} from "../src/host/config.js";
 import {LocalResponsesHost} from "../src/host/LocalResponsesHost.js";
 import {loadNodeLlamaCpp} from "../src/engine/loadBinding.js";
 import {defaultPromptThreads} from "../src/engine/engineDefaults.js";
-import {defaultBatchSize} from "../src/engine/LlamaEngine.js";
+import {defaultBatchSize} from "../src/engine/engineDefaults.js";
 import {defaultKeyCacheType, nativeKeyCacheType, requireKeyCacheType, usableKeyCacheType} from "../src/engine/keyCacheType.js";
 import {capturesDir, models} from "../test/helpers/paths.js";
 import {syntheticModel} from "../test/helpers/syntheticModel.js";
@@ -67,7 +67,7 @@ async function directColdMs(modelPath: string, count: number): Promise<number> {
     const llama = await getLlama({gpu: false, build: "never", maxThreads: threads});
     const model = await llama.loadModel({modelPath});
     const keys = nativeKeyCacheType(usableKeyCacheType(cacheTypeK, model).type);
-    const context = await model.createContext({contextSize, sequences: 1, threads, batchSize: defaultBatchSize, flashAttention: false, experimentalKvCacheKeyType: keys});
+    const context = await model.createContext({contextSize, sequences: 1, threads, batchSize: defaultBatchSize(false), flashAttention: false, experimentalKvCacheKeyType: keys});
     try {
         const filler = model.tokenize("the little dog ran to the park and found a red ball. ".repeat(Math.ceil(count / 8)));
         if (filler.length < count)

@@ -17,7 +17,7 @@ import {itemsToTurns} from "../src/responses/transcript.js";
 import {normalizeInput} from "../src/responses/inputItems.js";
 import {spawn, type ChildProcess} from "node:child_process";
 import {fileURLToPath} from "node:url";
-import {defaultBatchSize} from "../src/engine/LlamaEngine.js";
+import {defaultBatchSize} from "../src/engine/engineDefaults.js";
 import {loadNodeLlamaCpp} from "../src/engine/loadBinding.js";
 import {models} from "../test/helpers/paths.js";
 import {alternating, median, quantile} from "./pairs.js";
@@ -176,7 +176,7 @@ async function promptEvaluationFloor(cases: {cached: number, evaluated: number}[
     const {getLlama} = await loadNodeLlamaCpp();
     const llama = await getLlama({gpu: false, build: "never", maxThreads: 1});
     const model = await llama.loadModel({modelPath: models.chatml});
-    const context = await model.createContext({contextSize: 2048, sequences: 4, threads: 1, batchSize: defaultBatchSize, flashAttention: false});
+    const context = await model.createContext({contextSize: 2048, sequences: 4, threads: 1, batchSize: defaultBatchSize(false), flashAttention: false});
     const sequence = context.getSequence();
     const text = model.tokenize("Once upon a time, there was a little girl named Lily. She loved to play outside in the park. ".repeat(40));
     const times = cases.map(() => [] as number[]);

@@ -7,7 +7,7 @@ import {JsonGrammars} from "./grammars.js";
 import {Emitter} from "../protocol/Emitter.js";
 import {BatchThreads} from "./BatchThreads.js";
 import {BusyPoll} from "./BusyPoll.js";
-import {defaultPromptThreads, defaultQueueLimit, defaultThreads, planContext} from "./engineDefaults.js";
+import {defaultBatchSize, defaultPromptThreads, defaultQueueLimit, defaultThreads, planContext} from "./engineDefaults.js";
 import {EngineError} from "./errors.js";
 import {generateOnLease} from "./generateOnLease.js";
 import {GenerationActivity} from "./GenerationActivity.js";
@@ -44,7 +44,10 @@ export type LlamaEngineOptions = {
     flashAttention?: boolean,
     /** The KV cache's key type (see KeyCacheType). Defaults to `defaultKeyCacheType` (f16); q8_0 where the model allows it. */
     cacheTypeK?: KeyCacheType,
-    /** Prompt tokens evaluated per batch; defaults to `defaultBatchSize`. */
+    /**
+     * Tokens per native evaluation, and so the largest prompt step. Defaults to `defaultBatchSize(onGpu)`: 128 on the
+     * CPU, 512 on a GPU.
+     */
     batchSize?: number,
     /**
      * While a generation's tokens come less than this many ms apart, the event loop polls instead of sleeping (see
@@ -65,15 +68,6 @@ export type LlamaEngineOptions = {
      */
     promptCache?: {folder: string, maxBytes?: number, minTokens?: number, log?: (line: string) => void}
 };
-
-/**
- * Prompt tokens per native evaluation. node-llama-cpp makes llama.cpp's micro-batch (`n_ubatch`) as large as the
- * batch, so this is also the width of every attention matrix: on a model people run (synthetic SmolLM2-135M,
- * 1,600-token prompt, 1 thread) 2048 evaluated at ~140 tokens/s and 512 at ~205, the speed of node-llama-cpp's own
- * defaults and of `llama-bench` (whose micro-batch is 512). Only on the 260K-parameter test model, where fixed costs
- * per batch dominate, is a larger batch faster.
- */
-export const defaultBatchSize = 512;
 
 export type GenerationSummary = GenerationResult & {durationMs: number};
 
@@ -406,7 +400,7 @@ export class LlamaEngine implements ChatEngine {
                     contextSize,
                     sequences: parallel,
                     threads: this.threads,
-                    batchSize: this.options.batchSize ?? Math.min(defaultBatchSize, contextSize * parallel),
+                    batchSize: this.options.batchSize ?? Math.min(defaultBatchSize(this.llama.gpu !== false), contextSize * parallel),
                     flashAttention: this.options.flashAttention ?? false,
                     experimentalKvCacheKeyType: nativeKeyCacheType(keyCache.type),
                     batching: {dispatchSchedule: afterDispatch.dispatchSchedule}
@@ -439,7 +433,8 @@ export class LlamaEngine implements ChatEngine {
                         sequences: parallel,
                         trainContextSize,
                         chatWrapper: chatWrapper.wrapperName,
-                        keyCache
+                        keyCache,
+                        batchSize: context.batchSize
                     }
                 };
                 const previous = this.loaded;

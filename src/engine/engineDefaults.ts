@@ -58,3 +58,25 @@ export function defaultThreads(): number {
 export function defaultPromptThreads(): number {
     return Math.max(1, os.availableParallelism());
 }
+
+/**
+ * Tokens per native evaluation: the largest prompt step, and, since node-llama-cpp makes llama.cpp's micro-batch as
+ * large as the batch, the widest matrix a step multiplies.
+ *
+ * On the CPU a narrow batch evaluates prompts faster: a wide one's activations outgrow the core's cache. node-llama-cpp
+ * alone, 2-core machine, a cold 1,600-token prompt, tokens/s against node-llama-cpp's and `llama-bench`'s 512
+ * (`npm run bench:batch`, 2026-12-03, docs/api.md), 1 thread / 2 threads:
+ *
+ * | batch | SmolLM2-135M | Qwen2.5-0.5B | stories260K |
+ * |---|---|---|---|
+ * | 64 | 1.22 / 1.34 | 1.18 / 1.30 | 1.14 / 0.73 |
+ * | 128 | 1.22 / 1.30 | 1.14 / 1.26 | 1.16 / 1.09 |
+ * | 256 | 1.05 / 1.22 | 1.09 / 1.19 | 1.15 / 1.17 |
+ *
+ * 128 is within a few hundredths of the best everywhere and never slower than 512; 64 loses on a tiny model, where
+ * each batch's fixed cost (two threads meeting) is most of it. Deeper in a prompt the step's time bound makes steps
+ * narrower still (PromptPrefill). On a GPU, whose matrix units want width, it stays at llama.cpp's micro-batch, 512.
+ */
+export function defaultBatchSize(onGpu: boolean): number {
+    return onGpu ? 512 : 128;
+}

@@ -136,7 +136,9 @@ export type ModelInfo = {
     trainContextSize: number,
     chatWrapper: string,
     /** The local model's KV cache key type, and why it is not the one asked for (`usableKeyCacheType`). */
-    keyCache?: {type: KeyCacheType, note: string | null}
+    keyCache?: {type: KeyCacheType, note: string | null},
+    /** The local model's tokens per native evaluation (`defaultBatchSize` for its device unless set). */
+    batchSize?: number
 };
 
 /** A sequence held for one generation; release it when done (also when generation was never started). */

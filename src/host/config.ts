@@ -35,6 +35,8 @@ export type HostConfig = {
     contextSize: number | null,
     /** Parallel sequences; null: the engine's plan (`planContext`), 1 to 4 as the context allows. */
     parallel: number | null,
+    /** Tokens per native evaluation (`--batch-size`); null: `defaultBatchSize` for the device (128 on the CPU, 512 on a GPU). */
+    batchSize: number | null,
     queueLimit: number,
     gpu: GpuChoice,
     flashAttention: boolean,
@@ -151,6 +153,7 @@ export function defaultConfig(): HostConfig {
         threads: defaultThreads(),
         promptThreads: defaultPromptThreads(),
         contextSize: null,
+        batchSize: null,
         parallel: null,
         queueLimit: defaultQueueLimit,
         gpu: false,

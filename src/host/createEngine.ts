@@ -24,6 +24,7 @@ export function createEngine(config: HostConfig, log?: (line: string) => void): 
         threads: config.threads,
         promptThreads: config.promptThreads,
         contextSize: config.contextSize ?? undefined,
+        batchSize: config.batchSize ?? undefined,
         parallel: config.parallel ?? undefined,
         queueLimit: config.queueLimit,
         gpu: config.gpu,

@@ -9,12 +9,13 @@ import {sharedDir} from "./paths.js";
 
 /** The synthetic models tests use, with the sha256 the shared models README gives for them. */
 const shapes = {
-    "smollm2-135m": "5014e709d38803a10ab633c73f9ff2b8209913a9bc7e7b19ae4a6bbc2d4c7400"
+    "smollm2-135m": "5014e709d38803a10ab633c73f9ff2b8209913a9bc7e7b19ae4a6bbc2d4c7400",
+    "qwen2.5-0.5b": "2569238157cae840c90d41c7444e341b64cdf49cae8247368903ae6273d6d916"
 } as const;
 
 export type SyntheticShape = keyof typeof shapes;
 
-/** Where generated models are kept between runs: outside the repository (113 MB), shared by every checkout. */
+/** Where generated models are kept between runs: outside the repository (113 MB and 381 MB), shared by every checkout. */
 export const syntheticModelDir = path.join(os.homedir(), ".cache/local-responses/models");
 
 /**

@@ -24,3 +24,12 @@ describe("--busy-poll-below-ms", () => {
         assert.throws(() => parseCliOptions(["--busy-poll-below-ms", "1.5"], {}), CliUsageError);
     });
 });
+
+describe("--batch-size", () => {
+    it("defaults to the device's (null), takes a whole number of tokens from the flag or the environment", () => {
+        assert.equal(parseCliOptions([], {}).config.batchSize, null);
+        assert.equal(parseCliOptions(["--batch-size", "128"], {}).config.batchSize, 128);
+        assert.equal(parseCliOptions([], {LOCAL_RESPONSES_BATCH_SIZE: "256"}).config.batchSize, 256);
+        assert.throws(() => parseCliOptions(["--batch-size", "0"], {}), CliUsageError);
+    });
+});

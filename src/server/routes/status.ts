@@ -14,7 +14,7 @@ export function statusRouter(sources: MetricsSources, metrics: ServerMetrics): R
         const {store, conversations, jobs, readers} = sources;
         res.json({
             object: "status",
-            model: model == null ? null : {id: model.id, context_size: model.contextSize, sequences: model.sequences, chat_wrapper: model.chatWrapper, ...model.keyCache != null && {cache_type_k: model.keyCache.type}},
+            model: model == null ? null : {id: model.id, context_size: model.contextSize, sequences: model.sequences, chat_wrapper: model.chatWrapper, ...model.keyCache != null && {cache_type_k: model.keyCache.type}, ...model.batchSize != null && {batch_size: model.batchSize}},
             engine: {state: sources.engine.state, ...snake(sources.engine.stats())},
             responses: storeStatus(store),
             conversations: storeStatus(conversations),
