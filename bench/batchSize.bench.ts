@@ -18,6 +18,7 @@ import type {LlamaContext, LlamaContextSequence, LlamaModel, Token} from "node-l
 import {loadNodeLlamaCpp} from "../src/engine/loadBinding.js";
 import {models} from "../test/helpers/paths.js";
 import {syntheticModel, type SyntheticShape} from "../test/helpers/syntheticModel.js";
+import {words} from "./filler.js";
 import {median} from "./pairs.js";
 
 const {values: args} = parseArgs({options: {
@@ -36,12 +37,6 @@ const promptTokens = Number(args.prompt);
 const depth = Number(args.depth);
 const depthTokens = Number(args["depth-tokens"]);
 const baseline = 512;
-
-/** Filler text of about one token per word with the shared tokenizer (every model here has it). */
-function words(count: number, seed: number): string {
-    const vocabulary = ["the", "little", "dog", "ran", "to", "park", "and", "found", "a", "red", "ball", "then", "Lily", "smiled", "happy", "sun"];
-    return Array.from({length: count}, (_, index) => vocabulary[(index * 7 + seed * 13 + (index >> 3)) % vocabulary.length]).join(" ");
-}
 
 /** `count` tokens of filler, different for each seed from the first token on (so nothing is cached). */
 function fillerTokens(model: LlamaModel, count: number, seed: number): Token[] {
@@ -64,7 +59,8 @@ async function benchModel(model: LlamaModel, threads: number): Promise<string[]>
     for (const batch of batches)
         contexts.set(batch, await model.createContext({contextSize, sequences: 1, threads, batchSize: batch, flashAttention: false}));
     const prefix = fillerTokens(model, depth, 999);
-    const disposables: LlamaContext[] = [];
+    /** The context that holds the prefix (with `--depth`). */
+    let held: LlamaContext | undefined;
     const measures: Measure[] = [{
         label: `cold ${promptTokens}`, tokens: promptTokens,
         time: async (context, round) => {
@@ -80,8 +76,7 @@ async function benchModel(model: LlamaModel, threads: number): Promise<string[]>
         // One context holds the prefix, and the tokens after it go in steps of each size, as the server's prompt steps
         // do (a step of N tokens is a micro-batch of N): with a prefix held in every size's context at once, the wide
         // sizes read at half this speed, an artifact of the five held caches, not of the size.
-        const held = await model.createContext({contextSize, sequences: 1, threads, batchSize: Math.max(...batches), flashAttention: false});
-        disposables.push(held);
+        held = await model.createContext({contextSize, sequences: 1, threads, batchSize: Math.max(...batches), flashAttention: false});
         const sequence = held.getSequence();
         await sequence.evaluateWithoutGeneratingNewTokens(prefix);
         measures.push({
@@ -118,8 +113,9 @@ async function benchModel(model: LlamaModel, threads: number): Promise<string[]>
             console.error(lines.slice(-rates.size).join("\n"));
         }
     } finally {
-        for (const context of [...contexts.values(), ...disposables])
+        for (const context of contexts.values())
             await context.dispose();
+        await held?.dispose();
     }
     return lines;
 }

@@ -31,6 +31,7 @@ import {defaultConfig} from "../src/host/config.js";
 import {LocalResponsesHost} from "../src/host/LocalResponsesHost.js";
 import {models} from "../test/helpers/paths.js";
 import {syntheticModel} from "../test/helpers/syntheticModel.js";
+import {words} from "./filler.js";
 import {alternating, median, quantile} from "./pairs.js";
 
 type StreamResult = {tokens: number, input: number, cached: number, ms: number, ttftMs: number, streamMs: number, id: string};
@@ -57,12 +58,6 @@ function stream(bodies: Record<string, unknown>[]): Promise<StreamResult[]> {
     });
 }
 const streamOnce = async (body: Record<string, unknown>) => (await stream([body]))[0]!;
-
-/** English-like filler: about one token per word with the shared tokenizer (all models here use it). */
-function words(count: number, seed: number): string {
-    const vocabulary = ["the", "little", "dog", "ran", "to", "park", "and", "found", "a", "red", "ball", "then", "Lily", "smiled", "happy", "sun"];
-    return Array.from({length: count}, (_, index) => vocabulary[(index * 7 + seed * 13 + (index >> 3)) % vocabulary.length]).join(" ");
-}
 
 /**
  * node-llama-cpp alone: a context like the server's (size, threads), node-llama-cpp's own batch. Generation goes on

@@ -179,15 +179,15 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
             });
         }
     } catch (error) {
-        cadence?.end();
         events.finish();
         if (request.signal?.aborted)
             throw new EngineError("aborted", "The generation was aborted.");
         if (error instanceof Error && /context shift|does not fit|too long|too small/i.test(error.message))
             throw new EngineError("context_overflow", `The input does not fit the context of ${contextSize} tokens: ${error.message}`);
         throw error;
+    } finally {
+        cadence?.end();
     }
-    cadence?.end();
     if (!stops.stopped)
         emitText(stops.flush());
     if (inThought)
