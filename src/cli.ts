@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import {defaultApiKeyFile, readOrCreateApiKey} from "./host/apiKeyFile.js";
 import {cliHelp, CliUsageError, parseCliOptions} from "./host/cliOptions.js";
+import {checkExposure, describeAuth, ExposureRefusal} from "./host/exposure.js";
 import {LocalResponsesHost} from "./host/LocalResponsesHost.js";
 import {formatRequestLine} from "./server/middleware/requestLog.js";
 
@@ -47,15 +48,28 @@ async function main(argv: string[]): Promise<number> {
     }
 
     const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
-    if (config.apiKeys.length === 0 && !options.noAuth) {
+    let exposureWarnings: string[];
+    try {
+        exposureWarnings = checkExposure({host: config.host, authRequired: config.apiKeys.length > 0 || !options.noAuth, allowedOrigins: config.allowedOrigins});
+    } catch (error) {
+        if (!(error instanceof ExposureRefusal))
+            throw error;
+        process.stderr.write(`error: ${error.message}\n`);
+        return 2;
+    }
+    for (const warning of exposureWarnings)
+        log(`warning: ${warning}`);
+    const authLine = describeAuth(config.apiKeys.length, options.noAuth);
+    if (authLine != null)
+        log(authLine);
+    else if (config.apiKeys.length === 0) {
         const file = options.apiKeyFile ?? defaultApiKeyFile();
         const {created} = await readOrCreateApiKey(file).then((result) => {
             config.apiKeys = result.keys;
             return result;
         });
         log(`auth: API key ${created ? "generated in" : "read from"} ${file} (send it as 'Authorization: Bearer <key>')`);
-    } else if (options.noAuth)
-        log("auth: disabled (--no-auth); anything on this machine can use the server");
+    }
 
     const host = new LocalResponsesHost(config, {
         log,

@@ -148,6 +148,9 @@ export class LocalResponsesHost {
 
     /** Loads the GGUF file `modelPath`, or with `--engine upstream` connects to the upstreams (`modelPath` is then ignored). */
     public async loadModel(modelPath: string, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> {
+        // The data folder's lock first: the prompt cache opens with the model, in that folder, and another process's
+        // files there must not be touched (nor a whole model loaded that could not be served).
+        await this.openStorage();
         const info = await this.engine.load(this.config.engine === "upstream" ? this.config.upstream.model ?? "" : modelPath, onProgress);
         const keys = info.keyCache == null ? "" : `, ${info.keyCache.type} keys${info.keyCache.note == null ? "" : ` (${info.keyCache.note})`}`;
         this.events.log?.(`model: loaded ${info.id} (context ${info.contextSize} × ${info.sequences} sequences, ${info.chatWrapper}${keys})`);

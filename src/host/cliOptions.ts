@@ -19,7 +19,7 @@ export const cliFlags = {
     "port": {type: "string", env: "LOCAL_RESPONSES_PORT", help: "port (default 8080; 0 picks a free one)"},
     "api-key": {type: "string", multiple: true, env: "LOCAL_RESPONSES_API_KEY", help: "accepted API key (repeatable; env: comma-separated)"},
     "api-key-file": {type: "string", env: "LOCAL_RESPONSES_API_KEY_FILE", help: "0600 file holding the key (or several, one per line), created with a new key if missing (default ~/.config/local-responses/api-key)"},
-    "no-auth": {type: "boolean", env: "LOCAL_RESPONSES_NO_AUTH", help: "serve without an API key (loopback only; not recommended)"},
+    "no-auth": {type: "boolean", env: "LOCAL_RESPONSES_NO_AUTH", help: "serve without an API key (refused off loopback and with --allowed-origins '*'; not recommended)"},
     "threads": {type: "string", env: "LOCAL_RESPONSES_THREADS", help: "CPU threads for generation (default cores - 1)"},
     "prompt-threads": {type: "string", env: "LOCAL_RESPONSES_PROMPT_THREADS", help: "CPU threads for prompt evaluation (default: every core)"},
     "context-size": {type: "string", env: "LOCAL_RESPONSES_CONTEXT_SIZE", help: "context tokens per sequence (default: model's, at most 32768)"},

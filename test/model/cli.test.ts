@@ -77,4 +77,43 @@ describe("headless CLI (dist/cli.js, built by npm test)", () => {
         child.kill("SIGINT");
         assert.equal(await exited, 0);
     });
+
+    it("refuses --no-auth off loopback, naming the flags, before loading the model", async () => {
+        const {exited, output} = run(["serve", "--model", models.chatml, "--host", "0.0.0.0", "--no-auth", "--port", "0"]);
+        assert.equal(await exited, 2);
+        assert.match(output().stderr, /--host 0\.0\.0\.0 is not a loopback address.*Drop --no-auth/s);
+        assert.doesNotMatch(output().stderr, /model: loaded/);
+    });
+
+    it("refuses --allowed-origins '*' without a key", async () => {
+        const {exited, output} = run(["serve", "--model", models.chatml, "--allowed-origins", "*", "--no-auth", "--port", "0"]);
+        assert.equal(await exited, 2);
+        assert.match(output().stderr, /--allowed-origins '\*' lets any web page call the server: it needs an API key/);
+    });
+
+    it("says auth is on when a key is given with --no-auth, and requires the key", async () => {
+        const {child, exited, output} = run(["serve", "--model", models.chatml, "--api-key", "sk-both", "--no-auth", "--port", "0", "--threads", "1"]);
+        while (!output().stdout.includes("\n"))
+            await new Promise((resolve) => setTimeout(resolve, 20));
+        const url = /listening on (\S+)/.exec(output().stdout)![1]!;
+        assert.match(output().stderr, /auth: on \(1 key given.*--no-auth ignored\)/);
+        assert.doesNotMatch(output().stderr, /auth: disabled/);
+        assert.equal((await fetch(`${url}/models`)).status, 401);
+        assert.equal((await fetch(`${url}/models`, {headers: {authorization: "Bearer sk-both"}})).status, 200);
+        child.kill("SIGTERM");
+        assert.equal(await exited, 0);
+    });
+
+    it("a second server on the same data folder fails before it loads the model", async () => {
+        const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "lr-shared-data-"));
+        const first = run(["serve", "--model", models.chatml, "--api-key", "sk-a", "--port", "0", "--threads", "1", "--data-dir", dataDir]);
+        while (!first.output().stdout.includes("\n"))
+            await new Promise((resolve) => setTimeout(resolve, 20));
+        const second = run(["serve", "--model", models.chatml, "--api-key", "sk-b", "--port", "0", "--threads", "1", "--data-dir", dataDir]);
+        assert.equal(await second.exited, 1);
+        assert.match(second.output().stderr, /in use by another Local Responses server/);
+        assert.doesNotMatch(second.output().stderr, /model: loaded/);
+        first.child.kill("SIGTERM");
+        assert.equal(await first.exited, 0);
+    });
 });
