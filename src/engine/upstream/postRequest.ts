@@ -32,14 +32,32 @@ export function postRequest(url: string, agent: http.Agent, headers: Record<stri
     });
 }
 
-/** An answer's whole body as text (an error answer's message); "" when it cannot be read. */
-export async function readText(response: http.IncomingMessage): Promise<string> {
+/**
+ * Bytes of an upstream's error answer read for its message: a JSON error is a few hundred bytes, and one that never
+ * ends (or a whole HTML page) must not fill memory; the rest is not read, and the answer's connection is closed.
+ */
+export const maxErrorBodyBytes = 64 * 1024;
+
+/**
+ * An answer's body as text (an error answer's message), at most `maxBytes` of it: `truncated` says the body went on,
+ * and the answer is then destroyed rather than read to its end. What arrived before a cut connection is returned.
+ */
+export async function readText(response: http.IncomingMessage, maxBytes = maxErrorBodyBytes): Promise<{text: string, truncated: boolean}> {
     const chunks: Buffer[] = [];
+    let bytes = 0;
+    let truncated = false;
     try {
-        for await (const chunk of response)
-            chunks.push(chunk as Buffer);
+        for await (const chunk of response) {
+            const buffer = chunk as Buffer;
+            chunks.push(bytes + buffer.length > maxBytes ? buffer.subarray(0, maxBytes - bytes) : buffer);
+            bytes += buffer.length;
+            if (bytes > maxBytes) {
+                truncated = true;
+                break;
+            }
+        }
     } catch {
         // cut: what arrived
     }
-    return Buffer.concat(chunks).toString("utf8");
+    return {text: Buffer.concat(chunks).toString("utf8"), truncated};
 }

@@ -3,7 +3,7 @@ import {EngineError} from "../errors.js";
 import type {GenerationEvent, GenerationResult} from "../types.js";
 import type {ChatCompletionsBody} from "./chatRequest.js";
 import {ChunkAccumulator, type ChatCompletionChunk} from "./ChunkAccumulator.js";
-import {PostFailure, postRequest, readText} from "./postRequest.js";
+import {maxErrorBodyBytes, PostFailure, postRequest, readText} from "./postRequest.js";
 import {SseDataParser, type SseDataEvent} from "./sseData.js";
 import type {Upstream} from "./Upstream.js";
 import {causeText, statusError, UpstreamConnectError} from "./upstreamErrors.js";
@@ -84,12 +84,13 @@ export async function streamCompletion(upstream: Upstream, body: ChatCompletions
         }
         const status = response.statusCode ?? 0;
         if (status < 200 || status > 299) {
-            const text = await readText(response);
-            throw statusError(upstream.label, status, text, headerValue(response.headers["retry-after"]));
+            const {text, truncated} = await readText(response);
+            const retryAfter = headerValue(response.headers["retry-after"]);
+            throw statusError(upstream.label, status, text, retryAfter, truncated ? maxErrorBodyBytes : undefined);
         }
 
         const accumulator = new ChunkAccumulator((event) => options.onEvent?.(event), {maxToolCalls: options.maxToolCalls});
-        const parser = new SseDataParser();
+        const parser = new SseDataParser(upstream.label);
         /** Handles one event; true once the stream is over (`[DONE]`, or a call past `max_tool_calls`). */
         const handle = (event: SseDataEvent): boolean => {
             if ("error" in event)

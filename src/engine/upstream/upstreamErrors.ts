@@ -12,10 +12,14 @@ export class UpstreamConnectError extends Error {
  * An upstream's non-2xx answer as an engine error: 429 and 503 are passed on (with `Retry-After`), a 400
  * about the context is `context_overflow`, any other 4xx is the upstream refusing the request (400), and
  * everything else (401/403 from a wrong upstream key, 404 for an unknown model, 5xx) is a bad gateway.
+ * `truncatedAt`: the body went on past that many bytes, unread (`readText`), which the message says.
  */
-export function statusError(upstream: string, status: number, bodyText: string, retryAfter: string | null): EngineError {
+export function statusError(
+    upstream: string, status: number, bodyText: string, retryAfter: string | null, truncatedAt?: number
+): EngineError {
     const detail = errorMessage(bodyText);
-    const message = `The upstream ${upstream} answered ${status}${detail === "" ? "" : `: ${detail}`}`;
+    const cut = truncatedAt == null ? "" : ` (its error body was longer than ${truncatedAt} bytes: the rest was not read)`;
+    const message = `The upstream ${upstream} answered ${status}${detail === "" ? "" : `: ${detail}`}${cut}`;
     if (status === 429 || status === 503)
         return new EngineError("upstream_busy", message, {status, retryAfterSeconds: parseRetryAfter(retryAfter)});
     if (status === 400 && /context|too long|exceed|n_ctx|maximum.*tokens/i.test(detail))

@@ -1,15 +1,18 @@
 import type {RawData, WebSocket} from "ws";
 import {GenerationAbort} from "../../responses/abortReasons.js";
 import {toApiError} from "../../responses/engineErrors.js";
-import {describeForLog, tooManyPendingTurns} from "../../protocol/errors.js";
+import {describeForLog, rateLimited, tooManyPendingTurns} from "../../protocol/errors.js";
 import type {ResponsesService} from "../../responses/ResponsesService.js";
 import {ConnectionResponses} from "./ConnectionResponses.js";
 import {SocketHeartbeat} from "./SocketHeartbeat.js";
 import {parseCreateMessage, socketErrorEvent} from "./socketMessages.js";
+import {defaultSocketLimits} from "./socketLimits.js";
 
 export type SessionOptions = {
     /** Messages that may wait behind the running turn; more are refused (one turn runs at a time). */
     maxPendingTurns?: number,
+    /** Bytes of messages held, received and not yet answered; see `defaultSocketLimits.maxQueuedBytes`. */
+    maxQueuedBytes?: number,
     /** `store: false` responses this connection remembers for `previous_response_id`. */
     maxLocalResponses?: number,
     /** A ping every interval, each to be answered before the next, else the connection ends (0 or absent: none). */
@@ -27,6 +30,8 @@ export class ResponsesSocketSession {
     private readonly closed = new AbortController();
     private queue: Promise<void> = Promise.resolve();
     private pending = 0;
+    /** Bytes of the messages taken and not yet answered (the running turn's included). */
+    private queuedBytes = 0;
 
     public constructor(
         private readonly socket: WebSocket,
@@ -49,13 +54,23 @@ export class ResponsesSocketSession {
     }
 
     private enqueue(data: RawData, isBinary: boolean): void {
-        if (this.pending > (this.options.maxPendingTurns ?? 8)) {
+        if (this.pending > (this.options.maxPendingTurns ?? defaultSocketLimits.maxPendingTurns)) {
             this.send(socketErrorEvent(tooManyPendingTurns()));
             return;
         }
+        const bytes = messageBytes(data);
+        const maxBytes = this.options.maxQueuedBytes ?? defaultSocketLimits.maxQueuedBytes;
+        if (this.queuedBytes > 0 && this.queuedBytes + bytes > maxBytes) {
+            const message = `The messages this connection holds already take ${this.queuedBytes} bytes, and this one ${bytes} more `
+                + `(limit ${maxBytes}): wait for the running turn to end.`;
+            this.send(socketErrorEvent(rateLimited(message)));
+            return;
+        }
         this.pending++;
+        this.queuedBytes += bytes;
         this.queue = this.queue.then(() => this.turn(data, isBinary)).finally(() => {
             this.pending--;
+            this.queuedBytes -= bytes;
         });
     }
 
@@ -98,4 +113,9 @@ export class ResponsesSocketSession {
         if (this.socket.readyState === this.socket.OPEN)
             this.socket.send(JSON.stringify(event));
     }
+}
+
+/** A message's size as received: ws hands a Buffer, or fragments as an array of them, or an ArrayBuffer. */
+function messageBytes(data: RawData): number {
+    return Array.isArray(data) ? data.reduce((sum, part) => sum + part.length, 0) : data.byteLength;
 }
