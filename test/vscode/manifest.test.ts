@@ -37,6 +37,33 @@ test("untrusted workspaces: supported deliberately, with the machine-level setti
     assert.ok(!manifest.activationEvents.includes("*"), "activation is not eager");
 });
 
+/**
+ * Settings that choose what runs, what is loaded or offered for download, where the server listens, where data goes
+ * or how much of the machine is used: an untrusted workspace must not set them (VS Code then reads them from user
+ * settings only).
+ */
+const mustBeRestricted = [
+    "model.path", "model.downloadDirectory", "model.catalog", "autoStart",
+    "server.host", "server.port", "server.allowedOrigins",
+    "threads", "promptThreads", "contextSize", "parallel", "queueLimit", "gpu", "cacheTypeK",
+    "store.maxEntries", "store.maxBytes", "jobs.maxActive", "jobs.workers",
+    "engine", "upstream.urls", "upstream.model", "upstream.timeoutSeconds"
+].map((key) => `${settingsSection}.${key}`);
+/** Settings a workspace may set even untrusted: they change how requests are answered, not what runs or where. */
+const workspaceSafe = ["model.alias", "strictModel", "strictTools", "store.ttlSeconds", "jobs.deadlineSeconds"]
+    .map((key) => `${settingsSection}.${key}`);
+
+test("untrusted workspaces: every setting that changes what runs, listens, loads or writes is restricted", () => {
+    const restricted = manifest.capabilities.untrustedWorkspaces.restrictedConfigurations ?? [];
+    const properties = Object.keys(manifest.contributes.configuration.properties);
+    assert.deepEqual(mustBeRestricted.filter((key) => !restricted.includes(key)), [],
+        "add these to capabilities.untrustedWorkspaces.restrictedConfigurations");
+    assert.deepEqual(restricted.filter((key) => !properties.includes(key)), [], "restricted names that are no setting");
+    const unclassified = properties.filter((key) => !restricted.includes(key) && !workspaceSafe.includes(key));
+    assert.deepEqual(unclassified, [],
+        "a new setting: restrict it (package.json and mustBeRestricted here) or list it in workspaceSafe, saying why");
+});
+
 /** The modules a .ts file imports, by specifier (static imports and dynamic import()). */
 function specifiersOf(file: string): string[] {
     return [...fs.readFileSync(file, "utf8").matchAll(/from\s+["']([^"']+)["']|import\(["']([^"']+)["']\)/g)].map((match) => match[1] ?? match[2] ?? "");

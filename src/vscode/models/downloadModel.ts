@@ -16,17 +16,18 @@ type CatalogContext = Pick<CommandContext, "controller" | "log" | "extensionUri"
 
 /**
  * Download Model…: the curated list (media/models.json) and the settings' own entries, each with an estimate of
- * whether it fits this machine read from its GGUF header, or any `hf:` URI or http(s) URL; then a cancellable
- * download and the load.
+ * whether it fits this machine read from its GGUF header, or any `hf:` URI or https URL; then a cancellable
+ * download (checked against the entry's SHA-256 when it gives one) and the load.
  */
 export async function downloadModelCommand(context: CatalogContext & Pick<CommandContext, "modelDirectory" | "notifyModelsChanged" | "rememberModel">): Promise<void> {
     if (context.controller.state.engineKind === "upstream")
         return offerLocalEngine(context);
-    const uri = await pickModel(context);
-    if (uri == null)
+    const picked = await pickModel(context);
+    if (picked == null)
         return;
+    const {uri, sha256} = picked;
     const directory = context.modelDirectory();
-    context.log.info(`download: ${uri} into ${directory}`);
+    context.log.info(`download: ${uri} into ${directory}${sha256 != null ? ` (SHA-256 ${sha256})` : ""}`);
 
     const modelPath = await vscode.window.withProgress({
         location: vscode.ProgressLocation.Notification,
@@ -40,6 +41,7 @@ export async function downloadModelCommand(context: CatalogContext & Pick<Comman
             return await downloadModel({
                 uri,
                 directory,
+                sha256,
                 signal: controller.signal,
                 onProgress: ({downloadedBytes, totalBytes}) => {
                     const fraction = totalBytes > 0 ? downloadedBytes / totalBytes : 0;
@@ -78,10 +80,13 @@ async function offerLocalEngine(context: Pick<CommandContext, "log">): Promise<v
     void vscode.window.showInformationMessage("Local Responses: switched to the local engine. Run Download Model… again to pick a model.");
 }
 
-async function pickModel(context: CatalogContext): Promise<string | null> {
+/** What to download: a URI, and the SHA-256 its catalog entry gives (a typed URI has none). */
+type Download = {uri: string, sha256: string | null};
+
+async function pickModel(context: CatalogContext): Promise<Download | null> {
     const entries = await catalog(context);
     if (entries.length === 0)
-        return askForUri();
+        return typed(await askForUri());
     const settings = context.controller.currentSettings;
     // The estimate is for what Load would allocate: the settings' context and sequences, or the engine's plan.
     const {contextSize, parallel} = contextSettings(settings);
@@ -150,8 +155,15 @@ async function pickModel(context: CatalogContext): Promise<string | null> {
     if (chosen == null)
         return null;
     if (typeof chosen === "string")
-        return chosen;
-    return chosen.custom === true ? askForUri() : chosen.entry?.uri ?? null;
+        return typed(chosen);
+    if (chosen.custom === true)
+        return typed(await askForUri());
+    return chosen.entry != null ? {uri: chosen.entry.uri, sha256: chosen.entry.sha256} : null;
+}
+
+/** A URI the person typed or pasted: no catalog entry, so no checksum to hold it to. */
+function typed(uri: string | null): Download | null {
+    return uri == null ? null : {uri, sha256: null};
 }
 
 async function askForUri(): Promise<string | null> {
@@ -160,7 +172,8 @@ async function askForUri(): Promise<string | null> {
         prompt: "A Hugging Face URI (hf:user/model:quant) or an https URL of a .gguf file",
         placeHolder: "hf:user/model:Q4_K_M",
         ignoreFocusOut: true,
-        validateInput: (value) => value.trim() === "" || isDownloadableModelUri(value.trim()) ? null : "Enter hf:<user>/<model>[:<quant>] or an http(s) URL."
+        validateInput: (value) => value.trim() === "" || isDownloadableModelUri(value.trim()) ? null
+            : "Enter hf:<user>/<model>[:<quant>] or an https URL (plain http only from localhost)."
     });
     return uri == null || uri.trim() === "" ? null : uri.trim();
 }

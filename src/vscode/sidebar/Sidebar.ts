@@ -5,6 +5,7 @@ import {loadAndRemember} from "../models/loadModel.js";
 import {connectUpstreamModel} from "../models/loadUpstreamModel.js";
 import {commandIds} from "../manifest/commandIds.js";
 import {formatBytes} from "../models/formatBytes.js";
+import {deletableModel} from "../models/deletableModel.js";
 import {jobRows} from "./jobRows.js";
 import {listModelFiles} from "../models/listModelFiles.js";
 import {modelRows} from "./modelRows.js";
@@ -146,11 +147,14 @@ export class Sidebar implements vscode.Disposable {
             void vscode.window.showWarningMessage(`Local Responses: ${path.basename(modelPath)} is loaded. Unload it first (Unload Model).`);
             return;
         }
+        // Refused (with why, shown by `run`) before asking: the command's argument may name any path.
+        await deletableModel(modelPath, this.context.modelDirectory());
         const size = await fs.stat(modelPath).then((stat) => ` (${formatBytes(stat.size)})`, () => "");
         const choice = await vscode.window.showWarningMessage(`Delete ${path.basename(modelPath)}${size} from disk?`, {modal: true, detail: modelPath}, "Delete");
         if (choice !== "Delete")
             return;
-        await fs.rm(modelPath, {force: true});
+        // Checked again: the file may have been swapped for a link while the dialog was open.
+        await fs.unlink(await deletableModel(modelPath, this.context.modelDirectory()));
         this.context.log.info(`models: deleted ${modelPath}`);
         await this.context.forgetRecentModel(modelPath);
     }
