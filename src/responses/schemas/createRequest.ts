@@ -18,6 +18,13 @@ export const knownIncludes = [
 const tokenCount = {type: ["integer", "null"], minimum: 1, maximum: 100_000_000};
 
 /**
+ * The most tools one request may declare. Each is rendered into the prompt and a strict one is compiled, so the count
+ * needs a bound besides the body limit; 512 is four times OpenAI's 128 functions for chat and far above what Codex
+ * (about twenty) or a client with many MCP servers sends.
+ */
+export const maxTools = 512;
+
+/**
  * JSON Schema (draft 2020-12) of the `POST /v1/responses` body, which `POST /v1/responses/input_tokens` takes too.
  * Top-level names outside this list are refused, as OpenAI refuses unknown parameters; inside items they are ignored.
  */
@@ -48,7 +55,12 @@ export const createRequestSchema = {
                 errors: {default: note(`Unknown include value '{value}'. Supported: ${knownIncludes.join(", ")}.`, "invalid_value", {atParent: true})}
             }
         },
-        tools: {type: ["array", "null"], items: {$ref: "defs#/$defs/tool"}},
+        tools: {
+            type: ["array", "null"],
+            maxItems: maxTools,
+            items: {$ref: "defs#/$defs/tool"},
+            errors: {maxItems: note(`Invalid 'tools': array too long. Expected an array with maximum length ${maxTools}.`)}
+        },
         tool_choice: {$ref: "defs#/$defs/toolChoice"},
         parallel_tool_calls: {type: ["boolean", "null"]},
         max_tool_calls: {type: ["integer", "null"], minimum: 1, maximum: 1_000_000},
