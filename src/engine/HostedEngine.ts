@@ -14,4 +14,9 @@ export interface HostedEngine extends ChatEngine {
     load(source: string, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo>;
     unload(): Promise<void>;
     dispose(): Promise<void>;
+    /**
+     * Deletes the prompt states kept on disk for one cache partition (its key deleted what it stored), or all of them;
+     * resolves to how many went. An engine that keeps none resolves to 0.
+     */
+    forgetPromptStates(partition?: string): Promise<number>;
 }

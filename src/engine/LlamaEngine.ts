@@ -19,7 +19,7 @@ import {modelFingerprint, PromptStateCache} from "./PromptStateCache.js";
 import {PromptTokenizer} from "./PromptTokenizer.js";
 import {createSegmentTokenizer, type SegmentTokenizer} from "./SegmentTokenizer.js";
 import {TokenizerWorker} from "./TokenizerWorker.js";
-import {SequencePool} from "./SequencePool.js";
+import {SequencePool, type SequenceLease} from "./SequencePool.js";
 import {defaultKeyCacheType, nativeKeyCacheType, usableKeyCacheType, type KeyCacheType} from "./keyCacheType.js";
 import type {
     ChatEngine, ChatTurn, EngineLease, EngineState, EngineStats, GenerationRequest, GenerationResult, ModelInfo, ToolSpec
@@ -66,7 +66,7 @@ export type LlamaEngineOptions = {
      * Keep evaluated prompts on disk across restarts (see PromptStateCache): a prompt sharing a long prefix with a saved
      * one loads that state instead of evaluating it again. Absent: no prompt cache on disk.
      */
-    promptCache?: {folder: string, maxBytes?: number, minTokens?: number, log?: (line: string) => void}
+    promptCache?: {folder: string, maxBytes?: number, minTokens?: number, ttlSeconds?: number, log?: (line: string) => void}
 };
 
 export type GenerationSummary = GenerationResult & {durationMs: number};
@@ -216,8 +216,9 @@ export class LlamaEngine implements ChatEngine {
         if (prompt.length >= loaded.info.contextSize)
             throw promptTooLong(`The input is ${prompt.length} tokens`, loaded.info);
 
-        const lease = await loaded.pool.acquire(prompt, signal, shape.onQueued);
-        const restored = await this.restorePromptState(loaded, lease.sequence, prompt, lease.sharedPrefixLength).catch((error: unknown) => {
+        const partition = shape.cachePartition ?? "";
+        const lease = await loaded.pool.acquire(prompt, {partition, signal, onQueued: shape.onQueued});
+        const restored = await this.prepareSequence(loaded, lease, prompt, partition).catch((error: unknown) => {
             lease.release();
             throw error;
         });
@@ -276,12 +277,10 @@ export class LlamaEngine implements ChatEngine {
                 const started = performance.now();
                 try {
                     const result = await running;
-                    saving = this.savePromptState(loaded, lease.sequence, restored);
-                    if (saving != null) {
-                        const saved = saving;
-                        loaded.saving.add(saved);
-                        void saved.finally(() => loaded.saving.delete(saved));
-                    }
+                    // The next turn of this conversation waits for this sequence rather than start cold on another.
+                    lease.settle();
+                    if (shape.keepPromptOnDisk === true)
+                        saving = this.savePromptState(loaded, lease.sequence, restored, partition);
                     this.notifyGeneration({...result, durationMs: performance.now() - started});
                     return result;
                 } finally {
@@ -312,29 +311,44 @@ export class LlamaEngine implements ChatEngine {
     }
 
     /**
-     * Loads the saved state sharing the longest prefix with the prompt when it is longer than what the sequence holds;
-     * what follows the shared part is erased by the prefill. Returns the tokens restored (0: none).
+     * Readies a leased sequence for the prompt: a sequence another partition used last is cleared first (node-llama-cpp
+     * would otherwise reuse the prefix it shares with that partition's prompt, and the time saved would tell), then the
+     * partition's saved state sharing the longest prefix is loaded when it is longer than what the sequence holds; what
+     * follows the shared part is erased by the prefill. Returns the tokens restored (0: none).
      */
-    private async restorePromptState(loaded: Loaded, sequence: LlamaContextSequence, prompt: readonly number[], held: number): Promise<number> {
-        const hit = loaded.promptStates?.find(prompt.slice(0, -1));
-        if (hit == null || hit.tokenCount <= held)
+    private async prepareSequence(loaded: Loaded, lease: SequenceLease<LlamaContextSequence>, prompt: readonly number[], partition: string): Promise<number> {
+        const {sequence} = lease;
+        if (lease.foreign && sequence.contextTokens.length > 0)
+            await sequence.clearHistory();
+        const hit = loaded.promptStates?.find(prompt.slice(0, -1), partition);
+        if (hit == null || hit.tokenCount <= lease.sharedPrefixLength)
             return 0;
-        const ok = await loaded.promptStates!.restore(hit, (file) => sequence.loadStateFromFile(file, {acceptRisk: true}));
+        const ok = await loaded.promptStates!.restore(hit, partition, (file) => sequence.loadStateFromFile(file, {acceptRisk: true}));
         return ok ? hit.tokenCount : 0;
     }
 
     /**
      * Saves the sequence's state (the prompt and its answer) when its prompt was long and no saved state covers most
-     * of it already, so that the next start finds it. The generation's result is already out; only the sequence waits.
+     * of it already, so that the next start finds it. The generation's result is already out; the sequence is held
+     * only until the state is in its file (the returned promise), the checksum and manifest follow without it.
      */
-    private savePromptState(loaded: Loaded, sequence: LlamaContextSequence, restored: number): Promise<unknown> | undefined {
+    private savePromptState(loaded: Loaded, sequence: LlamaContextSequence, restored: number, partition: string): Promise<unknown> | undefined {
         const cache = loaded.promptStates;
         const tokens = sequence.contextTokens as number[];
-        if (cache == null || tokens.length < cache.minTokens || restored >= tokens.length / 2 || cache.covers(tokens))
+        if (cache == null || tokens.length < cache.minTokens || restored >= tokens.length / 2 || cache.covers(tokens, partition))
             return undefined;
-        return cache.save(tokens, (file) => sequence.saveStateToFile(file)).catch((error: unknown) => {
-            this.options.promptCache?.log?.(`prompt cache: could not save a state: ${error instanceof Error ? error.message : String(error)}`);
-        });
+        const {written, done} = cache.save(tokens, partition, (file) => sequence.saveStateToFile(file));
+        for (const step of [written, done]) {
+            loaded.saving.add(step);
+            void step.finally(() => loaded.saving.delete(step));
+        }
+        return written;
+    }
+
+    /** Deletes the prompt states saved on disk for one partition (its owner deleted stored data), or all of them. */
+    public async forgetPromptStates(partition?: string): Promise<number> {
+        const cache = this.loaded?.promptStates;
+        return cache == null ? 0 : cache.forget(partition);
     }
 
     private async chatFor(loaded: Loaded, sequence: LlamaContextSequence, wrapper: ChatWrapper = loaded.chatWrapper): Promise<LlamaChat> {
@@ -466,7 +480,7 @@ export class LlamaEngine implements ChatEngine {
             ...keyCacheType !== "f16" && {keyCacheType}
         };
         return PromptStateCache.open({
-            folder: options.folder, maxBytes: options.maxBytes, minTokens: options.minTokens, log: options.log,
+            folder: options.folder, maxBytes: options.maxBytes, minTokens: options.minTokens, ttlSeconds: options.ttlSeconds, log: options.log,
             identity: {model: await modelFingerprint(path.resolve(modelPath)), context: JSON.stringify(settings)}
         });
     }

@@ -16,6 +16,13 @@ export type PromptStateCacheOptions = {
     maxBytes?: number,
     /** Shorter prefixes are not worth a file. Defaults to `defaultPromptCacheMinTokens`. */
     minTokens?: number,
+    /**
+     * A state not used for this long is deleted (it holds a prompt: the cache must not keep prompts forever). Defaults to
+     * `defaultPromptCacheTtlSeconds` (24 hours); 0 keeps states until the byte budget pushes them out.
+     */
+    ttlSeconds?: number,
+    /** The clock, for tests. Defaults to `Date.now`. */
+    now?: () => number,
     log?: (line: string) => void
 };
 
@@ -23,30 +30,50 @@ export type PromptStateCacheOptions = {
 export const defaultPromptCacheMaxBytes = 2 * 1024 ** 3;
 /** Prompts shorter than this (in tokens) are not saved. */
 export const defaultPromptCacheMinTokens = 1024;
+/** A saved prompt state unused for a day is deleted. */
+export const defaultPromptCacheTtlSeconds = 24 * 60 * 60;
 
 /** A saved prefix that a prompt starts with: load `file`, then evaluate the prompt from `tokenCount` on. */
 export type PromptStateHit = {key: string, file: string, tokenCount: number};
 
-/** `<key>.json` beside `<key>.state`: written after the state file is complete, so a state without one is never used. */
-type Manifest = {version: 1, key: string, model: string, context: string, tokens: number[], stateBytes: number, stateSha256: string, usedAt: number};
+/**
+ * `<key>.json` beside `<key>.state`: written after the state file is complete, so a state without one is never used.
+ * `partition` is whose prompt it holds (an API key's owner id): only that partition's requests may load it.
+ */
+type Manifest = {
+    version: 2, key: string, model: string, context: string, partition: string, tokens: number[], stateBytes: number, stateSha256: string,
+    usedAt: number
+};
 
-const manifestVersion = 1;
+/** Version 1 manifests named no partition: they are dropped, since nobody can say whose prompt they hold. */
+const manifestVersion = 2;
+
+/** A save in two steps: `written` when the sequence may change again (the state is in its file), `done` when it is usable. */
+export type PromptStateSave = {written: Promise<void>, done: Promise<boolean>};
 
 /**
  * Evaluated prompt prefixes kept on disk across restarts (`saveStateToFile` / `loadStateFromFile` do the writing and
  * reading; this class decides what, where, whether a file may be loaded, and what to drop). Keyed by the model's
- * fingerprint, the context settings and the prefix's tokens; a file is used only when its manifest names this exact
- * model and context, and its size and SHA-256 match what was written (a half-written or truncated file is a miss).
+ * fingerprint, the context settings, the partition (whose prompt it is) and the prefix's tokens; a file is used only
+ * when its manifest names this exact model, context and partition, and its size and SHA-256 match what was written
+ * (a half-written or truncated file is a miss). States unused for `ttlSeconds` are deleted.
  */
 export class PromptStateCache {
     private readonly entries = new Map<string, Manifest>();
-    private saving: Promise<unknown> = Promise.resolve();
+    /** Saves are written one at a time (each holds its sequence only while its state is written). */
+    private writing: Promise<unknown> = Promise.resolve();
+    /** Keys being saved, so the same prefix is not written twice at once. */
+    private readonly pending = new Set<string>();
     public readonly maxBytes: number;
     public readonly minTokens: number;
+    public readonly ttlSeconds: number;
+    private readonly now: () => number;
 
     private constructor(private readonly options: PromptStateCacheOptions) {
         this.maxBytes = options.maxBytes ?? defaultPromptCacheMaxBytes;
         this.minTokens = options.minTokens ?? defaultPromptCacheMinTokens;
+        this.ttlSeconds = options.ttlSeconds ?? defaultPromptCacheTtlSeconds;
+        this.now = options.now ?? Date.now;
     }
 
     /** Reads the folder's manifests; leftovers of interrupted saves (temporary files, states without a manifest) are removed. */
@@ -68,19 +95,20 @@ export class PromptStateCache {
         for (const name of names)
             if (name.includes(".tmp-") || (name.endsWith(".state") && !cache.entries.has(name.slice(0, -".state".length))))
                 await removeQuietly(path.join(options.folder, name));
+        await cache.dropExpired();
         await cache.enforceBudget();
         return cache;
     }
 
     /**
-     * The saved state sharing the longest prefix with `tokens` (at least `minTokens`), written by this model and
-     * context, or null (a miss is never a load). `tokenCount` is the shared prefix: a state holds a whole earlier
-     * prompt and its answer, and what follows the shared part is erased after loading.
+     * The saved state of `partition` sharing the longest prefix with `tokens` (at least `minTokens`), written by this
+     * model and context, or null (a miss is never a load). `tokenCount` is the shared prefix: a state holds a whole
+     * earlier prompt and its answer, and what follows the shared part is erased after loading.
      */
-    public find(tokens: readonly number[]): PromptStateHit | null {
+    public find(tokens: readonly number[], partition: string): PromptStateHit | null {
         let best: {entry: Manifest, shared: number} | null = null;
         for (const entry of this.entries.values()) {
-            if (entry.model !== this.options.identity.model || entry.context !== this.options.identity.context)
+            if (!this.usable(entry, partition))
                 continue;
             const shared = sharedPrefixLength(entry.tokens, tokens);
             if (shared >= this.minTokens && (best == null || shared > best.shared))
@@ -89,19 +117,19 @@ export class PromptStateCache {
         return best == null ? null : {key: best.entry.key, file: this.stateFile(best.entry.key), tokenCount: best.shared};
     }
 
-    /** Whether a saved state already covers most of `tokens` (saving them again would add little). */
-    public covers(tokens: readonly number[]): boolean {
-        const hit = this.find(tokens);
+    /** Whether a saved state of `partition` already covers most of `tokens` (saving them again would add little). */
+    public covers(tokens: readonly number[], partition: string): boolean {
+        const hit = this.find(tokens, partition);
         return hit != null && hit.tokenCount >= tokens.length / 2;
     }
 
     /**
-     * Loads a hit through `load` (the sequence's `loadStateFromFile`) after checking the file is whole; false (and
-     * the entry dropped) when it is not, so the caller evaluates the prompt cold.
+     * Loads a hit of `partition` through `load` (the sequence's `loadStateFromFile`) after checking the file is whole;
+     * false (and the entry dropped) when it is not, so the caller evaluates the prompt cold.
      */
-    public async restore(hit: PromptStateHit, load: (file: string) => Promise<void>): Promise<boolean> {
+    public async restore(hit: PromptStateHit, partition: string, load: (file: string) => Promise<void>): Promise<boolean> {
         const entry = this.entries.get(hit.key);
-        if (entry == null || entry.model !== this.options.identity.model || entry.context !== this.options.identity.context)
+        if (entry == null || !this.usable(entry, partition))
             return false;
         const digest = await sha256File(hit.file).catch(() => null);
         if (digest !== entry.stateSha256) {
@@ -110,53 +138,78 @@ export class PromptStateCache {
             return false;
         }
         await load(hit.file);
-        entry.usedAt = Date.now();
+        entry.usedAt = this.now();
         await writeAtomically(this.manifestFile(entry.key), JSON.stringify(entry));
         return true;
     }
 
     /**
-     * Saves the state of an evaluated prefix through `write` (the sequence's `saveStateToFile`), one save at a time,
-     * off the caller's path (await the result only to know it is done). Prefixes shorter than `minTokens`, already
-     * saved, or larger than the whole budget are skipped: false.
+     * Saves the state of `partition`'s evaluated prefix through `write` (the sequence's `saveStateToFile`), one write at
+     * a time. `written` resolves as soon as the state is in its file (the sequence may then change: the next turn need
+     * not wait for the checksum and manifest); `done` when the state is usable, false when it was skipped (shorter than
+     * `minTokens`, already saved, or larger than the whole budget). Neither rejects for a failed write: it is logged.
      */
-    public save(tokens: readonly number[], write: (file: string) => Promise<unknown>): Promise<boolean> {
-        const result = this.saving.then(() => this.saveNow(tokens, write));
-        this.saving = result.catch(() => undefined);
-        return result;
+    public save(tokens: readonly number[], partition: string, write: (file: string) => Promise<unknown>): PromptStateSave {
+        const {model, context} = this.options.identity;
+        const key = createHash("sha256").update(`${model}\0${context}\0${partition}\0${tokens.join(",")}`).digest("hex").slice(0, 40);
+        if (tokens.length < this.minTokens || this.entries.has(key) || this.pending.has(key))
+            return {written: Promise.resolve(), done: Promise.resolve(false)};
+        this.pending.add(key);
+        const temporary = `${this.stateFile(key)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
+        const written = this.writing.then(() => write(temporary)).then(() => undefined);
+        this.writing = written.catch(() => undefined);
+        const done = written
+            .then(() => this.commit({version: manifestVersion, key, model, context, partition, tokens: [...tokens], stateBytes: 0, stateSha256: "", usedAt: 0}, temporary))
+            .catch(async (error: unknown) => {
+                await removeQuietly(temporary);
+                this.options.log?.(`prompt cache: could not save a state: ${error instanceof Error ? error.message : String(error)}`);
+                return false;
+            })
+            .finally(() => this.pending.delete(key));
+        return {written: written.catch(() => undefined), done};
+    }
+
+    /** Deletes the states of one partition (its owner deleted what it stored), or every state. Returns how many went. */
+    public async forget(partition?: string): Promise<number> {
+        const gone = [...this.entries.values()].filter((entry) => partition == null || entry.partition === partition);
+        for (const entry of gone)
+            await this.drop(entry.key);
+        return gone.length;
     }
 
     public stats(): {entries: number, bytes: number} {
         return {entries: this.entries.size, bytes: this.bytesUsed()};
     }
 
-    private async saveNow(tokens: readonly number[], write: (file: string) => Promise<unknown>): Promise<boolean> {
-        if (tokens.length < this.minTokens)
-            return false;
-        const {model, context} = this.options.identity;
-        const key = createHash("sha256").update(`${model}\0${context}\0${tokens.join(",")}`).digest("hex").slice(0, 40);
-        if (this.entries.has(key))
-            return false;
-        const temporary = `${this.stateFile(key)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-        try {
-            await write(temporary);
-            const stateBytes = (await fsp.stat(temporary)).size;
-            if (stateBytes > this.maxBytes) {
-                await removeQuietly(temporary);
-                return false;
-            }
-            const manifest: Manifest = {
-                version: manifestVersion, key, model, context, tokens: [...tokens], stateBytes, stateSha256: await sha256File(temporary), usedAt: Date.now()
-            };
-            await fsp.rename(temporary, this.stateFile(key));
-            await writeAtomically(this.manifestFile(key), JSON.stringify(manifest));
-            this.entries.set(key, manifest);
-        } catch (error) {
+    /** A written state file becomes an entry: checked in (size, checksum), its manifest written, the budget kept. */
+    private async commit(manifest: Manifest, temporary: string): Promise<boolean> {
+        const stateBytes = (await fsp.stat(temporary)).size;
+        if (stateBytes > this.maxBytes) {
             await removeQuietly(temporary);
-            throw error;
+            return false;
         }
+        const entry: Manifest = {...manifest, stateBytes, stateSha256: await sha256File(temporary), usedAt: this.now()};
+        await fsp.rename(temporary, this.stateFile(entry.key));
+        await writeAtomically(this.manifestFile(entry.key), JSON.stringify(entry));
+        this.entries.set(entry.key, entry);
+        await this.dropExpired();
         await this.enforceBudget();
-        return this.entries.has(key);
+        return this.entries.has(entry.key);
+    }
+
+    private usable(entry: Manifest, partition: string): boolean {
+        return entry.model === this.options.identity.model && entry.context === this.options.identity.context && entry.partition === partition
+            && !this.expired(entry);
+    }
+
+    private expired(entry: Manifest): boolean {
+        return this.ttlSeconds > 0 && this.now() - entry.usedAt > this.ttlSeconds * 1000;
+    }
+
+    private async dropExpired(): Promise<void> {
+        for (const entry of [...this.entries.values()])
+            if (this.expired(entry))
+                await this.drop(entry.key);
     }
 
     private async enforceBudget(): Promise<void> {
@@ -220,7 +273,7 @@ function sharedPrefixLength(a: readonly number[], b: readonly number[]): number 
 async function readManifest(file: string): Promise<Manifest | null> {
     try {
         const manifest = JSON.parse(await fsp.readFile(file, "utf8")) as Manifest;
-        return manifest.version === manifestVersion && typeof manifest.key === "string" && Array.isArray(manifest.tokens)
+        return manifest.version === manifestVersion && typeof manifest.key === "string" && typeof manifest.partition === "string" && Array.isArray(manifest.tokens)
             && typeof manifest.stateBytes === "number" && typeof manifest.stateSha256 === "string" ? manifest : null;
     } catch {
         return null;

@@ -33,7 +33,7 @@ export type ToolSpec = {
 export type ToolMode = {type: "auto"} | {type: "required", names?: string[]};
 
 /** What changes how a prompt renders beyond turns and tools: a forced call, thinking turned off (no budget, or JSON output). */
-export type PromptShape = Pick<GenerationRequest, "toolMode" | "thoughtBudget" | "json"> & {
+export type PromptShape = Pick<GenerationRequest, "toolMode" | "thoughtBudget" | "json" | "cachePartition" | "keepPromptOnDisk"> & {
     /**
      * Requests with the same key should run where the previous one ran (an upstream that holds their prefix in
      * its KV cache): `prompt_cache_key` or the conversation. The local engine ignores it.
@@ -93,7 +93,17 @@ export type GenerationRequest = {
     signal?: AbortSignal,
     onEvent?: (event: GenerationEvent) => void,
     /** Called as the prompt is evaluated, step by step (a long prompt on a full-size model takes minutes). */
-    onPromptProgress?: (progress: PromptProgress) => void
+    onPromptProgress?: (progress: PromptProgress) => void,
+    /**
+     * Whose cached prompts this one may reuse, in memory and on disk: the API key's owner id (or one shared name when
+     * the operator lets keys share). A prefix is never reused, timed or counted across partitions. Defaults to `""`.
+     */
+    cachePartition?: string,
+    /**
+     * Whether the evaluated prompt may be saved to the prompt cache on disk: only for a response the client asked to
+     * store (`store: false` prompts stay in memory). Defaults to false.
+     */
+    keepPromptOnDisk?: boolean
 };
 
 export type PromptProgress = {

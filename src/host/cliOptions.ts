@@ -1,7 +1,7 @@
 import {parseArgs} from "node:util";
 import type {GpuChoice} from "../engine/LlamaEngine.js";
 import {isKeyCacheType, keyCacheTypes, type KeyCacheType} from "../engine/keyCacheType.js";
-import {defaultPromptCacheMaxBytes, defaultPromptCacheMinTokens} from "../engine/PromptStateCache.js";
+import {defaultPromptCacheMaxBytes, defaultPromptCacheMinTokens, defaultPromptCacheTtlSeconds} from "../engine/PromptStateCache.js";
 import {defaultConfig, isUpstreamUrl, type HostConfig, type StoreSettings} from "./config.js";
 import {defaultDataDir} from "./dataFolder.js";
 
@@ -41,6 +41,8 @@ export const cliFlags = {
     "store": {type: "string", env: "LOCAL_RESPONSES_STORE", help: "durable (kept in --data-dir across restarts) or memory (gone with the process) (default durable)"},
     "prompt-cache-max-bytes": {type: "string", env: "LOCAL_RESPONSES_PROMPT_CACHE_MAX_BYTES", help: "disk budget of evaluated prompts kept in --data-dir to load after a restart instead of evaluating them again (default 2147483648; 0 = off; durable store only)"},
     "prompt-cache-min-tokens": {type: "string", env: "LOCAL_RESPONSES_PROMPT_CACHE_MIN_TOKENS", help: "prompts shorter than this are not saved to the prompt cache (default 1024)"},
+    "prompt-cache-ttl-secs": {type: "string", env: "LOCAL_RESPONSES_PROMPT_CACHE_TTL_SECS", help: "a saved prompt state unused this long is deleted (default 86400; 0 = never)"},
+    "shared-prompt-cache": {type: "boolean", env: "LOCAL_RESPONSES_SHARED_PROMPT_CACHE", help: "let all API keys reuse each other's cached prompt prefixes (keys that trust each other; off: each key's are apart)"},
     "data-dir": {type: "string", env: "LOCAL_RESPONSES_DATA_DIR", help: "folder of the durable store and the sealing secrets, one process at a time (default $XDG_DATA_HOME/local-responses or ~/.local/share/local-responses; platform equivalent elsewhere)"},
     "responses-store-max-entries": {type: "string", env: "LOCAL_RESPONSES_STORE_MAX_ENTRIES", help: "stored responses (default 1024; 0 disables storage)"},
     "responses-store-max-bytes": {type: "string", env: "LOCAL_RESPONSES_STORE_MAX_BYTES", help: "store byte budget (default 268435456)"},
@@ -156,8 +158,10 @@ export function parseCliOptions(argv: string[], env: NodeJS.ProcessEnv = process
         kind: storeKind,
         dataDir: (read("data-dir") as string | undefined) ?? defaultDataDir(),
         promptCacheMaxBytes: integer("prompt-cache-max-bytes", 0) ?? defaultPromptCacheMaxBytes,
-        promptCacheMinTokens: integer("prompt-cache-min-tokens", 1) ?? defaultPromptCacheMinTokens
+        promptCacheMinTokens: integer("prompt-cache-min-tokens", 1) ?? defaultPromptCacheMinTokens,
+        promptCacheTtlSeconds: integer("prompt-cache-ttl-secs", 0) ?? defaultPromptCacheTtlSeconds
     };
+    config.sharedPromptCache = read("shared-prompt-cache") === true;
     const background = config.background;
     config.background = {
         maxJobs: integer("responses-background-max-jobs", 0) ?? background.maxJobs,

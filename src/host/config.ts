@@ -52,6 +52,11 @@ export type HostConfig = {
     reasoningSecret: string | null,
     /** Bytes of produced reasoning remembered to re-inject when clients drop it (0 disables). */
     reasoningEchoMaxBytes: number,
+    /**
+     * Let every API key reuse every other key's cached prompt prefixes (`--shared-prompt-cache`): for keys that trust
+     * each other. Off: each key's prompts are cached, timed and counted apart (docs/api.md "Isolation").
+     */
+    sharedPromptCache: boolean,
     allowedOrigins: string[],
     bodyLimitBytes: number,
     /**
@@ -99,7 +104,9 @@ export type StorageSettings = {
      */
     promptCacheMaxBytes?: number,
     /** Prompts shorter than this are not saved. Defaults to `defaultPromptCacheMinTokens`. */
-    promptCacheMinTokens?: number
+    promptCacheMinTokens?: number,
+    /** Seconds a saved prompt state may go unused before it is deleted (0: never). Defaults to `defaultPromptCacheTtlSeconds`. */
+    promptCacheTtlSeconds?: number
 };
 
 /** Background mode limits (defaults from the reference servers; see docs/api.md "Limits and settings"). */
@@ -165,6 +172,7 @@ export function defaultConfig(): HostConfig {
         strictTools: false,
         reasoningSecret: null,
         reasoningEchoMaxBytes: defaultReasoningEchoMaxBytes,
+        sharedPromptCache: false,
         allowedOrigins: [],
         bodyLimitBytes: 16 * 1024 * 1024,
         streamKeepAliveSeconds: 15,

@@ -2,7 +2,7 @@ import type {HostedEngine} from "../engine/HostedEngine.js";
 import {LlamaEngine} from "../engine/LlamaEngine.js";
 import {UpstreamEngine} from "../engine/upstream/UpstreamEngine.js";
 import path from "node:path";
-import {defaultPromptCacheMaxBytes, defaultPromptCacheMinTokens} from "../engine/PromptStateCache.js";
+import {defaultPromptCacheMaxBytes, defaultPromptCacheMinTokens, defaultPromptCacheTtlSeconds} from "../engine/PromptStateCache.js";
 import type {HostConfig} from "./config.js";
 
 /** The engine the configuration names: node-llama-cpp on a local GGUF file, or upstream Chat Completions servers. */
@@ -42,5 +42,8 @@ function promptCacheOf({storage}: HostConfig, log?: (line: string) => void) {
     const maxBytes = storage.promptCacheMaxBytes ?? defaultPromptCacheMaxBytes;
     if (storage.kind !== "durable" || storage.dataDir == null || maxBytes === 0)
         return undefined;
-    return {folder: path.join(storage.dataDir, "prompt-states"), maxBytes, minTokens: storage.promptCacheMinTokens ?? defaultPromptCacheMinTokens, log};
+    return {
+        folder: path.join(storage.dataDir, "prompt-states"), maxBytes, minTokens: storage.promptCacheMinTokens ?? defaultPromptCacheMinTokens,
+        ttlSeconds: storage.promptCacheTtlSeconds ?? defaultPromptCacheTtlSeconds, log
+    };
 }

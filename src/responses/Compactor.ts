@@ -23,6 +23,8 @@ export type CompactOptions = {
     /** Per-request system text and tools: they count towards the rendered size but are never compacted. */
     instructions?: string | null,
     tools?: ToolSpec[],
+    /** Whose cached prompts the summarizing generation may reuse (the caller's key; see `GenerationRequest.cachePartition`). */
+    cachePartition?: string,
     signal?: AbortSignal
 };
 
@@ -132,7 +134,7 @@ export class Compactor {
         if (plan == null || plan.summarized.length === 0)
             return {kind: "nothing_to_summarize", tokensBefore};
 
-        const summary = await this.summarize(plan.summarized, options.maxOutputTokens ?? this.summaryMaxTokens, options.signal);
+        const summary = await this.summarize(plan.summarized, options.maxOutputTokens ?? this.summaryMaxTokens, options);
         const item = newCompactionItem(this.codec, {
             summary: summary.text,
             // Earlier compaction items are summarized again: the new one replaces them too.
@@ -164,7 +166,7 @@ export class Compactor {
         });
     }
 
-    private async summarize(items: readonly Item[], maxOutputTokens: number, signal?: AbortSignal): Promise<{text: string, usage: GenerationUsage}> {
+    private async summarize(items: readonly Item[], maxOutputTokens: number, {signal, cachePartition}: CompactOptions): Promise<{text: string, usage: GenerationUsage}> {
         try {
             const result = await this.engine.generate({
                 turns: [
@@ -173,6 +175,7 @@ export class Compactor {
                 ],
                 maxOutputTokens,
                 sampling: {temperature: 0},
+                cachePartition,
                 signal
             });
             return {text: result.text.trim(), usage: result.usage};

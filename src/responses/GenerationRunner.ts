@@ -93,9 +93,10 @@ export class GenerationRunner {
             return assembler.fail(rejection.code, rejection.message, usage);
         const response = complete(assembler, validator, result, usage);
         const writes = this.record(prepared, response, result, started);
-        // A failed write is logged by the store; the response is still reported (it stays readable until a restart).
+        // Durable before acknowledged: a write the disk refused, retries included, rejects (507 or 503, the store's
+        // error) and the terminal event stays held; the transport reports the error instead of a response not stored.
         if (writes.length > 0)
-            await Promise.all(writes).catch(() => undefined);
+            await Promise.all(writes);
         gate.open();
         return response;
     }
@@ -151,7 +152,7 @@ export class GenerationRunner {
     private record(prepared: PreparedResponse, response: ResponseObject, result: GenerationResult, started: number): Promise<void>[] {
         const {params} = prepared;
         const writes: Promise<void>[] = [];
-        this.reasoning.remember(response.output);
+        this.reasoning.remember(prepared.owner, response.output);
         if (params.store && this.store.put(prepared.owner, response, prepared.history, prepared.timings))
             writes.push(this.store.written());
         const conversations = this.options.conversations;

@@ -39,10 +39,10 @@ export class HistoryResolver {
         return [];
     }
 
-    /** Chat turns for a history: compaction items replaced by their summaries, `instructions` first. */
-    public render(history: readonly Item[], instructions: string | null): ChatTurn[] {
+    /** Chat turns for `owner`'s history: compaction items replaced by their summaries, `instructions` first. */
+    public render(owner: string, history: readonly Item[], instructions: string | null): ChatTurn[] {
         const items = this.options.compactor?.expand(history) ?? history;
-        const turns = itemsToTurns(this.reasoning.restore(items), {instructions, readReasoningToken: this.reasoning.readToken});
+        const turns = itemsToTurns(this.reasoning.restore(owner, items), {instructions, readReasoningToken: this.reasoning.readToken});
         if (turns.length === 0)
             turns.push({role: "user", text: ""});
         return turns;

@@ -6,8 +6,9 @@ type Entry = {text: string, bytes: number};
 
 /**
  * Keeps the prompt cache hitting when clients drop reasoning. The server remembers the thought of
- * each reply it produced, keyed by the reply's visible items (messages, calls); when a later
- * request replays that reply without its reasoning item, the thought is put back before rendering,
+ * each reply it produced, keyed by its owner (the API key) and the reply's visible items (messages, calls);
+ * when a later request of the same owner replays that reply without its reasoning item, the thought is put
+ * back before rendering (another key replaying the same visible reply never gets it: the thought is hidden),
  * so the turn renders as it was generated and the sequence's KV prefix still matches.
  * Bounded by bytes (least recently used first out); 0 turns it off.
  */
@@ -21,12 +22,12 @@ export class ReasoningEcho {
         return this.entries.size;
     }
 
-    /** Records the reasoning of a finished reply. */
-    public remember(output: readonly OutputItem[]): void {
+    /** Records the reasoning of a finished reply of `owner`. */
+    public remember(owner: string, output: readonly OutputItem[]): void {
         if (this.maxBytes <= 0)
             return;
         const text = output.filter(isReasoning).map(reasoningText).join("");
-        const key = replyKey(output);
+        const key = replyKey(owner, output);
         if (text === "" || key == null)
             return;
         const bytes = Buffer.byteLength(text) + key.length;
@@ -46,14 +47,14 @@ export class ReasoningEcho {
      * The history with remembered reasoning put back into replies that lack it. The client's items
      * are not changed (nor stored changed): this is only what gets rendered.
      */
-    public restore(history: readonly Item[]): readonly Item[] {
+    public restore(owner: string, history: readonly Item[]): readonly Item[] {
         if (this.entries.size === 0)
             return history;
         const out: Item[] = [];
         let run: Item[] = [];
         const flush = () => {
             if (run.length > 0 && !run.some(isReasoning)) {
-                const key = replyKey(run);
+                const key = replyKey(owner, run);
                 const entry = key == null ? undefined : this.entries.get(key);
                 if (entry != null) {
                     this.entries.delete(key!);
@@ -99,8 +100,8 @@ function reasoningText(item: Pick<ReasoningItem, "content">): string {
     return (item.content ?? []).map((part) => part.text).join("");
 }
 
-/** The visible content of a reply, as it renders: message text and calls (ids are not rendered). */
-function replyKey(items: readonly Item[]): string | undefined {
+/** Whose reply, and its visible content as it renders: message text and calls (ids are not rendered). */
+function replyKey(owner: string, items: readonly Item[]): string | undefined {
     const parts: unknown[] = [];
     for (const item of items) {
         if (item.type === "message" && item.role === "assistant")
@@ -112,7 +113,7 @@ function replyKey(items: readonly Item[]): string | undefined {
     }
     if (parts.length === 0)
         return undefined;
-    return createHash("sha256").update(JSON.stringify(parts)).digest("base64url");
+    return createHash("sha256").update(JSON.stringify([owner, parts])).digest("base64url");
 }
 
 function echoItem(text: string): ReasoningItem {

@@ -26,9 +26,9 @@ export class ReasoningReplay {
         this.echo = new ReasoningEcho(options.reasoningEchoMaxBytes ?? defaultReasoningEchoMaxBytes);
     }
 
-    /** The history as it should render: dropped reasoning restored where this server remembers it. */
-    public restore(history: readonly Item[]): readonly Item[] {
-        return this.echo.restore(history);
+    /** The history of `owner` as it should render: dropped reasoning restored where this server remembers it. */
+    public restore(owner: string, history: readonly Item[]): readonly Item[] {
+        return this.echo.restore(owner, history);
     }
 
     public readonly readToken = (token: string): string | undefined => this.tokens.open(token);
@@ -38,7 +38,7 @@ export class ReasoningReplay {
         return params.include.has("reasoning.encrypted_content") ? (text) => this.tokens.seal(text) : undefined;
     }
 
-    public remember(output: readonly OutputItem[]): void {
-        this.echo.remember(output);
+    public remember(owner: string, output: readonly OutputItem[]): void {
+        this.echo.remember(owner, output);
     }
 }

@@ -43,7 +43,7 @@ export class RequestPreparer {
         const inherited = this.history.inherited(owner, params, options.resolvePrevious);
         const input = normalizeInput(params.rawInput, (id) => this.store.findItem(owner, id));
         const history = [...inherited, ...input];
-        const turns = this.history.render(history, params.instructions);
+        const turns = this.history.render(owner, history, params.instructions);
 
         return {params, owner, history, input, turns, response: initialResponse(params, model), acceptedAt};
     }

@@ -8,12 +8,12 @@ import {HistoryResolver, type HistoryOptions} from "./HistoryResolver.js";
 import type {PreparedResponse} from "./preparedResponse.js";
 import {ReasoningReplay, type ReasoningReplayOptions} from "./ReasoningReplay.js";
 import {RequestPreparer, type PrepareOptions, type PreparerOptions} from "./RequestPreparer.js";
-import {ResponseAdmission} from "./ResponseAdmission.js";
+import {ResponseAdmission, type AdmissionOptions} from "./ResponseAdmission.js";
 import type {EventSink} from "./PublicationBuffer.js";
 import {ResponseLookup, type LookupOptions} from "./ResponseLookup.js";
 import type {ResponseObject} from "../protocol/wire.js";
 
-export type ResponsesServiceOptions = PreparerOptions & HistoryOptions & LookupOptions & RunnerOptions & ReasoningReplayOptions;
+export type ResponsesServiceOptions = PreparerOptions & HistoryOptions & LookupOptions & RunnerOptions & ReasoningReplayOptions & AdmissionOptions;
 
 /**
  * The Responses domain's entry point, transport-free: the HTTP routes and any other face (WebSocket, VS Code) call
@@ -35,7 +35,7 @@ export class ResponsesService {
         this.lookup = new ResponseLookup(store, options);
         const history = new HistoryResolver(this.lookup, reasoning, options);
         this.preparer = new RequestPreparer(engine, store, history, options);
-        this.admission = new ResponseAdmission(engine, history, options.compactor);
+        this.admission = new ResponseAdmission(engine, history, options.compactor, options);
         this.runner = new GenerationRunner(store, reasoning, options);
     }
 
@@ -60,6 +60,11 @@ export class ResponsesService {
     /** Generates on an admitted lease and stores the result; the lease is released when done. */
     public run(prepared: PreparedResponse, lease: EngineLease, options: RunOptions = {}): Promise<ResponseObject> {
         return this.runner.run(prepared, lease, options);
+    }
+
+    /** Whose cached prompts a request of `owner` may reuse: the owner's own, unless the operator shares them. */
+    public cachePartition(owner: string): string {
+        return this.admission.cachePartition(owner);
     }
 
     public retrieve(owner: string, id: string): ResponseObject {

@@ -22,7 +22,9 @@ export type CompactionResponse = {
  * then one compaction item; or, when compacting cannot shorten it, the history unchanged. Nothing is stored; the body's
  * schema (`schemas/compactRequest.ts`) refuses `stream`, `previous_response_id` and `conversation` (send the history itself).
  */
-export async function compactResponse(compactor: Compactor, model: string, body: unknown, resolveItem: ItemResolver): Promise<CompactionResponse> {
+export async function compactResponse(
+    compactor: Compactor, model: string, body: unknown, resolveItem: ItemResolver, cachePartition: string
+): Promise<CompactionResponse> {
     if (!isObject(body))
         throw invalidRequestBody();
     const request = checkBody(validateCompactRequest, body);
@@ -30,7 +32,8 @@ export async function compactResponse(compactor: Compactor, model: string, body:
     const result = await compactor.compactWindow(input, {
         maxOutputTokens: request.max_output_tokens ?? null,
         keepTokens: request.keep_tokens ?? null,
-        instructions: request.instructions ?? undefined
+        instructions: request.instructions ?? undefined,
+        cachePartition
     });
     return {
         id: newId("resp"),

@@ -68,8 +68,8 @@ describe("HistoryResolver", () => {
 
     it("renders instructions first, then the items as turns; an empty history is one empty user turn", () => {
         const {history} = resolver();
-        const turns = history.render([user("msg_1", "Hi"), answer("msg_2", "Hello")], "Be brief.");
+        const turns = history.render("owner", [user("msg_1", "Hi"), answer("msg_2", "Hello")], "Be brief.");
         assert.deepEqual(turns.map((turn) => turn.role), ["system", "user", "model"]);
-        assert.deepEqual(history.render([], null), [{role: "user", text: ""}]);
+        assert.deepEqual(history.render("owner", [], null), [{role: "user", text: ""}]);
     });
 });

@@ -39,26 +39,39 @@ describe("ReasoningTokens (HMAC-tagged, not encrypted)", () => {
 describe("ReasoningEcho", () => {
     it("puts back the reasoning of a reply replayed without it, and only of replies it produced", () => {
         const echo = new ReasoningEcho(1024);
-        echo.remember([thought("plan"), answer("Hello")]);
-        const restored = echo.restore([user("hi"), answer("Hello"), user("more")]);
+        echo.remember("owner_a", [thought("plan"), answer("Hello")]);
+        const restored = echo.restore("owner_a", [user("hi"), answer("Hello"), user("more")]);
         assert.deepEqual(restored.map((item) => item.type), ["message", "reasoning", "message", "message"]);
         assert.equal((restored[1] as any).content[0].text, "plan");
-        assert.equal(echo.restore([user("hi"), answer("Other"), user("more")]).length, 3);
+        assert.equal(echo.restore("owner_a", [user("hi"), answer("Other"), user("more")]).length, 3);
         const kept = [user("hi"), thought("client's own"), answer("Hello")];
-        assert.deepEqual(echo.restore(kept), kept, "a reply that carries reasoning is left alone");
+        assert.deepEqual(echo.restore("owner_a", kept), kept, "a reply that carries reasoning is left alone");
     });
 
     it("matches calls by name and arguments, and is bounded by bytes (0 disables)", () => {
         const echo = new ReasoningEcho(120);
         const call: OutputItem = {type: "function_call", id: "fc_1", call_id: "call_1", name: "add", arguments: "{\"a\":1}", status: "completed"};
-        echo.remember([thought("x".repeat(10)), call]);
-        const restored = echo.restore([user("hi"), {...call, id: "fc_other"}, {type: "function_call_output", id: "o", call_id: "call_1", output: "2", status: "completed"}]);
+        echo.remember("owner_a", [thought("x".repeat(10)), call]);
+        const restored = echo.restore("owner_a", [user("hi"), {...call, id: "fc_other"}, {type: "function_call_output", id: "o", call_id: "call_1", output: "2", status: "completed"}]);
         assert.equal(restored[1]!.type, "reasoning");
-        echo.remember([thought("y".repeat(30)), answer("B")]);
+        echo.remember("owner_a", [thought("y".repeat(30)), answer("B")]);
         assert.equal(echo.size, 1, "the oldest entry left to stay under the byte bound");
         const off = new ReasoningEcho(0);
-        off.remember([thought("z"), answer("C")]);
+        off.remember("owner_a", [thought("z"), answer("C")]);
         assert.equal(off.size, 0);
+    });
+});
+
+describe("ReasoningEcho across keys", () => {
+    it("never puts one key's hidden reasoning into another key's prompt, even for an identical visible reply", () => {
+        const echo = new ReasoningEcho(1024);
+        const call: OutputItem = {type: "function_call", id: "fc_1", call_id: "call_1", name: "shell", arguments: "{\"cmd\":\"ls\"}", status: "completed"};
+        echo.remember("owner_a", [thought("A's private plan"), call]);
+        const history = [user("hi"), {...call, id: "fc_b"}, {type: "function_call_output", id: "o", call_id: "call_1", output: "x", status: "completed"} as const];
+        const forB = echo.restore("owner_b", history);
+        assert.deepEqual(forB, history, "key B's replay is rendered as sent");
+        assert.ok(!JSON.stringify(forB).includes("private plan"));
+        assert.equal(echo.restore("owner_a", history)[1]!.type, "reasoning", "key A still gets its own back");
     });
 });
 

@@ -133,6 +133,11 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
             upstream.close();
     }
 
+    /** Nothing is kept on this machine: the upstreams' own KV caches are theirs to partition (docs/api.md "Isolation"). */
+    public forgetPromptStates(): Promise<number> {
+        return Promise.resolve(0);
+    }
+
     public stats(): EngineStats {
         const busy = this.upstreams.reduce((sum, upstream) => sum + upstream.outstanding, 0);
         const total = this.totalSlots();

@@ -1,6 +1,7 @@
 import type {LoadProgress} from "../../engine/LlamaEngine.js";
 import type {EngineState, ModelInfo} from "../../engine/types.js";
 import {LocalResponsesHost, type HostEvents} from "../../host/LocalResponsesHost.js";
+import {checkExposure} from "../../host/exposure.js";
 import type {RequestLogEntry} from "../../server/middleware/requestLog.js";
 import type {UpstreamModelListing} from "../../host/upstreamModels.js";
 import {planSettingsChange, settingId, toHostConfig, type ExtensionSettings, type SettingsChangePlan} from "../settings/extensionSettings.js";
@@ -311,6 +312,9 @@ export class HostController {
             const url = await this.host.start();
             this.serverState = "listening";
             this.deps.log(`server: listening on ${url}`);
+            // The editor always requires its key, so an exposed address is permitted: said, not refused.
+            for (const warning of checkExposure({host: this.settings.host, authRequired: true, allowedOrigins: this.settings.allowedOrigins}))
+                this.deps.log(`server: warning: ${warning}`);
             return url;
         } catch (error) {
             this.serverState = "stopped";

@@ -17,7 +17,7 @@ async function run(model: string, question: string): Promise<{reused: number, ca
     await engine.load(model);
     try {
         let first: PromptProgress | undefined;
-        const result = await engine.generate({turns: turn(question), maxOutputTokens: 4, sampling: {temperature: 0}, onPromptProgress: (progress) => first ??= progress});
+        const result = await engine.generate({turns: turn(question), maxOutputTokens: 4, sampling: {temperature: 0}, keepPromptOnDisk: true, onPromptProgress: (progress) => first ??= progress});
         return {reused: first!.reused, cached: result.usage.cachedTokens, input: result.usage.inputTokens};
     } finally {
         await engine.dispose();

@@ -19,7 +19,7 @@ async function run(model: string, cacheTypeK: KeyCacheType, folder: string): Pro
     const info = await engine.load(model);
     try {
         let reused = -1;
-        const result = await engine.generate({turns, maxOutputTokens: 4, sampling: {temperature: 0}, onPromptProgress: (progress) => {
+        const result = await engine.generate({turns, maxOutputTokens: 4, sampling: {temperature: 0}, keepPromptOnDisk: true, onPromptProgress: (progress) => {
             if (reused < 0)
                 reused = progress.reused;
         }});
