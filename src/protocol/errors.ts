@@ -38,7 +38,9 @@ export type ApiErrorCode =
     // State and admission.
     | "events_expired" | "events_not_retained" | "response_active" | "input_too_large" | "rate_limit_exceeded"
     | "too_many_pending_turns" | "request_aborted" | "server_overloaded" | "server_shutting_down" | "model_not_loaded"
-    | "server_error" | "upstream_unavailable" | "upstream_timeout" | "upstream_rejected" | "upstream_error";
+    | "server_error" | "upstream_unavailable" | "upstream_timeout" | "upstream_rejected" | "upstream_error"
+    // The durable store.
+    | "insufficient_storage" | "storage_unavailable";
 
 export type ApiErrorBody = {
     error: {message: string, type: ApiErrorType, param: string | null, code: ApiErrorCode | null}
@@ -259,6 +261,18 @@ export function serverShuttingDown(): ApiError {
 /** A model is loaded from the editor or the command line, which takes seconds: a client may retry after a while. */
 export function modelNotLoaded(message = "No model is loaded."): ApiError {
     return new ApiError(503, message, {code: "model_not_loaded", retryAfterSeconds: 5});
+}
+
+/**
+ * The durable store could not write what this request stored, after retries: the disk is full (507, a quota too) or
+ * refuses otherwise (503, EIO, a closed database). The data folder and the cause are named, since whoever runs the
+ * server fixes them; nothing was acknowledged as stored.
+ */
+export function storageFailed(folder: string, cause: string, full: boolean): ApiError {
+    const message = `The server could not store this: writing to its data folder ${folder} failed (${cause}).`;
+    return full
+        ? new ApiError(507, `${message} Free space on that disk.`, {code: "insufficient_storage"})
+        : new ApiError(503, `${message} Retry later.`, {code: "storage_unavailable", retryAfterSeconds: 5});
 }
 
 /** The engine failed in a way it reports itself (a model that would not load): its message is safe to send. */

@@ -6,6 +6,8 @@ import type {EventSink} from "./PublicationBuffer.js";
  * storage writes to disk off the caller's path, and without the gate a client could read "completed" while the
  * write was still queued, then find the response gone after the process was killed (`persistenceKill.test.ts`
  * caught that, now and then, under load). `response.failed` passes at once: a failed response is not stored.
+ * A write the disk refused (retries included) leaves the gate shut: what it held never goes out, and the runner's
+ * rejection (507 or 503) is what the transport reports, as a stream's `error` event or the HTTP status.
  */
 export class TerminalEventGate {
     private held: StreamEvent[] | null = [];

@@ -84,7 +84,10 @@ export class ConversationStore {
         return record.conversation;
     }
 
-    /** Resolves once every change so far is on disk (at once without a journal). */
+    /**
+     * Resolves once every change so far is on disk (at once without a journal); rejects with a 507 or 503 when the disk
+     * refused it, retries included (the change stays in memory, and is written if the disk comes back).
+     */
     public written(): Promise<void> {
         return this.records.journal?.written() ?? Promise.resolve();
     }

@@ -10,6 +10,9 @@ import type {ConversationStore} from "../../store/ConversationStore.js";
 
 /**
  * OpenAI's Conversations API over the conversation store: conversations and their items, isolated per key.
+ * What a request stores (a new conversation, metadata, added items) is answered once the durable store has written
+ * it: a write the disk refuses is the store's 507 or 503, not a success. Deletes answer at once: the store keeps
+ * retrying their writes, and memory keeps the data deleted meanwhile.
  * Bodies are checked by their schemas (`src/responses/schemas/conversation*.ts`); items are normalized like response
  * input (ids assigned, `item_reference` resolved against the caller's responses).
  */
@@ -35,18 +38,22 @@ export function conversationsRouter(conversations: ConversationStore, responses:
     };
     const itemMissing = (conversationId: string, itemId: string) => itemNotFound(`No item with id '${itemId}' in conversation '${conversationId}'.`);
 
-    router.post("/conversations", (req, res) => {
+    router.post("/conversations", async (req, res) => {
         const {items: raw, metadata} = checkBody(validateConversationCreate, body(req.body));
-        res.json(conversations.create(req.owner, items(req.owner, raw), metadata ?? {}));
+        const created = conversations.create(req.owner, items(req.owner, raw), metadata ?? {});
+        await conversations.written();
+        res.json(created);
     });
 
     router.get("/conversations/:id", (req, res) => {
         res.json(found(conversations.get(req.owner, req.params.id), req.params.id));
     });
 
-    router.post("/conversations/:id", (req, res) => {
+    router.post("/conversations/:id", async (req, res) => {
         const {metadata} = checkBody(validateConversationUpdate, body(req.body));
-        res.json(found(conversations.updateMetadata(req.owner, req.params.id, metadata ?? {}), req.params.id));
+        const updated = found(conversations.updateMetadata(req.owner, req.params.id, metadata ?? {}), req.params.id);
+        await conversations.written();
+        res.json(updated);
     });
 
     router.delete("/conversations/:id", (req, res) => {
@@ -59,10 +66,11 @@ export function conversationsRouter(conversations: ConversationStore, responses:
         res.json(pageById(list, req.query, (after) => `No item with id '${after}' in this conversation.`));
     });
 
-    router.post("/conversations/:id/items", (req, res) => {
+    router.post("/conversations/:id/items", async (req, res) => {
         found(conversations.get(req.owner, req.params.id), req.params.id);
         const added = items(req.owner, checkBody(validateConversationItems, body(req.body)).items);
         conversations.append(req.owner, req.params.id, added);
+        await conversations.written();
         res.json({object: "list", data: added, first_id: added[0]?.id ?? null, last_id: added.at(-1)?.id ?? null, has_more: false});
     });
 

@@ -82,12 +82,21 @@ export function responsesRouter(service: ResponsesService, options: ResponsesRou
             stream.end();
             return;
         }
+        let next = 0;
         try {
-            const response = await service.run(prepared, lease, {signal, sink: (event) => stream.send(event)});
+            const response = await service.run(prepared, lease, {signal, sink: (event) => {
+                next = event.sequence_number + 1;
+                stream.send(event);
+            }});
             recordUsage(res, response);
         } catch (error) {
-            if (!signal.aborted)
-                throw error;
+            if (signal.aborted)
+                return;
+            // A failure after the stream opened (the store refused the finished response: 507/503) is its `error`
+            // event, in place of `response.completed`; the error handler logs it.
+            if (stream.started)
+                stream.send({...streamErrorEvent(toApiError(error).toBody().error), sequence_number: next});
+            throw error;
         } finally {
             stream.end();
         }
