@@ -299,7 +299,7 @@ export class LlamaEngine implements ChatEngine {
      */
     private async renderPrompt(loaded: Loaded, turns: ChatTurn[], tools: readonly ToolSpec[], wrapper: ChatWrapper = loaded.chatWrapper): Promise<RenderedPrompt> {
         const contextSize = loaded.info.contextSize;
-        const minimum = minimumPromptTokens(turns, loaded.maxTokenChars);
+        const minimum = minimumPromptTokens(turns, loaded.maxTokenChars, tools);
         if (minimum >= contextSize)
             throw promptTooLong(`The input is at least ${minimum} tokens`, loaded.info);
         const state = wrapper.generateContextState({

@@ -75,9 +75,11 @@ export class LocalResponsesHost {
             strictTools: config.strictTools,
             reasoningSecret: secrets.reasoning,
             reasoningEchoMaxBytes: config.reasoningEchoMaxBytes,
+            sharedPromptCache: config.sharedPromptCache,
             log: events.log
         });
         this.jobs = this.createJobs(config.background);
+        this.forgetPromptStatesOnDelete();
         const readers = new StreamReaderSlots({maxReaders: config.background.streamReaders, maxReadersPerOwner: config.background.streamReadersPerKey});
         this.metrics = new ServerMetrics({engine: this.engine, store: this.store, conversations: this.conversations, jobs: this.jobs, readers});
         this.http = new HttpServer(createApp({
@@ -101,6 +103,26 @@ export class LocalResponsesHost {
             pingIntervalMs: config.streamKeepAliveSeconds * 1000,
             log: events.log
         }));
+    }
+
+    /**
+     * A key that deletes what it stored (or the person who clears the store) deletes the prompt states on disk that its
+     * prompts made: they hold those prompts' tokens. A deletion of one response drops all of its key's states, since a
+     * state holds a whole conversation and cannot be traced to one response; the cost is a cold next prompt.
+     */
+    private forgetPromptStatesOnDelete(): void {
+        const forget = (owner: string | undefined) => {
+            const partition = owner == null ? undefined : this.responses.cachePartition(owner);
+            void this.engine.forgetPromptStates(partition).then((count) => {
+                if (count > 0)
+                    this.events.log?.(`prompt cache: deleted ${count} saved prompt state${count === 1 ? "" : "s"} with the stored data they were made from`);
+            }, (error: unknown) => this.events.log?.(`prompt cache: deleting saved states failed: ${(error as Error).message}`));
+        };
+        this.store.onChange((change) => {
+            if (change.type === "delete" || change.type === "clear")
+                forget(change.owner);
+        });
+        this.conversations.onDelete((owner) => forget(owner));
     }
 
     /** Background jobs run admit + run like a foreground request, on the engine's own sequence pool and queue. */

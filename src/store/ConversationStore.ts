@@ -1,5 +1,6 @@
 import {newId, nowSeconds} from "../protocol/ids.js";
 import type {Item} from "../protocol/wire.js";
+import {Emitter} from "../protocol/Emitter.js";
 import {jsonBytes} from "../protocol/jsonBytes.js";
 import {BoundedStore, type AppliedBounds, type BoundDefaults, journaledExpiry, restoredExpiry} from "./BoundedStore.js";
 import type {StoreBounds, StoreCounters} from "./storeBounds.js";
@@ -41,6 +42,8 @@ export class ConversationStore {
     /** Entries, bytes, TTL and per-key quotas as applied. */
     public readonly bounds: AppliedBounds;
     private readonly records: BoundedStore<Conversation>;
+    /** Owners that deleted a conversation or an item of one (their prompt states on disk go with it). */
+    private readonly deletions = new Emitter<string>();
     private nextOrdinal = 0;
 
     public constructor(options: ConversationStoreOptions = {}) {
@@ -113,11 +116,20 @@ export class ConversationStore {
         this.records.journal?.del(itemKey(id, ordinal!));
         const [bytes] = record.itemBytes.splice(index, 1);
         this.records.resize(record, -bytes!);
+        this.deletions.emit(owner);
         return "deleted";
     }
 
     public delete(owner: string, id: string): boolean {
-        return this.records.delete(owner, id);
+        const deleted = this.records.delete(owner, id);
+        if (deleted)
+            this.deletions.emit(owner);
+        return deleted;
+    }
+
+    /** Called with the owner each time a client deletes a conversation or one of its items. */
+    public onDelete(listener: (owner: string) => void): () => void {
+        return this.deletions.on(listener);
     }
 
     /**

@@ -17,7 +17,8 @@ export const defaultResponseStoreBounds = {maxEntries: 1024, maxBytes: 256 * 102
 export type ResponseStoreStats = StoreCounters & {blocks: number};
 
 /** `restore`: the records a journal kept came back (a view that listed the store before must list it again). */
-export type ResponseStoreChange = {type: "put" | "delete" | "evict" | "expire" | "clear" | "restore", id?: string};
+/** A change of the store: `owner` is whose response was deleted or evicted, or whose were cleared (absent: everyone's). */
+export type ResponseStoreChange = {type: "put" | "delete" | "evict" | "expire" | "clear" | "restore", id?: string, owner?: string};
 
 type Block = {item: Item, bytes: number, refs: number};
 /** `bytes`: the response object and 8 per block reference; the blocks are charged to the owner apart, once each. */
@@ -130,7 +131,7 @@ export class ResponseStore {
                 this.records.remove(record.id, null);
                 count++;
             }
-        this.changes.emit({type: "clear"});
+        this.changes.emit({type: "clear", ...owner != null && {owner}});
         return count;
     }
 
@@ -225,7 +226,7 @@ export class ResponseStore {
         for (const key of record.blockKeys)
             this.releaseBlock(record.owner, key);
         if (reason != null)
-            this.changes.emit({type: reason, id: record.id});
+            this.changes.emit({type: reason, id: record.id, owner: record.owner});
     }
 }
 

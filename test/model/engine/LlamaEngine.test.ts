@@ -115,6 +115,35 @@ describe("LlamaEngine lifecycle (real node-llama-cpp, stories260K)", () => {
         }, {contextSize: 128});
     });
 
+    it("counts the offered tools in the early bound: megabytes of tool text are refused before they are rendered", async () => {
+        await withEngine(models.chatml, async (engine) => {
+            const tools = [{
+                name: "read_file",
+                description: "Reads one file of the workspace. ".repeat(4),
+                parameters: {type: "object", properties: {path: {type: "string", description: "The file's path."}, mode: {type: "string", enum: ["text", "bytes"]}}}
+            }];
+            // A real rendering holds at least what the bound counts (it stays a lower bound).
+            const rendered = await engine.countPromptTokens(turns, tools);
+            const {maxTokenCharacters, minimumPromptTokens} = await import("../../../src/engine/promptBounds.js");
+            const {getLlama} = await import("node-llama-cpp");
+            const model = await (await getLlama({gpu: false})).loadModel({modelPath: models.chatml});
+            try {
+                const minimum = minimumPromptTokens(turns, maxTokenCharacters(model), tools);
+                assert.ok(minimum > 0 && minimum <= rendered, `${minimum} ≤ ${rendered}`);
+            } finally {
+                await model.dispose();
+            }
+            const huge = [{name: "huge", description: "x".repeat(8 * 1024 * 1024), parameters: {type: "object", properties: {}}}];
+            const started = performance.now();
+            await assert.rejects(engine.countPromptTokens(turns, huge), (error: unknown) => {
+                assert.ok(error instanceof EngineError && error.kind === "context_overflow", String(error));
+                assert.match(error.message, /^The input is at least \d+ tokens/, "refused by the bound, not after rendering");
+                return true;
+            });
+            assert.ok(performance.now() - started < 1000, `refused at once (${(performance.now() - started).toFixed(0)} ms)`);
+        });
+    });
+
     it("a file that is not a model fails to load cleanly", async () => {
         const engine = new LlamaEngine({threads: 1});
         await assert.rejects(engine.load(new URL(import.meta.url).pathname), (error: unknown) => error instanceof EngineError && error.kind === "load_failed");
