@@ -9,12 +9,14 @@ import {defaultDataDir, readOrCreateSecret} from "../../src/host/dataFolder.js";
 
 describe("data folder and store flags", () => {
     it("the CLI defaults to a durable store in the user's data directory; --store memory and --data-dir are read", () => {
-        const promptCache = {promptCacheMaxBytes: 2 * 1024 ** 3, promptCacheMinTokens: 1024};
+        const promptCache = {promptCacheMaxBytes: 2 * 1024 ** 3, promptCacheMinTokens: 1024, promptCacheTtlSeconds: 86_400};
         assert.deepEqual(parseCliOptions([], {}).config.storage, {kind: "durable", dataDir: defaultDataDir(), ...promptCache});
         assert.deepEqual(parseCliOptions(["--store", "memory", "--data-dir", "/srv/lr"], {}).config.storage, {kind: "memory", dataDir: "/srv/lr", ...promptCache});
         assert.deepEqual(parseCliOptions([], {LOCAL_RESPONSES_STORE: "memory", LOCAL_RESPONSES_DATA_DIR: "/d"}).config.storage, {kind: "memory", dataDir: "/d", ...promptCache});
-        assert.deepEqual(parseCliOptions(["--prompt-cache-max-bytes", "0", "--prompt-cache-min-tokens", "4096"], {}).config.storage,
-            {kind: "durable", dataDir: defaultDataDir(), promptCacheMaxBytes: 0, promptCacheMinTokens: 4096});
+        assert.deepEqual(parseCliOptions(["--prompt-cache-max-bytes", "0", "--prompt-cache-min-tokens", "4096", "--prompt-cache-ttl-secs", "600"], {}).config.storage,
+            {kind: "durable", dataDir: defaultDataDir(), promptCacheMaxBytes: 0, promptCacheMinTokens: 4096, promptCacheTtlSeconds: 600});
+        assert.equal(parseCliOptions([], {}).config.sharedPromptCache, false, "each key's prompt cache is its own by default");
+        assert.equal(parseCliOptions(["--shared-prompt-cache"], {}).config.sharedPromptCache, true);
         assert.throws(() => parseCliOptions(["--store", "disk"], {}), (error: Error) => error instanceof CliUsageError && /--store must be durable or memory/.test(error.message));
         assert.equal(defaultConfig().storage.kind, "memory", "embedders and tests name a folder to get one");
     });
