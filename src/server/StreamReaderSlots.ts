@@ -1,4 +1,5 @@
 import {rateLimited} from "../protocol/errors.js";
+import {OwnerSlots} from "./OwnerSlots.js";
 
 export type StreamReaderSlotsOptions = {
     /** Background stream readers at once. Defaults to `defaultStreamReaderLimits.maxReaders`. */
@@ -15,40 +16,27 @@ export const defaultStreamReaderLimits = {maxReaders: 32, maxReadersPerOwner: 8}
  * disconnects or its stream ends; one more is refused with 429 rather than queued.
  */
 export class StreamReaderSlots {
-    private readonly perOwner = new Map<string, number>();
-    private total = 0;
+    private readonly slots: OwnerSlots;
     public readonly maxReaders: number;
     public readonly maxReadersPerOwner: number;
 
     public constructor(options: StreamReaderSlotsOptions = {}) {
         this.maxReaders = options.maxReaders ?? defaultStreamReaderLimits.maxReaders;
         this.maxReadersPerOwner = options.maxReadersPerOwner ?? defaultStreamReaderLimits.maxReadersPerOwner;
+        this.slots = new OwnerSlots(this.maxReaders, this.maxReadersPerOwner);
     }
 
     public get active(): number {
-        return this.total;
+        return this.slots.held;
     }
 
     /** Takes a slot; the returned function gives it back (idempotent). */
     public acquire(owner: string): () => void {
-        const mine = this.perOwner.get(owner) ?? 0;
-        if (this.total >= this.maxReaders)
-            throw rateLimited(`${this.total} background streams are already being read (limit ${this.maxReaders}).`);
-        if (mine >= this.maxReadersPerOwner)
-            throw rateLimited(`This API key already reads ${mine} background streams (limit ${this.maxReadersPerOwner}).`);
-        this.total++;
-        this.perOwner.set(owner, mine + 1);
-        let released = false;
-        return () => {
-            if (released)
-                return;
-            released = true;
-            this.total--;
-            const left = (this.perOwner.get(owner) ?? 1) - 1;
-            if (left <= 0)
-                this.perOwner.delete(owner);
-            else
-                this.perOwner.set(owner, left);
-        };
+        const slot = this.slots.acquire(owner);
+        if (typeof slot === "function")
+            return slot;
+        throw slot.limit === "total"
+            ? rateLimited(`${slot.held} background streams are already being read (limit ${this.maxReaders}).`)
+            : rateLimited(`This API key already reads ${slot.held} background streams (limit ${this.maxReadersPerOwner}).`);
     }
 }
