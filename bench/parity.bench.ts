@@ -21,12 +21,15 @@
  *        [--busy-poll-below-ms N (the server's; 0: never polls)]
  */
 import {spawn, type ChildProcess} from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import {parseArgs} from "node:util";
 import {fileURLToPath} from "node:url";
 import type {ChatHistoryItem, Llama, LlamaChat, LlamaCompletion, LlamaContext, LlamaContextSequence, LlamaModel, Token} from "node-llama-cpp";
-import {BusyPoll, defaultBusyPollBelowTokenMs} from "../src/engine/BusyPoll.js";
+import {BusyPoll, defaultBusyPollBelowTokenMs} from "../src/engine/llama/BusyPoll.js";
 import {defaultKeyCacheType, nativeKeyCacheType, requireKeyCacheType, usableKeyCacheType} from "../src/engine/keyCacheType.js";
-import {loadNodeLlamaCpp} from "../src/engine/loadBinding.js";
+import {loadNodeLlamaCpp} from "../src/engine/models/loadBinding.js";
 import {defaultConfig} from "../src/host/config.js";
 import {LocalResponsesHost} from "../src/host/LocalResponsesHost.js";
 import {models} from "../test/helpers/paths.js";
@@ -189,7 +192,11 @@ class Direct {
 async function benchModel(name: string, modelPath: string, fullSize: boolean): Promise<string[][]> {
     const pairs = Number(args.pairs ?? (fullSize ? 3 : 7));
     // One thread for prompts too: node-llama-cpp direct is given one (--prompt-threads is measured in docs/api.md).
-    const host = new LocalResponsesHost({...defaultConfig(), port: 0, threads: 1, promptThreads: 1, contextSize, parallel, cacheTypeK, busyPollBelowTokenMs, apiKeys: [apiKey]});
+    // The durable store users get by default (its prompt cache and write-before-acknowledge included), in a folder of its own.
+    const storage = {kind: "durable" as const, dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "lr-bench-store-"))};
+    const host = new LocalResponsesHost({
+        ...defaultConfig(), port: 0, threads: 1, promptThreads: 1, contextSize, parallel, cacheTypeK, busyPollBelowTokenMs, apiKeys: [apiKey], storage
+    });
     await host.loadModel(modelPath);
     const url = await host.start();
     client = spawn("nice", ["-n", "19", process.execPath, fileURLToPath(new URL("./sseClient.mjs", import.meta.url)), url, apiKey], {stdio: ["ignore", "inherit", "inherit", "ipc"]});
@@ -367,6 +374,7 @@ async function benchModel(name: string, modelPath: string, fullSize: boolean): P
         client.kill();
         await direct.close();
         await host.dispose();
+        fs.rmSync(storage.dataDir, {recursive: true, force: true});
     }
     return rows;
 }
