@@ -15,6 +15,7 @@ import {bodyErrors, jsonBody} from "./middleware/jsonBody.js";
 import {originCheck} from "./middleware/originCheck.js";
 import {requestLog, type RequestLogEntry} from "./middleware/requestLog.js";
 import {backgroundRouter} from "./routes/background.js";
+import {chatCompletionsRouter} from "./routes/chatCompletions.js";
 import {compactRouter} from "./routes/compact.js";
 import {conversationsRouter} from "./routes/conversations.js";
 import {modelsRouter} from "./routes/models.js";
@@ -76,6 +77,7 @@ export function createApp(options: AppOptions): Express {
         api.use(conversationsRouter(stateful.conversations, stateful.store));
     }
     api.use(responsesRouter(options.responses, {streamKeepAliveMs: options.streamKeepAliveMs}));
+    api.use(chatCompletionsRouter(options.responses, {streamKeepAliveMs: options.streamKeepAliveMs}));
     api.use(modelsRouter(options.engine, Math.floor(Date.now() / 1000)));
     app.use("/v1", api);
     app.use(api);

@@ -15,6 +15,11 @@ export type SseStreamOptions = {
      */
     keepAliveEvents?: boolean,
     /**
+     * Once the first event is out, keep-alives are this event instead of comments: Anthropic's `ping`, which its
+     * clients expect while a long prompt is evaluated. For a stream whose events carry no sequence number.
+     */
+    keepAliveEvent?: SseEvent,
+    /**
      * The shortest time between two writes of deltas (events whose type ends in `.delta`), in ms: deltas that come
      * sooner after one leave together when it has passed. Other events are never held back, and the first delta of a
      * stream leaves at once. Defaults to `defaultMinWriteIntervalMs`; 0 writes once per event-loop turn.
@@ -69,6 +74,9 @@ export class SseStream {
     private sentSinceTick = false;
     private readonly keepAlive: NodeJS.Timeout | undefined;
     private readonly keepAliveEvents: boolean;
+    private readonly keepAliveEvent: SseEvent | undefined;
+    /** An event (not a keep-alive) was written. */
+    private eventSent = false;
     /** The wire number of the last event written (-1: none yet). */
     private lastSequence = -1;
     /** Keep-alive events inserted so far: how far the wire numbers run ahead of the events' own. */
@@ -96,6 +104,7 @@ export class SseStream {
             this.keepAlive.unref();
         }
         this.keepAliveEvents = options.keepAliveEvents ?? false;
+        this.keepAliveEvent = options.keepAliveEvent;
         this.minWriteIntervalMs = options.minWriteIntervalMs ?? defaultMinWriteIntervalMs;
     }
 
@@ -110,15 +119,33 @@ export class SseStream {
 
     /** Writes the event (it leaves with this turn's others); false when the buffer is full (the caller may wait for `drain`). */
     public send(event: SseEvent): boolean {
+        if (!this.beginWrite(event.type.endsWith(".delta") || event.type === "content_block_delta"))
+            return false;
+        this.eventSent = true;
+        const wire = this.inserted === 0 || event.sequence_number == null ? event : {...event, sequence_number: event.sequence_number + this.inserted};
+        this.lastSequence = wire.sequence_number ?? this.lastSequence;
+        return this.res.write(frame(wire));
+    }
+
+    /**
+     * Writes an unnamed event, a `data:` line alone (Chat Completions' chunks and its closing `[DONE]`, which clients
+     * parse only without an `event:` line); `delta` says whether it may be grouped with the deltas after it.
+     */
+    public sendData(data: string, delta: boolean): boolean {
+        if (!this.beginWrite(delta))
+            return false;
+        return this.res.write(`data: ${data}\n\n`);
+    }
+
+    /** Opens the stream if needed and corks it for this turn; false when it is closed. */
+    private beginWrite(delta: boolean): boolean {
         if (this.isClosed)
             return false;
         this.sentSinceTick = true;
         if (!this.opened)
             this.open();
-        this.holdUntilNextTurn(event);
-        const wire = this.inserted === 0 || event.sequence_number == null ? event : {...event, sequence_number: event.sequence_number + this.inserted};
-        this.lastSequence = wire.sequence_number ?? this.lastSequence;
-        return this.res.write(frame(wire));
+        this.holdUntilNextTurn(delta);
+        return true;
     }
 
     public end(): void {
@@ -152,6 +179,10 @@ export class SseStream {
         }
         if (!this.opened)
             this.open();
+        if (this.keepAliveEvent != null && this.eventSent) {
+            this.res.write(frame(this.keepAliveEvent));
+            return;
+        }
         if (this.keepAliveEvents && this.lastSequence >= 0) {
             this.inserted++;
             this.res.write(frame({type: "keepalive", sequence_number: ++this.lastSequence}));
@@ -170,8 +201,7 @@ export class SseStream {
      * Corks the response until the next turn, or, for a delta, until `minWriteIntervalMs` after the last write that
      * carried one if that is later. An event that is not a delta sends what is held the next turn.
      */
-    private holdUntilNextTurn(event: SseEvent): void {
-        const delta = event.type.endsWith(".delta");
+    private holdUntilNextTurn(delta: boolean): void {
         if (this.corked) {
             this.heldDelta ||= delta;
             if (!delta && this.heldTimer != null) {

@@ -1,5 +1,6 @@
 import {Ajv2020, type ValidateFunction} from "ajv/dist/2020.js";
 import {requestSchemaError} from "../schemaErrors.js";
+import {chatCompletionRequestSchema, type ChatCompletionRequestBody} from "./chatCompletionRequest.js";
 import {compactRequestSchema, type CompactRequestBody} from "./compactRequest.js";
 import {conversationCreateSchema, type ConversationCreateBody} from "./conversationCreate.js";
 import {conversationItemsSchema, type ConversationItemsBody} from "./conversationItems.js";
@@ -30,6 +31,7 @@ function compile<T>(schema: SchemaOf<T>): ValidateFunction<T> {
 }
 
 export const validateCreateRequest = compile<CreateRequestBody>(createRequestSchema);
+export const validateChatCompletionRequest = compile<ChatCompletionRequestBody>(chatCompletionRequestSchema);
 export const validateCompactRequest = compile<CompactRequestBody>(compactRequestSchema);
 export const validateConversationCreate = compile<ConversationCreateBody>(conversationCreateSchema);
 export const validateConversationUpdate = compile<ConversationUpdateBody>(conversationUpdateSchema);

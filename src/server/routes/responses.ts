@@ -18,13 +18,14 @@ export function disconnectSignal(res: Response): AbortSignal {
     return controller.signal;
 }
 
-function recordUsage(res: Response, response: ResponseObject): void {
+/** What the request log counts for this request: the response's tokens. */
+export function recordUsage(res: Response, response: ResponseObject): void {
     if (response.usage != null)
         res.locals.usage = {input: response.usage.input_tokens, output: response.usage.output_tokens};
 }
 
 /** The lease, telling `note` what its generation threw (the service still turns it into a `failed` response). */
-function notingFailure(lease: EngineLease, note: (error: unknown) => void): EngineLease {
+export function notingFailure(lease: EngineLease, note: (error: unknown) => void): EngineLease {
     return {
         promptTokens: lease.promptTokens,
         cachedPrefixTokens: lease.cachedPrefixTokens,
