@@ -9,29 +9,24 @@ import {maxTools} from "./createRequest.js";
  */
 
 const anyString = {type: "string", ...always("'{param}' must be a string.", "invalid_type")};
-const textPart = {
-    type: "object",
-    required: ["type", "text"],
-    properties: {type: {const: "text"}, text: anyString},
-    errors: {default: note("'{param}' must be a text part: {\"type\": \"text\", \"text\": ...}.", "invalid_value")}
-};
-/** Content a model reads as text: a string, or text parts. */
-const textContent = {type: ["string", "array"], items: textPart, errors: {type: note("'{param}' must be a string or an array of text parts.", "invalid_type")}};
 
 const mediaRefused = note(
     "'{type}' content is not supported: the local engine (node-llama-cpp) has no vision, audio or file input. Send text only.",
     "unsupported_content_type",
     {at: "type"}
 );
-const userPart = {
+/** A text part; media parts are refused by name, with the reason. */
+const textPart = {
     type: "object",
     discriminator: {propertyName: "type"},
     oneOf: [
         {properties: {type: {const: "text"}, text: anyString}, required: ["type", "text"]},
         {properties: {type: {enum: ["image_url", "input_audio", "file"]}}, required: ["type"], not: {}, errors: {not: mediaRefused}}
     ],
-    errors: {type: objectRequired, discriminator: note("Unsupported content part type '{value}' in '{item}'.", "unsupported_value")}
+    errors: {type: objectRequired, discriminator: note("Unsupported content part type '{value}' in '{item}': send 'text' parts.", "unsupported_value")}
 };
+/** Content a model reads as text: a string, or text parts. */
+const textContent = {type: ["string", "array"], items: textPart, errors: {type: note("'{param}' must be a string or an array of text parts.", "invalid_type")}};
 const assistantPart = {
     type: "object",
     discriminator: {propertyName: "type"},
@@ -68,7 +63,7 @@ const message = {
         {
             properties: {
                 role: {const: "user"},
-                content: {type: ["string", "array"], items: userPart, errors: {type: note("'{param}' must be a string or an array of content parts.", "invalid_type")}},
+                content: textContent,
                 name: anyString
             },
             required: ["role", "content"]
@@ -106,22 +101,25 @@ const message = {
 
 const tool = {
     type: "object",
-    required: ["type", "function"],
-    properties: {
-        type: {const: "function", ...always("Unsupported tool type '{value}': only 'function' tools.", "unsupported_tool_type")},
-        function: {
-            type: "object",
-            required: ["name"],
-            properties: {
-                name: {type: "string", pattern: namePattern, ...always(`'{param}' must match ${namePattern}.`)},
-                description: anyString,
-                parameters: clientSchema(true),
-                strict: strictFlag
-            },
-            errors: {type: objectRequired}
-        }
-    },
-    errors: {type: objectRequired}
+    discriminator: {propertyName: "type"},
+    oneOf: [{
+        properties: {
+            type: {const: "function"},
+            function: {
+                type: "object",
+                required: ["name"],
+                properties: {
+                    name: {type: "string", pattern: namePattern, ...always(`'{param}' must match ${namePattern}.`)},
+                    description: anyString,
+                    parameters: clientSchema(true),
+                    strict: strictFlag
+                },
+                errors: {type: objectRequired}
+            }
+        },
+        required: ["type", "function"]
+    }],
+    errors: {type: objectRequired, discriminator: note("Unsupported tool type '{value}': only 'function' tools.", "unsupported_tool_type")}
 };
 
 const toolChoice = {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {after, before, describe, it} from "node:test";
 import OpenAI, {BadRequestError} from "openai";
 import {skipUpstream, startClientHarness, type ClientHarness} from "../../helpers/clientHarness.js";
+import {models} from "../../helpers/paths.js";
 
 const weatherTool: OpenAI.Chat.ChatCompletionFunctionTool = {
     type: "function",
@@ -178,5 +179,46 @@ describe("openai SDK chat.completions (real engine)", () => {
         const id = completion.id.replace(/^chatcmpl-/, "resp_");
         const response = await harness.server.fetch(`/v1/responses/${id}`);
         assert.equal(response.status, 404);
+    });
+});
+
+/** A thinking model's thoughts come back as `reasoning_content`, as llama.cpp's server and vLLM send them. */
+describe("openai SDK chat.completions on a thinking model (real engine)", () => {
+    let harness: ClientHarness;
+    let client: OpenAI;
+    before(async () => {
+        harness = await startClientHarness({model: models.think});
+        client = new OpenAI({baseURL: harness.url, apiKey: harness.apiKey, maxRetries: 0, timeout: 60_000});
+    });
+    after(() => harness.close());
+
+    const body = {model: "local-model", messages: [{role: "user" as const, content: "Tell me a story."}], max_tokens: 40, reasoning_effort: "low" as const, temperature: 0};
+
+    it("reasoning_content carries the thought, and usage counts its tokens", async () => {
+        const completion = await client.chat.completions.create(body);
+        const message = completion.choices[0]!.message as OpenAI.Chat.ChatCompletionMessage & {reasoning_content?: string};
+        assert.ok((message.reasoning_content ?? "").length > 0, JSON.stringify(message));
+        assert.ok(completion.usage!.completion_tokens_details!.reasoning_tokens! > 0);
+
+        // Sent back as llama.cpp's clients do: the assistant turn with its reasoning_content.
+        const next = await client.chat.completions.create({
+            ...body, max_tokens: 8,
+            messages: [...body.messages, {role: "assistant", content: message.content, reasoning_content: message.reasoning_content} as OpenAI.Chat.ChatCompletionMessageParam, {role: "user", content: "And then?"}]
+        });
+        assert.ok(next.usage!.prompt_tokens > completion.usage!.prompt_tokens);
+    });
+
+    it("streams reasoning_content deltas before the content, adding up to the same thought", async () => {
+        const plain = await client.chat.completions.create(body);
+        const stream = await client.chat.completions.create({...body, stream: true});
+        const {chunks, text} = await collect(stream);
+        const deltas = chunks.map((chunk) => chunk.choices[0]?.delta as {reasoning_content?: string, content?: string} | undefined);
+        const thought = deltas.map((delta) => delta?.reasoning_content ?? "").join("");
+        const plainMessage = plain.choices[0]!.message as {reasoning_content?: string};
+        assert.equal(thought, plainMessage.reasoning_content);
+        assert.equal(text, plain.choices[0]!.message.content ?? "");
+        const firstThought = deltas.findIndex((delta) => delta?.reasoning_content != null);
+        const firstText = deltas.findIndex((delta) => delta?.content != null && delta.content !== "");
+        assert.ok(firstThought > 0 && (firstText === -1 || firstText > firstThought));
     });
 });
