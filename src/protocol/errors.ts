@@ -39,6 +39,8 @@ export type ApiErrorCode =
     | "events_expired" | "events_not_retained" | "response_active" | "input_too_large" | "rate_limit_exceeded"
     | "too_many_pending_turns" | "request_aborted" | "server_overloaded" | "server_shutting_down" | "model_not_loaded"
     | "server_error" | "upstream_unavailable" | "upstream_timeout" | "upstream_rejected" | "upstream_error"
+    // Generated output that failed the validation its request asked for, where no `failed` response carries it.
+    | "invalid_output" | "invalid_tool_arguments"
     // The durable store.
     | "insufficient_storage" | "storage_unavailable";
 
@@ -278,6 +280,14 @@ export function storageFailed(folder: string, cause: string, full: boolean): Api
 /** The engine failed in a way it reports itself (a model that would not load): its message is safe to send. */
 export function engineFailed(message: string): ApiError {
     return new ApiError(500, message, {code: "server_error"});
+}
+
+/**
+ * The model's output failed the validation its request asked for (a strict `json_schema`, a strict tool's arguments)
+ * where the API has no `failed` response to carry it (Chat Completions): the server could not produce a valid answer.
+ */
+export function generatedOutputInvalid(code: "invalid_output" | "invalid_tool_arguments", message: string): ApiError {
+    return new ApiError(500, message, {type: "server_error", code});
 }
 
 export function upstreamFailed(code: "upstream_unavailable" | "upstream_timeout" | "upstream_error", message: string): ApiError {

@@ -1,5 +1,5 @@
 import {Router, type Request, type Response} from "express";
-import {engineFailed, type ApiError} from "../../protocol/errors.js";
+import {engineFailed, generatedOutputInvalid, type ApiError} from "../../protocol/errors.js";
 import type {ResponseObject} from "../../protocol/wire.js";
 import {ChatChunkWriter} from "../../responses/chat/ChatChunkWriter.js";
 import {toChatCompletion} from "../../responses/chat/chatCompletion.js";
@@ -11,9 +11,10 @@ import {sendApiError} from "../middleware/errorHandler.js";
 import {SseStream} from "../sse.js";
 import {disconnectSignal, notingFailure, recordUsage, type ResponsesRouteOptions} from "./responses.js";
 
-/** A response that failed after generation (its output did not validate): its error as a Chat Completions error. */
+/** A failed response (its output did not validate, or the engine failed mid-stream) as a Chat Completions error. */
 function failureOf(response: ResponseObject): ApiError {
-    return engineFailed(response.error?.message ?? "The generation failed.");
+    const {code, message} = response.error ?? {code: "server_error", message: "The generation failed."};
+    return code === "invalid_output" || code === "invalid_tool_arguments" ? generatedOutputInvalid(code, message) : engineFailed(message);
 }
 
 /**

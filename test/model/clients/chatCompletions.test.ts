@@ -148,6 +148,19 @@ describe("openai SDK chat.completions (real engine)", () => {
         assert.equal(typeof parsed.windy, "boolean");
     });
 
+    it("the next turn reuses the prompt cached by the one before, as Responses turns do", async () => {
+        const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
+            {role: "system", content: `You tell stories. ${"Every story is kind and about animals. ".repeat(12)}`},
+            {role: "user", content: "A story about a cat."}
+        ];
+        const first = await client.chat.completions.create({model: "local-model", messages, max_tokens: 8, temperature: 0});
+        const second = await client.chat.completions.create({
+            model: "local-model", max_tokens: 8, temperature: 0, messages: [...messages, first.choices[0]!.message, {role: "user", content: "And then?"}]
+        });
+        const cached = second.usage!.prompt_tokens_details!.cached_tokens!;
+        assert.ok(cached >= first.usage!.prompt_tokens - 2, `cached ${cached} of the first turn's ${first.usage!.prompt_tokens}`);
+    });
+
     it("logprobs come back per token of the content", async () => {
         const completion = await client.chat.completions.create({
             model: "local-model", messages: [{role: "user", content: "A cat"}], max_tokens: 4, logprobs: true, top_logprobs: 2
