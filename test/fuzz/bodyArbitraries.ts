@@ -9,13 +9,13 @@ import fc from "fast-check";
 /** Ids a generated body may name: the fuzz owner's own objects, another key's, and made-up ones. */
 export type IdPool = {responses: string[], items: string[], conversations: string[]};
 
-const shortText = fc.oneof(
+export const shortText = fc.oneof(
     {arbitrary: fc.constantFrom("Hi", "Tell a story.", "Once upon a time", "", " "), weight: 3},
     {arbitrary: fc.string({maxLength: 40}), weight: 2},
     {arbitrary: fc.string({maxLength: 40, unit: "binary"}), weight: 1}
 );
-const toolName = fc.oneof(fc.constantFrom("get_weather", "lookup", "f", "apply_patch"), fc.stringMatching(/^[a-zA-Z0-9_-]{1,64}$/), fc.string({maxLength: 70}));
-const callId = fc.oneof(fc.constantFrom("call_1", "call_2"), fc.string({maxLength: 20}));
+export const toolName = fc.oneof(fc.constantFrom("get_weather", "lookup", "f", "apply_patch"), fc.stringMatching(/^[a-zA-Z0-9_-]{1,64}$/), fc.string({maxLength: 70}));
+export const callId = fc.oneof(fc.constantFrom("call_1", "call_2"), fc.string({maxLength: 20}));
 
 /** JSON schemas as clients send them: objects of typed properties, enums, arrays, anyOf, $ref, a few unsupported keywords. */
 export const jsonSchema: fc.Arbitrary<Record<string, unknown>> = fc.letrec<{schema: Record<string, unknown>}>((tie) => ({
@@ -44,12 +44,12 @@ export function deepSchemaText(depth: number, via: "properties" | "items" | "any
 }
 
 /** Present in `weight` tenths of the cases, absent (undefined, dropped) otherwise. */
-function sometimes<T>(arbitrary: fc.Arbitrary<T>, weight = 2): fc.Arbitrary<T | undefined> {
+export function sometimes<T>(arbitrary: fc.Arbitrary<T>, weight = 2): fc.Arbitrary<T | undefined> {
     return fc.oneof({arbitrary: fc.constant(undefined), weight: 10 - weight}, {arbitrary, weight});
 }
 
 /** Mostly `valid`, in `invalidWeight` tenths of the cases one of the invalid variants. */
-function mostly<T, U>(valid: fc.Arbitrary<T>, invalid: fc.Arbitrary<U>, invalidWeight = 1): fc.Arbitrary<T | U> {
+export function mostly<T, U>(valid: fc.Arbitrary<T>, invalid: fc.Arbitrary<U>, invalidWeight = 1): fc.Arbitrary<T | U> {
     return fc.oneof({arbitrary: valid, weight: 10 - invalidWeight}, {arbitrary: invalid, weight: invalidWeight});
 }
 
@@ -111,7 +111,7 @@ function inputItems(ids: IdPool, minLength: number): fc.Arbitrary<Array<Record<s
     return fc.array(inputItem(ids), {minLength, maxLength: 4}).map((items) => items.flat());
 }
 
-const simpleSchema = fc.constantFrom(
+export const simpleSchema = fc.constantFrom(
     {type: "object", properties: {city: {type: "string"}}, required: ["city"], additionalProperties: false},
     {type: "object", properties: {n: {type: "integer"}, ok: {type: "boolean"}}, required: ["n", "ok"], additionalProperties: false},
     {type: "object", properties: {}, additionalProperties: false}
@@ -261,6 +261,6 @@ export const junkBody: fc.Arbitrary<string> = fc.oneof(
     fc.jsonValue({maxDepth: 4}).map((value) => JSON.stringify(value) ?? "null")
 );
 
-function dropUndefined<T extends Record<string, unknown>>(value: T): T {
+export function dropUndefined<T extends Record<string, unknown>>(value: T): T {
     return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
 }

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import {compactBody, conversationBody, createBody, junkBody, mutated, type IdPool, type MutatedBody} from "./bodyArbitraries.js";
+import {chatBody} from "./chatBodyArbitraries.js";
 
 /**
  * One fuzz case: an HTTP request (odd paths, headers and bodies included), raw bytes written to a socket
@@ -87,6 +88,7 @@ function routeCase(ids: IdPool): fc.Arbitrary<{method: string, path: string, bod
         {arbitrary: withBody("POST", fc.constant("/v1/responses"), create), weight: 14},
         {arbitrary: withBody("POST", fc.constant("/v1/responses"), create.map((b) => ({...b, text: b.text.replace(/^\{/, "{\"background\":true,")}))), weight: 2},
         {arbitrary: withBody("POST", fc.constant("/v1/responses/input_tokens"), create), weight: 3},
+        {arbitrary: withBody("POST", fc.constant("/v1/chat/completions"), mutated(chatBody())), weight: 6},
         {arbitrary: withBody("POST", fc.constant("/v1/responses/compact"), mutated(compactBody(ids), {numbers: true, metadata: false})), weight: 3},
         {arbitrary: noBody("GET", fc.tuple(resp, query).map(([id, q]) => `/v1/responses/${id}${q}`)), weight: 3},
         {arbitrary: noBody("DELETE", resp.map((id) => `/v1/responses/${id}`)), weight: 1},
@@ -103,7 +105,7 @@ function routeCase(ids: IdPool): fc.Arbitrary<{method: string, path: string, bod
         {arbitrary: noBody("GET", fc.constantFrom("/v1/models", "/v1/models/stories260K", "/v1/models/%zz", "/v1/status", "/status", "/metrics", "/v1/metrics")), weight: 2},
         {arbitrary: fc.tuple(fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"), oddPath, fc.option(junkBody, {nil: undefined}))
             .map(([method, path, text]) => ({method, path, body: text == null ? undefined : {text}})), weight: 3},
-        {arbitrary: withBody("POST", fc.constantFrom("/v1/responses", "/v1/responses/compact", "/v1/responses/input_tokens", "/v1/conversations"), junkBody.map((text) => ({text}))), weight: 3}
+        {arbitrary: withBody("POST", fc.constantFrom("/v1/responses", "/v1/responses/compact", "/v1/responses/input_tokens", "/v1/conversations", "/v1/chat/completions"), junkBody.map((text) => ({text}))), weight: 3}
     );
 }
 

@@ -5,13 +5,19 @@
 
 /** 503s the docs promise under load; anything else at 500 or above is a failure. */
 const documentedOverload = new Set(["server_overloaded"]);
+/**
+ * 500s the docs promise: Chat Completions' answer to generated output that failed the strict validation the request
+ * asked for (Responses answers a `failed` response there; Chat Completions has no such object).
+ */
+const documentedOutputFailures = new Set(["invalid_output", "invalid_tool_arguments"]);
 
 /** Problems with an error answer: its status and its body. */
 export function errorAnswerProblems(status: number, body: string): string[] {
     const problems: string[] = [];
     const parsed = parseJson(body);
     const error = isErrorBody(parsed) ? parsed.error : undefined;
-    if (status >= 500 && !(status === 503 && documentedOverload.has(String(error?.code))))
+    const documented = (status === 503 && documentedOverload.has(String(error?.code))) || (status === 500 && documentedOutputFailures.has(String(error?.code)));
+    if (status >= 500 && !documented)
         problems.push(`${status}${error == null ? "" : ` ${String(error.code)}: ${clip(String(error.message))}`}`);
     if (error == null)
         problems.push(`${status} without OpenAI's error shape: ${body === "" ? "empty body" : clip(body)}`);
@@ -23,7 +29,8 @@ export function sseProblems(body: string, onEvent: (event: any) => void): string
     const problems: string[] = [];
     for (const block of body.split("\n\n")) {
         const data = block.split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trimStart()).join("\n");
-        if (data === "")
+        // Chat Completions closes its stream with `data: [DONE]`, which is no JSON.
+        if (data === "" || data === "[DONE]")
             continue;
         const event = parseJson(data);
         if (event === undefined) {
@@ -49,6 +56,9 @@ export function eventProblems(event: any): string[] {
     }
     if (event?.type === "response.failed" || event?.object === "response")
         return failedResponseProblems(event.response ?? event);
+    // A Chat Completions stream's failure: a chunk that is only an error body.
+    if (event?.type === undefined && event?.error !== undefined)
+        return isErrorBody(event) ? (event.error.code === "server_error" ? [`error chunk server_error: ${clip(event.error.message)}`] : []) : [`error chunk without OpenAI's shape: ${clip(JSON.stringify(event))}`];
     return [];
 }
 
