@@ -91,6 +91,18 @@ describe("openai SDK chat.completions (real engine)", () => {
         assert.ok(!body.includes("event:"), "chat chunks have no event lines");
     });
 
+    it("streams beyond the free sequences wait their turn in the same queue, each complete", async () => {
+        const streams = await Promise.all(["A dog", "A cat", "A bird", "A fish"].map((content) => client.chat.completions.create({
+            model: "local-model", messages: [{role: "user", content}], max_tokens: 12, stream: true, stream_options: {include_usage: true}
+        })));
+        const results = await Promise.all(streams.map(collect));
+        for (const {chunks, finish} of results) {
+            assert.equal(chunks[0]!.choices[0]!.delta.role, "assistant");
+            assert.ok(finish === "stop" || finish === "length");
+            assert.ok(chunks.at(-1)!.usage!.completion_tokens > 0);
+        }
+    });
+
     it("finish_reason is length when max_tokens cuts the answer", async () => {
         const completion = await client.chat.completions.create({model: "local-model", messages: [{role: "user", content: "Tell me a long story"}], max_tokens: 2});
         assert.equal(completion.choices[0]!.finish_reason, "length");
