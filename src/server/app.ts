@@ -3,6 +3,7 @@ import type {ChatEngine} from "../engine/types.js";
 import {unknownRoute} from "../protocol/errors.js";
 import type {Compactor} from "../responses/Compactor.js";
 import type {ResponsesService} from "../responses/ResponsesService.js";
+import {MessagesService} from "../responses/messages/MessagesService.js";
 import type {BackgroundJobs} from "../responses/BackgroundJobs.js";
 import type {ConversationStore} from "../store/ConversationStore.js";
 import type {ResponseStore} from "../store/ResponseStore.js";
@@ -18,6 +19,7 @@ import {backgroundRouter} from "./routes/background.js";
 import {chatCompletionsRouter} from "./routes/chatCompletions.js";
 import {compactRouter} from "./routes/compact.js";
 import {conversationsRouter} from "./routes/conversations.js";
+import {messagesRouter} from "./routes/messages.js";
 import {modelsRouter} from "./routes/models.js";
 import {responsesRouter} from "./routes/responses.js";
 import {statusRouter} from "./routes/status.js";
@@ -78,6 +80,7 @@ export function createApp(options: AppOptions): Express {
     }
     api.use(responsesRouter(options.responses, {streamKeepAliveMs: options.streamKeepAliveMs}));
     api.use(chatCompletionsRouter(options.responses, {streamKeepAliveMs: options.streamKeepAliveMs}));
+    api.use(messagesRouter(new MessagesService(options.responses), {streamKeepAliveMs: options.streamKeepAliveMs}));
     api.use(modelsRouter(options.engine, Math.floor(Date.now() / 1000)));
     app.use("/v1", api);
     app.use(api);

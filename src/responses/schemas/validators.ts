@@ -8,6 +8,7 @@ import {conversationUpdateSchema, type ConversationUpdateBody} from "./conversat
 import {createRequestSchema, type CreateRequestBody} from "./createRequest.js";
 import {defsSchema} from "./defs.js";
 import {errorNotesKeyword} from "./errorNotes.js";
+import {messagesRequestSchema, type MessagesRequestBody} from "./messagesRequest.js";
 import {pageQuerySchema, type PageQuery} from "./pageQuery.js";
 import {socketMessageSchema, type SocketMessageBody} from "./socketMessage.js";
 
@@ -38,6 +39,7 @@ export const validateConversationUpdate = compile<ConversationUpdateBody>(conver
 export const validateConversationItems = compile<ConversationItemsBody>(conversationItemsSchema);
 export const validatePageQuery = compile<PageQuery>(pageQuerySchema);
 export const validateSocketMessage = compile<SocketMessageBody>(socketMessageSchema);
+export const validateMessagesRequest = compile<MessagesRequestBody>(messagesRequestSchema);
 
 /**
  * The body typed as its schema says, or a 400 naming the first parameter that does not fit. Callers bound the

@@ -2,6 +2,7 @@ import {STATUS_CODES} from "node:http";
 import type {ErrorRequestHandler, Response} from "express";
 import {toApiError} from "../../responses/engineErrors.js";
 import {ApiError, describeForLog, httpLibraryError, invalidPath, retryAfterSeconds} from "../../protocol/errors.js";
+import {isMessagesPath, toMessagesError} from "../messagesErrors.js";
 
 /**
  * The last handler: every error leaves as `{"error": {...}}` with its status; the server keeps serving.
@@ -20,11 +21,16 @@ export function errorHandler(log?: (line: string) => void): ErrorRequestHandler 
     };
 }
 
-/** Answers with the error's status and body, and `Retry-After` on a 429 or 503. */
+/** Answers with the error's status and body (Anthropic's on its Messages paths), and `Retry-After` on a 429 or 503. */
 export function sendApiError(res: Response, apiError: ApiError): void {
     const retryAfter = retryAfterSeconds(apiError);
     if (retryAfter != null)
         res.setHeader("Retry-After", String(retryAfter));
+    if (isMessagesPath(res.req.originalUrl)) {
+        const {status, body} = toMessagesError(apiError);
+        res.status(status).json(body);
+        return;
+    }
     res.status(apiError.sentStatus).json(apiError.toBody());
 }
 

@@ -1,0 +1,150 @@
+import {newId} from "../../protocol/ids.js";
+import type {
+    MessageContentBlock, MessageObject, MessagesBlockDelta, MessagesStreamEvent, MessageStopReason, MessageUsage
+} from "../../protocol/messagesWire.js";
+import type {OutputItem, ResponseObject, StreamEvent} from "../../protocol/wire.js";
+import {StopSequenceCut} from "./StopSequenceCut.js";
+
+export type MessagesEventSink = (event: MessagesStreamEvent) => void;
+
+/** The prompt's tokens as admission measured them: what `message_start` reports before any output. */
+export type PromptUsage = {promptTokens: number, cachedPrefixTokens: number};
+
+/**
+ * Reads a response's stream events (the Responses domain's one generation path) and writes the Anthropic message
+ * they make: its stream events (`message_start`, the content blocks, `message_delta`, `message_stop`) to `sink`, and
+ * the message object itself for a client that did not stream. Reasoning items become `thinking` blocks, message
+ * items `text` blocks, function calls `tool_use` blocks; `stop_sequences` cut the text here.
+ */
+export class MessageAssembler {
+    private readonly message: MessageObject;
+    private readonly cut: StopSequenceCut;
+    /** The block index of each open output item, by its `output_index`. */
+    private readonly open = new Map<number, number>();
+
+    public constructor(model: string, stopSequences: readonly string[], private readonly sink: MessagesEventSink) {
+        this.cut = new StopSequenceCut(stopSequences);
+        this.message = {
+            id: newId("msg"), type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null,
+            usage: {input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0}
+        };
+    }
+
+    /** The message as it stands: whole once the response completed. */
+    public get result(): MessageObject {
+        return this.message;
+    }
+
+    /** Opens the stream with the prompt's usage (known once the request was admitted). */
+    public start(prompt: PromptUsage): void {
+        this.message.usage = usage(prompt.promptTokens, prompt.cachedPrefixTokens, 0);
+        this.sink({type: "message_start", message: structuredClone(this.message)});
+    }
+
+    public onEvent(event: StreamEvent): void {
+        switch (event.type) {
+            case "response.output_item.added":
+                this.addBlock(event.output_index, event.item);
+                break;
+            case "response.output_text.delta":
+                this.text(event.output_index, this.cut.push(event.delta));
+                break;
+            case "response.reasoning_text.delta":
+                this.delta(event.output_index, {type: "thinking_delta", thinking: event.delta});
+                break;
+            case "response.function_call_arguments.delta":
+                this.delta(event.output_index, {type: "input_json_delta", partial_json: event.delta});
+                break;
+            case "response.output_item.done":
+                this.closeBlock(event.output_index, event.item);
+                break;
+            case "response.completed":
+            case "response.incomplete":
+                this.finish(event.response);
+                break;
+            case "response.failed":
+                this.sink({type: "error", error: {type: "api_error", message: event.response.error?.message ?? "The generation failed."}});
+                break;
+        }
+    }
+
+    private addBlock(outputIndex: number, item: OutputItem): void {
+        const block = newBlock(item);
+        if (block == null || this.cut.stoppedAt != null)
+            return;
+        const index = this.message.content.push(block) - 1;
+        this.open.set(outputIndex, index);
+        this.sink({type: "content_block_start", index, content_block: structuredClone(block)});
+    }
+
+    private text(outputIndex: number, text: string): void {
+        if (text !== "")
+            this.delta(outputIndex, {type: "text_delta", text});
+    }
+
+    private delta(outputIndex: number, delta: MessagesBlockDelta): void {
+        const index = this.open.get(outputIndex);
+        if (index == null)
+            return;
+        const block = this.message.content[index]!;
+        if (delta.type === "text_delta" && block.type === "text")
+            block.text += delta.text;
+        else if (delta.type === "thinking_delta" && block.type === "thinking")
+            block.thinking += delta.thinking;
+        this.sink({type: "content_block_delta", index, delta});
+    }
+
+    private closeBlock(outputIndex: number, item: OutputItem): void {
+        if (item.type === "message")
+            this.text(outputIndex, this.cut.flush());
+        const index = this.open.get(outputIndex);
+        if (index == null)
+            return;
+        const block = this.message.content[index]!;
+        if (block.type === "tool_use" && item.type === "function_call")
+            block.input = parseArguments(item.arguments);
+        this.open.delete(outputIndex);
+        this.sink({type: "content_block_stop", index});
+    }
+
+    private finish(response: ResponseObject): void {
+        const stopSequence = this.cut.stoppedAt;
+        const stopReason: MessageStopReason = stopSequence != null ? "stop_sequence"
+            : response.status === "incomplete" ? "max_tokens"
+                : this.message.content.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn";
+        this.message.stop_reason = stopReason;
+        this.message.stop_sequence = stopSequence;
+        if (response.usage != null)
+            this.message.usage = usage(response.usage.input_tokens, response.usage.input_tokens_details.cached_tokens, response.usage.output_tokens);
+        this.sink({type: "message_delta", delta: {stop_reason: stopReason, stop_sequence: stopSequence}, usage: {...this.message.usage}});
+        this.sink({type: "message_stop"});
+    }
+}
+
+function newBlock(item: OutputItem): MessageContentBlock | null {
+    switch (item.type) {
+        case "message":
+            return {type: "text", text: ""};
+        case "reasoning":
+            // Thoughts are the local model's own, unsigned: a client sends them back as they came.
+            return {type: "thinking", thinking: "", signature: ""};
+        case "function_call":
+            return {type: "tool_use", id: item.call_id, name: item.name, input: {}};
+        default:
+            return null;
+    }
+}
+
+/** Anthropic's `input_tokens` leave out the cached prefix (`cache_read_input_tokens`); nothing is written to a paid cache. */
+function usage(promptTokens: number, cachedTokens: number, outputTokens: number): MessageUsage {
+    return {input_tokens: promptTokens - cachedTokens, output_tokens: outputTokens, cache_read_input_tokens: cachedTokens, cache_creation_input_tokens: 0};
+}
+
+/** A call's arguments as the object `tool_use.input` holds (a call cut by the token limit keeps what parsed: nothing). */
+function parseArguments(text: string): unknown {
+    try {
+        return JSON.parse(text) as unknown;
+    } catch {
+        return {};
+    }
+}

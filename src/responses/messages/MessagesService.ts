@@ -1,0 +1,47 @@
+import type {EngineLease} from "../../engine/types.js";
+import type {MessageObject} from "../../protocol/messagesWire.js";
+import type {PreparedResponse} from "../preparedResponse.js";
+import type {ResponsesService} from "../ResponsesService.js";
+import {MessageAssembler, type MessagesEventSink} from "./MessageAssembler.js";
+import {parseMessagesRequest, type MessagesRequest} from "./messagesRequest.js";
+
+/** A Messages request checked and mapped: its Responses form, prepared, and what only Messages has. */
+export type PreparedMessage = {request: MessagesRequest, prepared: PreparedResponse};
+
+export type MessageRunOptions = {sink?: MessagesEventSink, signal?: AbortSignal};
+
+/**
+ * Anthropic's Messages API on the Responses domain's one generation path: a Messages body is mapped onto a Responses
+ * create body (`messagesRequest.ts`, never stored) and goes through the same prepare → admit → run, so the engine,
+ * queue, limits, metrics and prompt-cache reuse are those of every response; `MessageAssembler` turns the response's
+ * events into Anthropic's. Transport-free, like `ResponsesService`.
+ */
+export class MessagesService {
+    public constructor(private readonly responses: ResponsesService) {}
+
+    /** Every check that can refuse the request, before any generation. */
+    public prepare(owner: string, body: unknown): PreparedMessage {
+        const request = parseMessagesRequest(body);
+        return {request, prepared: this.responses.prepare(owner, request.responsesBody)};
+    }
+
+    /** A sequence for the prompt: a full queue or an oversized prompt fails here, before any event. */
+    public admit(message: PreparedMessage, signal?: AbortSignal): Promise<EngineLease> {
+        return this.responses.admit(message.prepared, signal);
+    }
+
+    /** Generates on an admitted lease (released when done); the events go to `sink`, the message is returned. */
+    public async run(message: PreparedMessage, lease: EngineLease, options: MessageRunOptions = {}): Promise<MessageObject> {
+        const assembler = new MessageAssembler(message.request.model, message.request.stopSequences, options.sink ?? (() => undefined));
+        assembler.start(lease);
+        await this.responses.run(message.prepared, lease, {signal: options.signal, sink: (event) => assembler.onEvent(event)});
+        return assembler.result;
+    }
+
+    /** The prompt's tokens, rendered exactly as `run` renders it (system, turns and tools). */
+    public async countTokens(owner: string, body: unknown): Promise<{input_tokens: number}> {
+        const request = parseMessagesRequest(body, {countOnly: true});
+        const counted = await this.responses.countInputTokens(owner, {...request.responsesBody, stream: false});
+        return {input_tokens: counted.input_tokens};
+    }
+}

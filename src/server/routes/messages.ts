@@ -1,0 +1,81 @@
+import {Router, type Request, type Response} from "express";
+import type {MessagesService} from "../../responses/messages/MessagesService.js";
+import {toApiError} from "../../responses/engineErrors.js";
+import type {MessageObject} from "../../protocol/messagesWire.js";
+import {sendApiError} from "../middleware/errorHandler.js";
+import {toMessagesError} from "../messagesErrors.js";
+import {SseStream} from "../sse.js";
+import {disconnectSignal, notingFailure, type ResponsesRouteOptions} from "./responses.js";
+
+/** Anthropic's keep-alive, sent while a long prompt is evaluated (its clients count it as activity). */
+const ping = {type: "ping"};
+
+/** A failure after the stream opened: Anthropic's `error` event. */
+function errorEvent(error: unknown) {
+    return toMessagesError(toApiError(error)).body;
+}
+
+function recordUsage(res: Response, message: MessageObject): void {
+    const {usage} = message;
+    res.locals.usage = {input: usage.input_tokens + usage.cache_read_input_tokens, output: usage.output_tokens};
+}
+
+/**
+ * Anthropic's Messages API: `POST /v1/messages` (stream or not) and `POST /v1/messages/count_tokens`. The
+ * `anthropic-version` and `anthropic-beta` headers and `?beta=true` are accepted and change nothing; errors on these
+ * paths are Anthropic's shape (`sendApiError`).
+ */
+export function messagesRouter(service: MessagesService, options: ResponsesRouteOptions = {}): Router {
+    const router = Router();
+
+    router.post("/messages", async (req: Request, res: Response) => {
+        const message = service.prepare(req.owner, req.body);
+        const signal = disconnectSignal(res);
+        if (!message.request.stream) {
+            const lease = await service.admit(message, signal);
+            let engineFailure: unknown = undefined;
+            const result = await service.run(message, notingFailure(lease, (error) => (engineFailure = error)), {signal});
+            // As for Responses: a failed generation answers with its own status, never a 200.
+            if (engineFailure !== undefined) {
+                sendApiError(res, toApiError(engineFailure));
+                return;
+            }
+            recordUsage(res, result);
+            res.json(result);
+            return;
+        }
+
+        // Keep-alives are comments while the request waits for a sequence, then `ping` once `message_start` is out.
+        const stream = new SseStream(res, {keepAliveMs: options.streamKeepAliveMs, keepAliveEvent: ping});
+        let lease;
+        try {
+            lease = await service.admit(message, signal);
+        } catch (error) {
+            if (!stream.started) {
+                stream.stopKeepAlive();
+                throw error;
+            }
+            if (!signal.aborted)
+                stream.send(errorEvent(error));
+            stream.end();
+            return;
+        }
+        try {
+            recordUsage(res, await service.run(message, lease, {signal, sink: (event) => stream.send(event)}));
+        } catch (error) {
+            if (signal.aborted)
+                return;
+            if (stream.started)
+                stream.send(errorEvent(error));
+            throw error;
+        } finally {
+            stream.end();
+        }
+    });
+
+    router.post("/messages/count_tokens", async (req, res) => {
+        res.json(await service.countTokens(req.owner, req.body));
+    });
+
+    return router;
+}
