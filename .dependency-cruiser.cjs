@@ -1,6 +1,7 @@
 /**
  * The layers of docs/architecture.md, checked in `npm test` (test/architecture.test.ts runs dependency-cruiser):
- * each folder imports only the folders below it, node-llama-cpp only in src/engine, vscode only in the VS Code face,
+ * each folder imports only the folders below it, node-llama-cpp only in src/engine/llama and src/engine/models, the llama
+ * engine only from src/engine and src/host, vscode only in the VS Code face,
  * and no import circles.
  */
 const below = {
@@ -24,10 +25,18 @@ module.exports = {
     forbidden: [
         ...Object.keys(below).map(layerRule),
         {
-            name: "only-engine-imports-node-llama-cpp",
+            name: "only-llama-engine-and-model-tools-import-node-llama-cpp",
+            comment: "node-llama-cpp is the local engine's (src/engine/llama) and the model-file tools' (src/engine/models) alone",
             severity: "error",
-            from: {path: "^src/", pathNot: "^src/engine/"},
+            from: {path: "^src/", pathNot: "^src/engine/(llama|models)/"},
             to: {path: "node_modules/(node-llama-cpp|@node-llama-cpp)/"}
+        },
+        {
+            name: "llama-engine-only-behind-the-port",
+            comment: "the domain, the server and the faces know engines by the port (src/engine/*.ts); only the host picks LlamaEngine",
+            severity: "error",
+            from: {path: "^src/", pathNot: "^src/(engine|host)/"},
+            to: {path: "^src/engine/llama/"}
         },
         {
             name: "only-vscode-face-imports-vscode",

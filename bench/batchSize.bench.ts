@@ -15,7 +15,7 @@
 import os from "node:os";
 import {parseArgs} from "node:util";
 import type {LlamaContext, LlamaContextSequence, LlamaModel, Token} from "node-llama-cpp";
-import {loadNodeLlamaCpp} from "../src/engine/loadBinding.js";
+import {loadNodeLlamaCpp} from "../src/engine/models/loadBinding.js";
 import {models} from "../test/helpers/paths.js";
 import {syntheticModel, type SyntheticShape} from "../test/helpers/syntheticModel.js";
 import {words} from "./filler.js";

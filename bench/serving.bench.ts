@@ -18,7 +18,7 @@ import {normalizeInput} from "../src/responses/inputItems.js";
 import {spawn, type ChildProcess} from "node:child_process";
 import {fileURLToPath} from "node:url";
 import {defaultBatchSize} from "../src/engine/engineDefaults.js";
-import {loadNodeLlamaCpp} from "../src/engine/loadBinding.js";
+import {loadNodeLlamaCpp} from "../src/engine/models/loadBinding.js";
 import {models} from "../test/helpers/paths.js";
 import {alternating, median, quantile} from "./pairs.js";
 

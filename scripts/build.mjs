@@ -17,8 +17,8 @@ const common = {
 
 await Promise.all([
     build({...common, entryPoints: ["src/cli.ts"], outfile: "dist/cli.js", banner: {js: "#!/usr/bin/env node"}}),
-    // The prompt tokenizer's worker thread (src/engine/TokenizerWorker.ts), loaded from beside the bundles.
-    build({...common, entryPoints: ["src/engine/tokenizerWorkerMain.ts"], outfile: "dist/tokenizerWorkerMain.js"}),
+    // The prompt tokenizer's worker thread (src/engine/llama/TokenizerWorker.ts), loaded from beside the bundles.
+    build({...common, entryPoints: ["src/engine/llama/tokenizerWorkerMain.ts"], outfile: "dist/tokenizerWorkerMain.js"}),
     ...(process.argv.includes("--cli-only") ? [] : await extensionBuilds())
 ]);
 

@@ -1,5 +1,5 @@
 // Builds the platform-specific VSIXs: one per VS Code target, each carrying only node-llama-cpp's prebuilt binary
-// package(s) for its platform (src/engine/prebuiltBinaries.ts says which; the extension's loader reads the same table).
+// package(s) for its platform (src/engine/models/prebuiltBinaries.ts says which; the extension's loader reads the same table).
 // Usage: node scripts/package-vsix.mjs [--target T ...] [--gpu vulkan|cuda] [--force] [--tools DIR]
 //   no --target: every target (npm run package); --gpu adds that optional GPU build to linux-x64 / win32-x64.
 //
@@ -21,7 +21,7 @@ import {tsImport} from "tsx/esm/api";
 import {fetchPinnedPackage, repo} from "./lib/pinnedPackages.mjs";
 
 // The table the extension's loader reads at run time (TypeScript, loaded through tsx, a devDependency).
-const {binariesForTarget, packagesForTarget, vscodeTargets} = await tsImport("../src/engine/prebuiltBinaries.ts", import.meta.url);
+const {binariesForTarget, packagesForTarget, vscodeTargets} = await tsImport("../src/engine/models/prebuiltBinaries.ts", import.meta.url);
 
 const {values} = parseArgs({
     options: {target: {type: "string", multiple: true}, gpu: {type: "string"}, force: {type: "boolean", default: false}, tools: {type: "string"}}
@@ -58,7 +58,7 @@ const ownFiles = [["dist/extension.js"], ["dist/tokenizerWorkerMain.js"], ["dist
 
 /** Files whose content decides a VSIX, besides its target and extra build. */
 const inputFiles = [
-    "scripts/package-vsix.mjs", "scripts/lib/pinnedPackages.mjs", "src/engine/prebuiltBinaries.ts", "package.json", "package-lock.json",
+    "scripts/package-vsix.mjs", "scripts/lib/pinnedPackages.mjs", "src/engine/models/prebuiltBinaries.ts", "package.json", "package-lock.json",
     ...ownFiles.flatMap(([from]) => listFiles(path.join(repo, from)).map((file) => path.relative(repo, file)))
 ];
 

@@ -1,6 +1,5 @@
 import type {GenerationActivity} from "./GenerationActivity.js";
-import type {GenerationSummary, LoadProgress} from "./LlamaEngine.js";
-import type {ChatEngine, EngineState, ModelInfo} from "./types.js";
+import type {ChatEngine, EngineState, GenerationSummary, LoadProgress, ModelInfo} from "./types.js";
 
 /**
  * What the host and its faces need from an engine beyond `ChatEngine`: loading, lifecycle and live activity.
@@ -8,6 +7,8 @@ import type {ChatEngine, EngineState, ModelInfo} from "./types.js";
  */
 export interface HostedEngine extends ChatEngine {
     readonly activity: GenerationActivity;
+    /** With `kind` `upstream`: the name sent to the upstreams as `model` (the served `model.id` may be an alias). */
+    readonly upstreamModelName?: string;
     onStateChange(listener: (state: EngineState) => void): () => void;
     onGeneration(listener: (summary: GenerationSummary) => void): () => void;
     /** The local engine loads a GGUF file; the upstream engine connects and takes this as the upstream model's name ("" = the upstream's first). */

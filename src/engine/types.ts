@@ -160,8 +160,15 @@ export type EngineLease = {
     release(): void
 };
 
+/**
+ * Where an engine generates: `local`, a GGUF model loaded in this process; `upstream`, the Chat Completions servers it
+ * fronts. What a caller needs to know about the engine it has (what "no model" means, say), so it never tests a class.
+ */
+export type EngineKind = "local" | "upstream";
+
 /** What the Responses layer needs from an engine. */
 export interface ChatEngine {
+    readonly kind: EngineKind;
     readonly state: EngineState;
     readonly model: ModelInfo | null;
     /** Waits for a sequence for this prompt; rejects with `queue_full` or `context_overflow` at once. */
@@ -190,3 +197,12 @@ export type UpstreamStats = {
     errors: number,
     lastError: string | null
 };
+
+/** The `gpu` setting / `--gpu` flag: `false` is the CPU only, `"auto"` any GPU backend there is. */
+export type GpuChoice = "auto" | false | "cuda" | "vulkan" | "metal";
+
+/** How far loading has come: the native binding, the model's weights, then its context (0 to 1 each). */
+export type LoadProgress = {phase: "binding" | "model" | "context", progress: number};
+
+/** A finished generation as engines report it to their listeners (the inspector's timings, the logs). */
+export type GenerationSummary = GenerationResult & {durationMs: number};

@@ -1,7 +1,6 @@
 import path from "node:path";
 import type {HostedEngine} from "../engine/HostedEngine.js";
-import type {LoadProgress} from "../engine/LlamaEngine.js";
-import type {EngineState, ModelInfo} from "../engine/types.js";
+import type {EngineState, LoadProgress, ModelInfo} from "../engine/types.js";
 import {CompactionCodec} from "../responses/compaction.js";
 import {Compactor} from "../responses/Compactor.js";
 import {ResponsesService, type ResponsesServiceOptions} from "../responses/ResponsesService.js";
@@ -16,7 +15,6 @@ import {ResponseStore} from "../store/ResponseStore.js";
 import {StreamReaderSlots} from "../server/StreamReaderSlots.js";
 import {DurableStoreUnavailableError, StoreDatabase} from "../store/durable/StoreDatabase.js";
 import type {HostConfig} from "./config.js";
-import {UpstreamEngine} from "../engine/upstream/UpstreamEngine.js";
 import {createEngine} from "./createEngine.js";
 import {listUpstreamModels, type UpstreamModelListing} from "./upstreamModels.js";
 import {readOrCreateSecret} from "./dataFolder.js";
@@ -165,7 +163,7 @@ export class LocalResponsesHost {
 
     /** The model name sent to the upstreams while connected (`model.id` may be an alias); null with the local engine or disconnected. */
     public get upstreamModel(): string | null {
-        return this.engine instanceof UpstreamEngine && this.engine.model != null ? this.engine.upstreamModelName : null;
+        return this.engine.model != null ? this.engine.upstreamModelName ?? null : null;
     }
 
     /** Loads the GGUF file `modelPath`, or with `--engine upstream` connects to the upstreams (`modelPath` is then ignored). */

@@ -1,7 +1,7 @@
 import {parseArgs} from "node:util";
-import type {GpuChoice} from "../engine/LlamaEngine.js";
+import type {GpuChoice} from "../engine/types.js";
 import {isKeyCacheType, keyCacheTypes, type KeyCacheType} from "../engine/keyCacheType.js";
-import {defaultPromptCacheMaxBytes, defaultPromptCacheMinTokens, defaultPromptCacheTtlSeconds} from "../engine/PromptStateCache.js";
+import {defaultPromptCacheMaxBytes, defaultPromptCacheMinTokens, defaultPromptCacheTtlSeconds} from "../engine/llama/PromptStateCache.js";
 import {defaultConfig, isUpstreamUrl, type HostConfig, type StoreSettings} from "./config.js";
 import {defaultDataDir} from "./dataFolder.js";
 

@@ -1,6 +1,6 @@
-import {defaultBusyPollBelowTokenMs} from "../engine/BusyPoll.js";
+import {defaultBusyPollBelowTokenMs} from "../engine/llama/BusyPoll.js";
 import {defaultPromptThreads, defaultQueueLimit, defaultThreads} from "../engine/engineDefaults.js";
-import type {GpuChoice} from "../engine/LlamaEngine.js";
+import type {GpuChoice} from "../engine/types.js";
 import {defaultKeyCacheType, type KeyCacheType} from "../engine/keyCacheType.js";
 import {defaultUpstreamHealthIntervalMs, defaultUpstreamTimeoutSeconds} from "../engine/upstream/UpstreamEngine.js";
 import {defaultBackgroundJobLimits} from "../responses/BackgroundJobs.js";
@@ -100,7 +100,7 @@ export type StorageSettings = {
     /**
      * Disk budget of the prompt cache (`prompt-states/` in `dataDir`, durable store only): evaluated prompts saved to
      * be loaded after a restart instead of evaluated again. 0 turns it off. Defaults to `defaultPromptCacheMaxBytes`
-     * (src/engine/PromptStateCache.ts).
+     * (src/engine/llama/PromptStateCache.ts).
      */
     promptCacheMaxBytes?: number,
     /** Prompts shorter than this are not saved. Defaults to `defaultPromptCacheMinTokens`. */

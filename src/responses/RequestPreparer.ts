@@ -52,7 +52,7 @@ export class RequestPreparer {
         const loaded = this.engine.model;
         if (loaded == null)
             // An upstream engine has no model to load: what is missing is its connection (Load Model… connects).
-            throw modelNotLoaded(this.engine.stats().upstreams != null ? "The upstream servers are not connected: no model is served." : undefined);
+            throw modelNotLoaded(this.engine.kind === "upstream" ? "The upstream servers are not connected: no model is served." : undefined);
         if (this.options.strictModel && requested != null && requested !== loaded.id)
             throw modelNotFound(requested, loaded.id);
         return loaded.id;

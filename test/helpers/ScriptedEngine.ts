@@ -16,6 +16,7 @@ export type Script = {
  * this never replaces them. It records the requests it was given.
  */
 export class ScriptedEngine implements ChatEngine {
+    public readonly kind = "local";
     public readonly state: EngineState = "ready";
     public readonly model: ModelInfo = {id: "scripted", path: "/dev/null", contextSize: 4096, sequences: 1, trainContextSize: 4096, chatWrapper: "scripted"};
     public readonly requests: GenerationRequest[] = [];

@@ -1,4 +1,4 @@
-import {LlamaEngine, type LlamaEngineOptions} from "../../src/engine/LlamaEngine.js";
+import {LlamaEngine, type LlamaEngineOptions} from "../../src/engine/llama/LlamaEngine.js";
 
 /**
  * Runs `use` on a real LlamaEngine loaded with `modelPath` (one thread, a 1024-token context and one sequence unless

@@ -1,6 +1,6 @@
 import {after, before} from "node:test";
 import type {Llama, LlamaModel} from "node-llama-cpp";
-import {loadNodeLlamaCpp} from "../../src/engine/loadBinding.js";
+import {loadNodeLlamaCpp} from "../../src/engine/models/loadBinding.js";
 import {models} from "./paths.js";
 
 /**

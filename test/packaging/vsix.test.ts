@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import {after, before, describe, it, test} from "node:test";
 import {repoRoot} from "../helpers/paths.js";
-import {packagesForTarget, vscodeTargets} from "../../src/engine/prebuiltBinaries.js";
+import {packagesForTarget, vscodeTargets} from "../../src/engine/models/prebuiltBinaries.js";
 import {headerBytes, readNativeHeader, type NativeArch, type NativeFormat} from "./helpers/nativeHeader.js";
 import {buildVsixs, listFiles, readStart, unpackVsix, vsixPath} from "./helpers/vsix.js";
 

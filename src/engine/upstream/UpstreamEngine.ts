@@ -5,9 +5,9 @@ import {GenerationActivity} from "../GenerationActivity.js";
 import {Emitter} from "../../protocol/Emitter.js";
 import {generateOnLease} from "../generateOnLease.js";
 import type {HostedEngine} from "../HostedEngine.js";
-import type {GenerationSummary} from "../LlamaEngine.js";
 import type {
-    ChatEngine, ChatTurn, EngineLease, EngineState, EngineStats, GenerationRequest, GenerationResult, ModelInfo, PromptShape, ToolSpec
+    ChatEngine, ChatTurn, EngineLease, EngineState, EngineStats, GenerationRequest, GenerationResult, GenerationSummary, ModelInfo, PromptShape,
+    ToolSpec
 } from "../types.js";
 import {estimatePromptTokens, toChatCompletionsBody, toChatMessages, toChatTools} from "./chatRequest.js";
 import {streamCompletion} from "./streamCompletion.js";
@@ -55,6 +55,7 @@ export const defaultUpstreamHealthIntervalMs = 5000;
  *   available upstream; a failure after output has started ends the generation with that error.
  */
 export class UpstreamEngine implements ChatEngine, HostedEngine {
+    public readonly kind = "upstream";
     public readonly activity = new GenerationActivity();
     private readonly upstreams: Upstream[];
     private readonly router: UpstreamRouter;

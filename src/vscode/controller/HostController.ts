@@ -1,5 +1,4 @@
-import type {LoadProgress} from "../../engine/LlamaEngine.js";
-import type {EngineState, ModelInfo} from "../../engine/types.js";
+import type {EngineState, LoadProgress, ModelInfo} from "../../engine/types.js";
 import {LocalResponsesHost, type HostEvents} from "../../host/LocalResponsesHost.js";
 import {checkExposure} from "../../host/exposure.js";
 import type {RequestLogEntry} from "../../server/middleware/requestLog.js";

@@ -1,4 +1,4 @@
-import type {GenerationSummary} from "../../engine/LlamaEngine.js";
+import type {GenerationSummary} from "../../engine/types.js";
 import {responseTimings} from "../../responses/timings.js";
 import type {TimingSample} from "./inspectorProtocol.js";
 import {Emitter} from "../../protocol/Emitter.js";

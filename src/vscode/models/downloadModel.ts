@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import * as vscode from "vscode";
-import {downloadModel, isDownloadableModelUri} from "../../engine/downloadModel.js";
-import {estimateModelFit} from "../../engine/modelFit.js";
+import {downloadModel, isDownloadableModelUri} from "../../engine/models/downloadModel.js";
+import {estimateModelFit} from "../../engine/models/modelFit.js";
 import {formatBytes} from "./formatBytes.js";
 import {describeEntry, describeFit, parseCatalog, type CatalogEntry} from "./modelCatalog.js";
 import type {CommandContext} from "../CommandContext.js";

@@ -1,5 +1,5 @@
-import type {ModelFit} from "../../engine/modelFit.js";
-import {isDownloadableModelUri, singleFileUrl} from "../../engine/downloadModel.js";
+import type {ModelFit} from "../../engine/models/modelFit.js";
+import {isDownloadableModelUri, singleFileUrl} from "../../engine/models/downloadModel.js";
 import {formatBytes} from "./formatBytes.js";
 import {commitHash, pinRevision} from "./pinRevision.js";
 

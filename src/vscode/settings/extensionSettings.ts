@@ -1,6 +1,6 @@
 import os from "node:os";
 import path from "node:path";
-import type {GpuChoice} from "../../engine/LlamaEngine.js";
+import type {GpuChoice} from "../../engine/types.js";
 import {defaultPromptThreads, defaultThreads} from "../../engine/engineDefaults.js";
 import {isKeyCacheType, keyCacheTypes, type KeyCacheType} from "../../engine/keyCacheType.js";
 import {defaultConfig, isUpstreamUrl, type HostConfig} from "../../host/config.js";

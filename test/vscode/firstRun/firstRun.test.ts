@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import {test} from "node:test";
-import type {ModelFit} from "../../../src/engine/modelFit.js";
+import type {ModelFit} from "../../../src/engine/models/modelFit.js";
 import {FirstRunProgress, walkthroughId} from "../../../src/vscode/firstRun/FirstRunProgress.js";
 import {describeEntry, describeFit, parseCatalog} from "../../../src/vscode/models/modelCatalog.js";
 import {walkthroughKeys} from "../../../src/vscode/manifest/viewIds.js";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import {test} from "node:test";
-import type {GenerationSummary} from "../../../src/engine/LlamaEngine.js";
+import type {GenerationSummary} from "../../../src/engine/types.js";
 import {formatDuration, formatPerSecond, timingFacts} from "../../../src/vscode/inspector/timingFormat.js";
 import {TimingHistory, timingWindowMs} from "../../../src/vscode/inspector/TimingHistory.js";
 import {chartData, describeTimingSamples, median} from "../../../src/vscode/inspector/timingSummary.js";

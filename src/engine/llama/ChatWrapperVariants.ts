@@ -1,0 +1,35 @@
+import type {ChatWrapper, LlamaModel} from "node-llama-cpp";
+import {forceFunctionCalls} from "./forcedFunctionCalls.js";
+import type {NodeLlamaCpp} from "../models/loadBinding.js";
+import type {PromptShape} from "../types.js";
+
+export type {PromptShape};
+
+/**
+ * The chat wrappers one model is rendered with, resolved once at load (resolving costs up to
+ * 0.6 s): its own, its "thinking discouraged" variant (reasoning effort `none`), and the
+ * forced-call view used for `tool_choice` required/named. A forced call always renders with
+ * thinking discouraged: with thinking on, the call would sit inside an unclosed thought.
+ */
+export class ChatWrapperVariants {
+    public readonly thinks: boolean;
+    private readonly thinkingOff: ChatWrapper;
+    private readonly forced: ChatWrapper;
+
+    public constructor(public readonly base: ChatWrapper, binding: NodeLlamaCpp, model: LlamaModel) {
+        this.thinks = base.settings.segments?.thought != null;
+        this.thinkingOff = this.thinks
+            ? binding.resolveChatWrapper(model, {customWrapperSettings: {qwen: {thoughts: "discourage"}}})
+            : base;
+        this.forced = forceFunctionCalls(this.thinkingOff, binding);
+    }
+
+    public for(shape: PromptShape): ChatWrapper {
+        if (shape.toolMode?.type === "required")
+            return this.forced;
+        // A JSON grammar constrains every token, a thought's too: structured output is generated without thinking.
+        if (shape.thoughtBudget === 0 || shape.json != null)
+            return this.thinkingOff;
+        return this.base;
+    }
+}

@@ -1,0 +1,42 @@
+import type {ChatWrapper, ChatWrapperGenerateContextStateOptions, ChatWrapperGeneratedContextState} from "node-llama-cpp";
+import type {NodeLlamaCpp} from "../models/loadBinding.js";
+
+/**
+ * A view of a chat wrapper whose generation prompt ends with the wrapper's own function-call prefix,
+ * with function-calling mode engaged from the first token and no way to disengage it.
+ *
+ * That is how `tool_choice: "required"` and a named tool choice are enforced whatever the model:
+ * the model can only continue with a function name (grammar-constrained to the functions passed to
+ * this generation) and then arguments (grammar-constrained to their schema). FunctionaryChatWrapper
+ * uses the same `initiallyEngaged` mechanism for its own prompts.
+ *
+ * The view inherits everything else (settings, history rendering, call parsing) from the wrapper it
+ * wraps, so the rendered history and the KV prefix stay those of the model's own template.
+ */
+export function forceFunctionCalls(wrapper: ChatWrapper, binding: NodeLlamaCpp): ChatWrapper {
+    const forced = Object.create(wrapper) as ChatWrapper;
+    const prefix = wrapper.settings.functions.call.prefix;
+    Object.defineProperty(forced, "wrapperName", {value: `${wrapper.wrapperName}+forcedCall`});
+    forced.generateContextState = (options: ChatWrapperGenerateContextStateOptions): ChatWrapperGeneratedContextState => {
+        const state = wrapper.generateContextState(options);
+        const lastModelTurnIsEmpty = isOpenEmptyModelTurn(options);
+        if (!lastModelTurnIsEmpty || options.availableFunctions == null || Object.keys(options.availableFunctions).length === 0)
+            return state;
+        return {
+            contextText: binding.LlamaText([state.contextText, prefix]),
+            stopGenerationTriggers: state.stopGenerationTriggers,
+            ignoreStartText: [],
+            functionCall: {initiallyEngaged: true, disengageInitiallyEngaged: []}
+        };
+    };
+    return forced;
+}
+
+/**
+ * Only a fresh model turn is forced: once the forced call is in the history (LlamaChat re-renders
+ * after each call), the wrapper's normal rendering lets the model end its turn or call again.
+ */
+function isOpenEmptyModelTurn(options: ChatWrapperGenerateContextStateOptions): boolean {
+    const last = options.chatHistory.at(-1);
+    return last?.type === "model" && last.response.length === 0;
+}
