@@ -5,7 +5,7 @@ const pool = Buffer.alloc(24 * 170);
 let poolOffset = pool.length;
 
 /** OpenAI-style ids: a type prefix and 48 hex characters (sortable enough, unguessable). */
-export function newId(prefix: "resp" | "msg" | "fc" | "call" | "rs" | "ctc" | "cmp" | "conv" | "item"): string {
+export function newId(prefix: "resp" | "msg" | "fc" | "call" | "rs" | "ctc" | "cmp" | "conv" | "item" | "tsc" | "tso"): string {
     if (poolOffset === pool.length) {
         randomFillSync(pool);
         poolOffset = 0;

@@ -16,13 +16,16 @@ export type MessageContentPart = InputTextPart | OutputTextPart | RefusalPart;
 
 export type MessageRole = "user" | "assistant" | "system" | "developer";
 export type ItemStatus = "in_progress" | "completed" | "incomplete";
+/** Which part of its turn an assistant message was (Codex resends it): kept on stored items, never rendered. */
+export type MessagePhase = "commentary" | "final_answer";
 
 type MessageOf<Role extends MessageRole, Part> = {
     type: "message",
     id: string,
     status: ItemStatus,
     role: Role,
-    content: Part[]
+    content: Part[],
+    phase?: MessagePhase | null
 };
 
 export type MessageItem = MessageOf<MessageRole, MessageContentPart>;
@@ -36,7 +39,9 @@ export type FunctionCallItem = {
     type: "function_call",
     id: string,
     call_id: string,
+    /** The function's own name; with `namespace`, its name inside that `namespace` tool. */
     name: string,
+    namespace?: string,
     arguments: string,
     status: ItemStatus
 };
@@ -54,6 +59,7 @@ export type CustomToolCallItem = {
     id: string,
     call_id: string,
     name: string,
+    namespace?: string,
     input: string,
     status?: ItemStatus
 };
@@ -75,6 +81,26 @@ export type ReasoningItem = {
     status?: ItemStatus
 };
 
+/** A call of a client-executed `tool_search` tool: the client searches and answers with a `tool_search_output`. */
+export type ToolSearchCallItem = {
+    type: "tool_search_call",
+    id: string,
+    call_id: string | null,
+    execution: "client" | "server",
+    arguments: unknown,
+    status: ItemStatus
+};
+
+/** The tools a search loaded: offered to the model from the next turn on. */
+export type ToolSearchOutputItem = {
+    type: "tool_search_output",
+    id: string,
+    call_id: string | null,
+    execution: "client" | "server",
+    tools: unknown[],
+    status: ItemStatus
+};
+
 export type CompactionItem = {
     type: "compaction",
     id: string,
@@ -89,12 +115,15 @@ export type Item =
     | CustomToolCallItem
     | CustomToolCallOutputItem
     | ReasoningItem
+    | ToolSearchCallItem
+    | ToolSearchOutputItem
     | CompactionItem;
 
 /** Reasoning the model produced here: its text is always present (`encrypted_content` only when asked for). */
 export type OutputReasoningItem = Omit<ReasoningItem, "content" | "encrypted_content"> & {content: ReasoningTextPart[], encrypted_content?: string};
 
-export type OutputItem = OutputMessageItem | FunctionCallItem | CustomToolCallItem | OutputReasoningItem | CompactionItem;
+export type OutputItem =
+    OutputMessageItem | FunctionCallItem | CustomToolCallItem | OutputReasoningItem | ToolSearchCallItem | CompactionItem;
 
 export type ResponseStatus = "queued" | "in_progress" | "completed" | "incomplete" | "failed" | "cancelled";
 
@@ -116,13 +145,28 @@ export type FunctionToolWire = {
     name: string,
     description: string | null,
     parameters: Record<string, unknown> | null,
-    strict: boolean
+    strict: boolean,
+    /** Left out of the offered tools until a `tool_search_output` loads it. */
+    defer_loading?: boolean
 };
+
+/** A `namespace` tool echoed as sent: its functions are offered to the model as `<namespace>__<name>`. */
+export type NamespaceToolWire = {
+    type: "namespace",
+    name: string,
+    description: string,
+    tools: FunctionToolWire[]
+};
+
+/** A client-executed `tool_search` tool: offered to the model as a function of that name. */
+export type ToolSearchToolWire = {type: "tool_search", execution: "client", description: string | null, parameters: unknown};
+
+export type ToolWire = FunctionToolWire | NamespaceToolWire | ToolSearchToolWire;
 
 export type ToolChoiceWire =
     | "auto" | "none" | "required"
-    | {type: "function", name: string}
-    | {type: "allowed_tools", mode: "auto" | "required", tools: {type: "function", name: string}[]};
+    | {type: "function", name: string, namespace?: string}
+    | {type: "allowed_tools", mode: "auto" | "required", tools: {type: "function", name: string, namespace?: string}[]};
 
 /** The response object, with every field of the Open Responses `ResponseResource` present. */
 export type ResponseObject = {
@@ -138,7 +182,7 @@ export type ResponseObject = {
     instructions: string | null,
     output: OutputItem[],
     error: {code: string, message: string} | null,
-    tools: FunctionToolWire[],
+    tools: ToolWire[],
     tool_choice: ToolChoiceWire,
     truncation: "disabled" | "auto",
     parallel_tool_calls: boolean,

@@ -107,6 +107,8 @@ export class GenerationRunner {
         const publication = new PublicationBuffer(sink, {holdContent, firstSequenceNumber: prepared.announcedThrough});
         const assembler = new ResponseAssembler(prepared.response, publication, {
             customTools: params.tools.custom,
+            namespacedTools: params.tools.namespaced,
+            toolSearch: params.tools.toolSearch,
             sealReasoning: this.reasoning.sealerFor(params)
         });
         if (prepared.announcedThrough == null)

@@ -6,7 +6,8 @@ import type {HistoryResolver, ResolvePrevious} from "./HistoryResolver.js";
 import {normalizeInput} from "./inputItems.js";
 import type {ResponseRepository} from "./ports.js";
 import type {PreparedResponse} from "./preparedResponse.js";
-import type {ResponseObject} from "../protocol/wire.js";
+import type {Item, ResponseObject} from "../protocol/wire.js";
+import {parseToolChoice, withLoadedTools} from "./tools.js";
 
 export type PreparerOptions = {
     /** Require `model` to name the loaded model (404 otherwise). Off by default: any name is served by the loaded model. */
@@ -35,14 +36,15 @@ export class RequestPreparer {
 
     public prepare(owner: string, body: unknown, options: PrepareOptions = {}): PreparedResponse {
         const acceptedAt = performance.now();
-        const params = parseCreateRequest(body, {strictTools: this.options.strictTools});
-        const model = this.checkModel(params.model);
-        if (params.tools.ignored.length > 0)
-            this.options.log?.(`tools: ignored hosted tool types not run by this server: ${[...new Set(params.tools.ignored)].join(", ")}`);
+        const parsed = parseCreateRequest(body, {strictTools: this.options.strictTools});
+        const model = this.checkModel(parsed.model);
+        if (parsed.tools.ignored.length > 0)
+            this.options.log?.(`tools: ignored hosted tool types not run by this server: ${[...new Set(parsed.tools.ignored)].join(", ")}`);
 
-        const inherited = this.history.inherited(owner, params, options.resolvePrevious);
-        const input = normalizeInput(params.rawInput, (id) => this.store.findItem(owner, id));
+        const inherited = this.history.inherited(owner, parsed, options.resolvePrevious);
+        const input = normalizeInput(parsed.rawInput, (id) => this.store.findItem(owner, id));
         const history = [...inherited, ...input];
+        const params = withHistoryTools(parsed, history);
         const turns = this.history.render(owner, history, params.instructions);
 
         return {params, owner, history, input, turns, response: initialResponse(params, model), acceptedAt};
@@ -57,6 +59,12 @@ export class RequestPreparer {
             throw modelNotFound(requested, loaded.id);
         return loaded.id;
     }
+}
+
+/** The params with the tools that tool searches of the history loaded, and the `tool_choice` over them. */
+function withHistoryTools(params: CreateParams, history: readonly Item[]): CreateParams {
+    const tools = withLoadedTools(params.tools, history);
+    return tools === params.tools ? params : {...params, tools, toolChoice: parseToolChoice(params.rawToolChoice, tools)};
 }
 
 /** The response object as created, before generation: the request's settings echoed in OpenAI's shape. */

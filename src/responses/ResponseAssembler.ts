@@ -22,6 +22,10 @@ export type UnvalidatedCut = {
 export type AssemblerOptions = {
     /** Names of tools the model calls as freeform `custom` tools: their calls become `custom_tool_call` items. */
     customTools?: ReadonlySet<string>,
+    /** Offered names of functions inside `namespace` tools: their calls carry the namespace and the function's own name. */
+    namespacedTools?: ReadonlyMap<string, {namespace: string, name: string}>,
+    /** The offered name of a client-executed tool search: its calls become `tool_search_call` items. */
+    toolSearch?: string | null,
     /** Seals a reasoning text into an opaque `encrypted_content` token (when the client asked to include it). */
     sealReasoning?: (text: string) => string
 };
@@ -29,8 +33,14 @@ export type AssemblerOptions = {
 /** `logprobs` are attached after generation, before the message closes (deltas carry none). */
 type OpenMessage = {kind: "message", item: OutputMessageItem, index: number, text: string, logprobs?: Logprob[]};
 type OpenReasoning = {kind: "reasoning", item: OutputReasoningItem, index: number, text: string};
-/** `input` decodes a freeform tool's input as it streams; `streamedInput` is what was published of it. */
-type OpenCall = {kind: "call", item: FunctionCallItem, index: number, custom: boolean, args: string, input?: FreeformInputDecoder, streamedInput: string};
+/**
+ * `form` is the item the call becomes; `toolName` the name it was offered under. `input` decodes a freeform tool's
+ * input as it streams; `streamedInput` is what was published of it.
+ */
+type OpenCall = {
+    kind: "call", item: FunctionCallItem, index: number, form: "function" | "custom" | "search", toolName: string, args: string,
+    input?: FreeformInputDecoder, streamedInput: string
+};
 
 /**
  * The item state machine of one response: turns engine events into Response output items and the stream events
@@ -99,7 +109,7 @@ export class ResponseAssembler {
             this.response.output.splice(open.index, 1);
         }
         for (const call of this.calls.values()) {
-            if (call.custom || !cut.callArguments(call.item.name))
+            if (call.form !== "function" || !cut.callArguments(call.toolName))
                 continue;
             this.publication.withdrawItem(call.index, "response.output_item.added");
             call.args = "";
@@ -216,11 +226,17 @@ export class ResponseAssembler {
         if (this.calls.has(callIndex))
             return;
         this.closeOpen("completed");
-        const custom = this.options.customTools?.has(name) ?? false;
-        const item: FunctionCallItem = {type: "function_call", id: newId("fc"), call_id: newId("call"), name, arguments: "", status: "in_progress"};
+        const form = name === this.options.toolSearch ? "search" : this.options.customTools?.has(name) ? "custom" : "function";
+        const wireName = this.options.namespacedTools?.get(name) ?? {name};
+        const item: FunctionCallItem = {
+            type: "function_call", id: newId(form === "search" ? "tsc" : "fc"), call_id: newId("call"), ...wireName,
+            arguments: "", status: "in_progress"
+        };
         const index = this.response.output.push(item) - 1;
-        this.calls.set(callIndex, {kind: "call", item, index, custom, args: "", input: custom ? new FreeformInputDecoder() : undefined, streamedInput: ""});
-        this.content({type: "response.output_item.added", output_index: index, item: custom ? toCustomCall(item, "") : structuredClone(item)});
+        const input = form === "custom" ? new FreeformInputDecoder() : undefined;
+        const call: OpenCall = {kind: "call", item, index, form, toolName: name, args: "", input, streamedInput: ""};
+        this.calls.set(callIndex, call);
+        this.content({type: "response.output_item.added", output_index: index, item: publishedCall(call, "")});
     }
 
     private appendCallArguments(callIndex: number, delta: string): void {
@@ -229,6 +245,9 @@ export class ResponseAssembler {
             return;
         call.args += delta;
         call.item.arguments = call.args;
+        // A search's arguments are an object in its item, published whole when it ends.
+        if (call.form === "search")
+            return;
         if (call.input == null) {
             this.content({type: "response.function_call_arguments.delta", item_id: call.item.id, output_index: call.index, delta});
             return;
@@ -247,10 +266,16 @@ export class ResponseAssembler {
             return;
         this.calls.delete(callIndex);
         call.item.status = status;
-        if (call.custom) {
+        if (call.form === "search") {
+            const item = publishedCall(call, "");
+            this.response.output[call.index] = item;
+            this.content({type: "response.output_item.done", output_index: call.index, item: structuredClone(item)});
+            return;
+        }
+        if (call.form === "custom") {
             // A cut call has no parsable arguments: its input is what was decoded so far.
             const input = status === "completed" ? customInput(call.args) : call.streamedInput;
-            const item = toCustomCall(call.item, input);
+            const item = publishedCall(call, input);
             this.response.output[call.index] = item;
             if (status === "completed") {
                 const rest = input.startsWith(call.streamedInput) ? input.slice(call.streamedInput.length) : "";
@@ -279,8 +304,33 @@ function toWireLogprob({token, logprob, bytes, topLogprobs}: TokenLogprob): Logp
     return {token, logprob, bytes, top_logprobs: topLogprobs};
 }
 
-function toCustomCall(item: FunctionCallItem, input: string): OutputItem {
-    return {type: "custom_tool_call", id: item.id, call_id: item.call_id, name: item.name, input, status: item.status};
+/** The item a call is published as: a function call, a freeform tool's call with its `input`, or a tool search. */
+function publishedCall(call: OpenCall, input: string): OutputItem {
+    const {item} = call;
+    switch (call.form) {
+        case "function": return structuredClone(item);
+        case "custom": {
+            const {id, call_id, name, status} = item;
+            const namespace = item.namespace == null ? {} : {namespace: item.namespace};
+            return {type: "custom_tool_call", id, call_id, name, ...namespace, input, status};
+        }
+        case "search":
+            return {
+                type: "tool_search_call", id: item.id, call_id: item.call_id, execution: "client",
+                arguments: searchArguments(call.args), status: item.status
+            };
+    }
+}
+
+/** A search's arguments as an object (Codex reads `query` from it); what does not parse (a cut call) stays a string. */
+function searchArguments(args: string): unknown {
+    if (args === "")
+        return {};
+    try {
+        return JSON.parse(args);
+    } catch {
+        return args;
+    }
 }
 
 /** Freeform tools are offered as `{"input": string}` functions; their call carries that string. */

@@ -1,7 +1,7 @@
 import {invalidRequest} from "../protocol/errors.js";
 import {newId} from "../protocol/ids.js";
 import {SealedJson} from "./SealedJson.js";
-import {messageText} from "./transcript.js";
+import {isToolOutput, messageText} from "./transcript.js";
 import type {CompactionItem, Item, MessageItem} from "../protocol/wire.js";
 
 /** What a compaction item carries: the summary, the ids of the items it replaced, and the items kept verbatim. */
@@ -150,13 +150,13 @@ export function allowedSplits(items: readonly Item[]): number[] {
     const splits: number[] = [];
     items.forEach((item, index) => {
         const previous = items[index - 1];
-        const afterToolGroup = previous != null && (previous.type === "function_call_output" || previous.type === "custom_tool_call_output");
+        const afterToolGroup = previous != null && isToolOutput(previous);
         const isUser = item.type === "message" && item.role === "user";
-        if (open.size === 0 && (isUser || afterToolGroup) && item.type !== "function_call_output" && item.type !== "custom_tool_call_output")
+        if (open.size === 0 && (isUser || afterToolGroup) && !isToolOutput(item))
             splits.push(index);
-        if (item.type === "function_call" || item.type === "custom_tool_call")
+        if ((item.type === "function_call" || item.type === "custom_tool_call" || item.type === "tool_search_call") && item.call_id != null)
             open.add(item.call_id);
-        if (item.type === "function_call_output" || item.type === "custom_tool_call_output")
+        if (isToolOutput(item) && item.call_id != null)
             open.delete(item.call_id);
     });
     if (open.size === 0 && items.length > 0)
@@ -174,6 +174,8 @@ export function transcriptText(items: readonly Item[]): string {
             case "function_call_output":
             case "custom_tool_call_output":
                 return `tool result: ${typeof item.output === "string" ? item.output : JSON.stringify(item.output)}`;
+            case "tool_search_call": return `assistant searched tools for ${JSON.stringify(item.arguments)}`;
+            case "tool_search_output": return `tools loaded: ${JSON.stringify(item.tools)}`;
             case "reasoning": return `assistant thought: ${(item.content ?? []).map((part) => part.text).join("")}`;
             case "compaction": return "";
         }

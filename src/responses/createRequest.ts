@@ -5,6 +5,7 @@ import {parseToolChoice, parseTools, type ParsedToolChoice, type ParsedTools, ty
 import type {ReasoningEffort, ReasoningSummary, TextFormat} from "../protocol/wire.js";
 import type {InputBody} from "./schemas/itemDefs.js";
 import type {ContextManagementBody, TextFormatBody} from "./schemas/defs.js";
+import type {ToolChoiceBody} from "./schemas/toolDefs.js";
 import {checkBody, validateCreateRequest} from "./schemas/validators.js";
 
 export type {ReasoningEffort};
@@ -28,6 +29,8 @@ export type CreateParams = {
     include: Set<string>,
     tools: ParsedTools,
     toolChoice: ParsedToolChoice,
+    /** Parsed again once the history is known, when a tool search in it loaded more tools (`withLoadedTools`). */
+    rawToolChoice: ToolChoiceBody | undefined,
     parallelToolCalls: boolean,
     maxToolCalls: number | null,
     textFormat: TextFormat,
@@ -84,6 +87,7 @@ export function parseCreateRequest(body: unknown, options: ToolOptions = {}): Cr
         include,
         tools,
         toolChoice,
+        rawToolChoice: b.tool_choice,
         parallelToolCalls: b.parallel_tool_calls ?? true,
         maxToolCalls: b.max_tool_calls ?? null,
         textFormat: parseTextFormat(b.text?.format),

@@ -26,11 +26,27 @@ function normalizeItem(raw: InputItemBody, param: string, resolveItem?: ItemReso
         case null:
         case "message": return normalizeMessage(raw);
         case "function_call":
-            return {type: "function_call", id: raw.id ?? newId("fc"), call_id: raw.call_id, name: raw.name, arguments: raw.arguments, status};
+            return {
+                type: "function_call", id: raw.id ?? newId("fc"), call_id: raw.call_id, name: raw.name, ...namespaceOf(raw),
+                arguments: raw.arguments, status
+            };
         case "function_call_output":
             return {type: "function_call_output", id: raw.id ?? newId("fc"), call_id: raw.call_id, output: raw.output, status};
         case "custom_tool_call":
-            return {type: "custom_tool_call", id: raw.id ?? newId("ctc"), call_id: raw.call_id, name: raw.name, input: raw.input, status};
+            return {
+                type: "custom_tool_call", id: raw.id ?? newId("ctc"), call_id: raw.call_id, name: raw.name, ...namespaceOf(raw),
+                input: raw.input, status
+            };
+        case "tool_search_call":
+            return {
+                type: "tool_search_call", id: raw.id ?? newId("tsc"), call_id: raw.call_id ?? null, execution: raw.execution ?? "client",
+                arguments: raw.arguments, status
+            };
+        case "tool_search_output":
+            return {
+                type: "tool_search_output", id: raw.id ?? newId("tso"), call_id: raw.call_id ?? null, execution: raw.execution ?? "client",
+                tools: raw.tools, status
+            };
         case "custom_tool_call_output":
             return {type: "custom_tool_call_output", id: raw.id ?? newId("ctc"), call_id: raw.call_id, output: raw.output, status};
         case "reasoning":
@@ -56,7 +72,13 @@ function normalizeMessage(raw: Extract<InputItemBody, {role: unknown}>): Message
     const parts: MessageContentPart[] = typeof raw.content === "string"
         ? [raw.role === "assistant" ? {type: "output_text", text: raw.content, annotations: []} : {type: "input_text", text: raw.content}]
         : raw.content.map(normalizePart);
-    return {type: "message", id: raw.id ?? newId("msg"), status: raw.status ?? "completed", role: raw.role, content: parts};
+    const phase = raw.phase == null ? {} : {phase: raw.phase};
+    return {type: "message", id: raw.id ?? newId("msg"), status: raw.status ?? "completed", role: raw.role, content: parts, ...phase};
+}
+
+/** A call of a function inside a `namespace` tool names it: kept, so that it replays as the function the model saw. */
+function namespaceOf(raw: {namespace?: string}): {namespace?: string} {
+    return raw.namespace == null ? {} : {namespace: raw.namespace};
 }
 
 function normalizePart(part: ContentPartBody): MessageContentPart {

@@ -1,6 +1,7 @@
 import type {ChatTurn, ModelPart} from "../engine/types.js";
 import {invalidRequest} from "../protocol/errors.js";
-import type {Item, MessageItem} from "../protocol/wire.js";
+import type {Item, MessageItem, ToolSearchOutputItem} from "../protocol/wire.js";
+import {namespacedToolName, toolSearchName} from "./tools.js";
 
 export type TranscriptOptions = {
     /** System text for this request only (`instructions`); never inherited through a chain. */
@@ -58,11 +59,30 @@ export function itemsToTurns(items: readonly Item[], options: TranscriptOptions 
                     );
                 usedResults.add(item.call_id);
                 const args = item.type === "function_call" ? item.arguments : JSON.stringify({input: item.input});
-                modelTurn().push({type: "call", name: item.name, arguments: args, result});
+                // A namespace's function renders under the name the model was offered (see tools.ts).
+                const name = item.namespace == null ? item.name : namespacedToolName(item.namespace, item.name);
+                modelTurn().push({type: "call", name, arguments: args, result});
+                break;
+            }
+            case "tool_search_call": {
+                // A search without a call_id (run by OpenAI's servers) cannot be paired: its loaded tools still count.
+                if (item.call_id == null)
+                    break;
+                const result = results.get(item.call_id);
+                if (result == null)
+                    throw invalidRequest(
+                        `No tool output found for search '${item.call_id}' (input[${index}]): send a tool_search_output with this call_id.`,
+                        "input",
+                        "missing_tool_output"
+                    );
+                usedResults.add(item.call_id);
+                const args = typeof item.arguments === "string" ? item.arguments : JSON.stringify(item.arguments ?? {});
+                modelTurn().push({type: "call", name: toolSearchName, arguments: args, result});
                 break;
             }
             case "function_call_output":
             case "custom_tool_call_output":
+            case "tool_search_output":
                 break;
             case "compaction":
                 // Compaction items are expanded before rendering (see compaction.ts); reaching here means an unknown token.
@@ -71,18 +91,37 @@ export function itemsToTurns(items: readonly Item[], options: TranscriptOptions 
     });
 
     for (const item of items)
-        if ((item.type === "function_call_output" || item.type === "custom_tool_call_output") && !usedResults.has(item.call_id))
+        if (isToolOutput(item) && item.call_id != null && !usedResults.has(item.call_id))
             throw invalidRequest(`No tool call found for output with call_id '${item.call_id}'.`, "input", "missing_tool_call");
 
     return turns;
 }
 
+/** A tool's result item, paired with its call by `call_id`. */
+export function isToolOutput(item: Item): item is Extract<Item, {type: `${"function_call" | "custom_tool_call" | "tool_search"}_output`}> {
+    return item.type === "function_call_output" || item.type === "custom_tool_call_output" || item.type === "tool_search_output";
+}
+
 function collectResults(items: readonly Item[]): Map<string, string> {
     const results = new Map<string, string>();
     for (const item of items)
-        if (item.type === "function_call_output" || item.type === "custom_tool_call_output")
+        if (item.type === "tool_search_output") {
+            if (item.call_id != null)
+                results.set(item.call_id, searchResultText(item));
+        } else if (isToolOutput(item))
             results.set(item.call_id, typeof item.output === "string" ? item.output : partsText(item.output));
     return results;
+}
+
+/** What the model reads back of a search: the names it can call from now on (the tools themselves are offered). */
+function searchResultText(item: ToolSearchOutputItem): string {
+    const names = item.tools.flatMap((tool) => {
+        const {type, name, tools} = tool as {type?: string, name?: string, tools?: Array<{name?: string}>};
+        if (type === "namespace" && name != null)
+            return (tools ?? []).map((member) => namespacedToolName(name, String(member.name)));
+        return type === "function" || type === "custom" ? [String(name)] : [];
+    });
+    return names.length === 0 ? "No tools found." : `Loaded tools: ${names.join(", ")}`;
 }
 
 export function messageText(item: MessageItem): string {

@@ -54,7 +54,10 @@ export const extensionEvents = new Set([
 ]);
 
 /** Output item types OpenAI emits that the spec's ItemField does not list. */
-const extensionItems = new Set(["custom_tool_call", "compaction"]);
+const extensionItems = new Set(["custom_tool_call", "compaction", "tool_search_call"]);
+
+/** Tool types OpenAI echoes that the spec's Tool does not list (Codex's `namespace` groups and client tool search). */
+const extensionTools = new Set(["namespace", "tool_search"]);
 
 export function assertValidResponse(response: unknown): void {
     const value = withoutExtensionItems(response);
@@ -96,6 +99,8 @@ function withoutExtensionItems(value: any): any {
     const strip = (response: any) => {
         if (Array.isArray(response?.output))
             response.output = response.output.filter((item: any) => !extensionItems.has(item.type));
+        if (Array.isArray(response?.tools))
+            response.tools = response.tools.filter((tool: any) => !extensionTools.has(tool.type));
     };
     strip(copy);
     strip(copy.response);

@@ -1,4 +1,5 @@
-import type {ItemStatus, MessageRole} from "../../protocol/wire.js";
+import type {ItemStatus, MessagePhase, MessageRole} from "../../protocol/wire.js";
+import type {ToolBody} from "./toolDefs.js";
 import {always, note} from "./errorNotes.js";
 import {objectRequired} from "./fields.js";
 
@@ -80,11 +81,21 @@ const messageFields = {
         id,
         status,
         role: {enum: ["user", "assistant", "system", "developer"], ...always("'{param}' must be one of user, assistant, system, developer.")},
-        content: {type: ["string", "array"], items: {$ref: "#/$defs/contentPart"}, ...always("'{param}' must be a string or an array of content parts.", "invalid_type")}
+        content: {type: ["string", "array"], items: {$ref: "#/$defs/contentPart"}, ...always("'{param}' must be a string or an array of content parts.", "invalid_type")},
+        phase: {enum: ["commentary", "final_answer", null], ...always("'{param}' must be 'commentary' or 'final_answer'.")}
     }
 };
 
 const callFields = {id, status, call_id: nonEmptyString};
+/** A call's tool: `namespace` names the `namespace` tool a function belongs to. */
+const calledName = {name: nonEmptyString, namespace: nonEmptyString};
+/** Tool search items: `call_id` pairs a client-executed search with its output (a server-executed one may have none). */
+const searchFields = {
+    id,
+    status,
+    call_id: {...nonEmptyString, type: ["string", "null"]},
+    execution: {enum: ["client", "server"], ...always("'{param}' must be 'client' or 'server'.")}
+};
 
 const inputItem = {
     type: "object",
@@ -93,9 +104,14 @@ const inputItem = {
         discriminator: {propertyName: "type"},
         oneOf: [
             {...tagged("message"), allOf: [{$ref: "#/$defs/messageFields"}]},
-            tagged("function_call", {...callFields, name: nonEmptyString, arguments: anyString}, ["call_id", "name", "arguments"]),
+            tagged("function_call", {...callFields, ...calledName, arguments: anyString}, ["call_id", "name", "arguments"]),
             tagged("function_call_output", {...callFields, output: {$ref: "#/$defs/toolOutput"}}, ["call_id", "output"]),
-            tagged("custom_tool_call", {...callFields, name: nonEmptyString, input: anyString}, ["call_id", "name", "input"]),
+            tagged("custom_tool_call", {...callFields, ...calledName, input: anyString}, ["call_id", "name", "input"]),
+            tagged("tool_search_call", {...searchFields, arguments: {}}, ["arguments"]),
+            tagged("tool_search_output", {
+                ...searchFields,
+                tools: {type: "array", items: {$ref: "#/$defs/tool"}, ...always("'{param}' must be an array of tools.", "invalid_type")}
+            }, ["tools"]),
             tagged("custom_tool_call_output", {...callFields, output: {$ref: "#/$defs/toolOutput"}}, ["call_id", "output"]),
             tagged("reasoning", {
                 id,
@@ -128,12 +144,18 @@ export type ContentPartBody =
 export type ToolOutputBody = string | Array<{type: "input_text" | "output_text", text?: unknown}>;
 
 type CallFields = {id?: string | null, status?: ItemStatus | null, call_id: string};
+type SearchFields = {id?: string | null, status?: ItemStatus | null, call_id?: string | null, execution?: "client" | "server"};
 
 export type InputItemBody =
-    | {type?: "message" | null, id?: string | null, status?: ItemStatus | null, role: MessageRole, content: string | ContentPartBody[]}
-    | CallFields & {type: "function_call", name: string, arguments: string}
+    | {
+        type?: "message" | null, id?: string | null, status?: ItemStatus | null, role: MessageRole, content: string | ContentPartBody[],
+        phase?: MessagePhase | null
+    }
+    | CallFields & {type: "function_call", name: string, namespace?: string, arguments: string}
     | CallFields & {type: "function_call_output", output: ToolOutputBody}
-    | CallFields & {type: "custom_tool_call", name: string, input: string}
+    | CallFields & {type: "custom_tool_call", name: string, namespace?: string, input: string}
+    | SearchFields & {type: "tool_search_call", arguments: unknown}
+    | SearchFields & {type: "tool_search_output", tools: ToolBody[]}
     | CallFields & {type: "custom_tool_call_output", output: ToolOutputBody}
     | {
         type: "reasoning", id?: string | null, summary?: Array<{type: "summary_text", text: string}>,

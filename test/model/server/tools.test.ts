@@ -249,7 +249,7 @@ describe("function call round trips (Qwen model)", () => {
     it("hosted tools are accepted, not offered, and logged once", async () => {
         const response = await server.client.responses.create({
             model: "m", input: "hi", max_output_tokens: 4,
-            tools: [{type: "web_search"}, {type: "tool_search", execution: "client"} as any, add]
+            tools: [{type: "web_search"}, {type: "tool_search"} as any, add]
         });
         assertValidResponse(response);
         assert.deepEqual(response.tools.map((tool: any) => tool.name), ["add"]);
