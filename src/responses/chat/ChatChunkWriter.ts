@@ -41,7 +41,8 @@ export class ChatChunkWriter {
                 if (event.item.type === "function_call") {
                     const index = this.callIndexes.size;
                     this.callIndexes.set(event.output_index, index);
-                    this.send({tool_calls: [{index, id: event.item.call_id, type: "function", function: {name: event.item.name, arguments: ""}}]}, false);
+                    const {call_id: id, name} = event.item;
+                    this.send({tool_calls: [{index, id, type: "function", function: {name, arguments: ""}}]}, false);
                 }
                 return;
             case "response.function_call_arguments.delta": {
@@ -62,7 +63,9 @@ export class ChatChunkWriter {
     private finish(response: ResponseObject): void {
         this.send({}, false, null, finishReason(response, this.callIndexes.size > 0));
         if (this.options.includeUsage && this.head != null)
-            this.sink({...this.head, object: "chat.completion.chunk", system_fingerprint: null, choices: [], usage: toChatUsage(response.usage)}, false);
+            this.sink({
+                ...this.head, object: "chat.completion.chunk", system_fingerprint: null, choices: [], usage: toChatUsage(response.usage)
+            }, false);
     }
 
     private send(delta: ChatDelta, isDelta: boolean, logprobs: ChatLogprobs | null = null, finish: ChatFinishReason | null = null): void {

@@ -1,4 +1,6 @@
-import type {ChatCompletion, ChatCompletionMessage, ChatFinishReason, ChatLogprobs, ChatToolCall, ChatUsage} from "../../protocol/chatWire.js";
+import type {
+    ChatCompletion, ChatCompletionMessage, ChatFinishReason, ChatLogprobs, ChatToolCall, ChatUsage
+} from "../../protocol/chatWire.js";
 import type {Logprob, ResponseObject, Usage} from "../../protocol/wire.js";
 
 /** A Chat Completions id made from the response's own (`resp_…` → `chatcmpl-…`), so logs can match the two. */
@@ -15,13 +17,13 @@ export function toChatCompletion(response: ResponseObject, options: {logprobs: b
     let refusal: string | null = null;
     let reasoning: string | undefined;
     const calls: ChatToolCall[] = [];
-    const logprobs: Logprob[] = [];
+    const tokens: Logprob[] = [];
     for (const item of response.output) {
         if (item.type === "message") {
             for (const part of item.content) {
                 if (part.type === "output_text") {
                     content = (content ?? "") + part.text;
-                    logprobs.push(...part.logprobs ?? []);
+                    tokens.push(...part.logprobs ?? []);
                 } else if (part.type === "refusal")
                     refusal = (refusal ?? "") + part.refusal;
             }
@@ -30,19 +32,22 @@ export function toChatCompletion(response: ResponseObject, options: {logprobs: b
         else if (item.type === "function_call")
             calls.push({id: item.call_id, type: "function", function: {name: item.name, arguments: item.arguments}});
     }
+    const called = calls.length > 0;
     const message: ChatCompletionMessage = {
         role: "assistant",
         content,
         refusal,
         ...(reasoning == null ? {} : {reasoning_content: reasoning}),
-        ...(calls.length === 0 ? {} : {tool_calls: calls})
+        ...(called ? {tool_calls: calls} : {})
     };
     return {
         id: chatCompletionId(response),
         object: "chat.completion",
         created: response.created_at,
         model: response.model,
-        choices: [{index: 0, message, logprobs: options.logprobs ? toChatLogprobs(logprobs) : null, finish_reason: finishReason(response, calls.length > 0)}],
+        choices: [{
+            index: 0, message, logprobs: options.logprobs ? toChatLogprobs(tokens) : null, finish_reason: finishReason(response, called)
+        }],
         usage: toChatUsage(response.usage),
         system_fingerprint: null
     };
@@ -69,7 +74,7 @@ export function toChatUsage(usage: Usage | null): ChatUsage {
 
 export function toChatLogprobs(logprobs: readonly Logprob[]): ChatLogprobs {
     return {
-        content: logprobs.map(({token, logprob, bytes, top_logprobs}) => ({token, logprob, bytes, top_logprobs: top_logprobs.map((top) => ({...top}))})),
+        content: logprobs.map((entry) => ({...entry, top_logprobs: entry.top_logprobs.map((one) => ({...one}))})),
         refusal: null
     };
 }

@@ -50,7 +50,9 @@ export function parseChatRequest(body: unknown): ChatRequest {
         })),
         tool_choice: toolChoice(b.tool_choice),
         parallel_tool_calls: b.parallel_tool_calls,
-        text: format == null && b.verbosity == null ? undefined : {...(format == null ? {} : {format}), ...(b.verbosity == null ? {} : {verbosity: b.verbosity})},
+        text: format == null && b.verbosity == null
+            ? undefined
+            : {...(format == null ? {} : {format}), ...(b.verbosity == null ? {} : {verbosity: b.verbosity})},
         reasoning: b.reasoning_effort == null ? undefined : {effort: b.reasoning_effort},
         include: logprobs ? ["message.output_text.logprobs"] : undefined,
         top_logprobs: logprobs ? b.top_logprobs : undefined,

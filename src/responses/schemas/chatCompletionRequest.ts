@@ -23,10 +23,16 @@ const textPart = {
         {properties: {type: {const: "text"}, text: anyString}, required: ["type", "text"]},
         {properties: {type: {enum: ["image_url", "input_audio", "file"]}}, required: ["type"], not: {}, errors: {not: mediaRefused}}
     ],
-    errors: {type: objectRequired, discriminator: note("Unsupported content part type '{value}' in '{item}': send 'text' parts.", "unsupported_value")}
+    errors: {
+        type: objectRequired,
+        discriminator: note("Unsupported content part type '{value}' in '{item}': send 'text' parts.", "unsupported_value")
+    }
 };
 /** Content a model reads as text: a string, or text parts. */
-const textContent = {type: ["string", "array"], items: textPart, errors: {type: note("'{param}' must be a string or an array of text parts.", "invalid_type")}};
+const textContent = {
+    type: ["string", "array"], items: textPart,
+    errors: {type: note("'{param}' must be a string or an array of text parts.", "invalid_type")}
+};
 const assistantPart = {
     type: "object",
     discriminator: {propertyName: "type"},
@@ -54,6 +60,12 @@ const toolCall = {
 };
 
 const refusedField = (message: string) => ({not: {}, errors: {not: note(message, "unsupported_parameter")}});
+/** A field accepted only as null (or absent): any value is refused with `message`. */
+const nullOnly = (message: string) => ({type: "null", ...refused(message)});
+/** Refused whatever the value: a field this server cannot honour. */
+function refused(message: string) {
+    return always(message, "unsupported_parameter");
+}
 
 const message = {
     type: "object",
@@ -71,13 +83,16 @@ const message = {
         {
             properties: {
                 role: {const: "assistant"},
-                content: {type: ["string", "array", "null"], items: assistantPart, errors: {type: note("'{param}' must be a string, an array of parts or null.", "invalid_type")}},
+                content: {
+                    type: ["string", "array", "null"], items: assistantPart,
+                    errors: {type: note("'{param}' must be a string, an array of parts or null.", "invalid_type")}
+                },
                 refusal: {type: ["string", "null"]},
                 reasoning_content: {type: ["string", "null"]},
                 tool_calls: {type: ["array", "null"], items: toolCall},
                 name: anyString,
-                audio: {type: "null", ...always("Assistant 'audio' is not supported: this server has no audio output.", "unsupported_parameter")},
-                function_call: {type: "null", ...always("'function_call' is deprecated and not supported: send 'tool_calls'.", "unsupported_parameter")}
+                audio: nullOnly("Assistant 'audio' is not supported: this server has no audio output."),
+                function_call: nullOnly("'function_call' is deprecated and not supported: send 'tool_calls'.")
             },
             required: ["role"]
         },
@@ -90,7 +105,8 @@ const message = {
             required: ["role", "tool_call_id", "content"]
         },
         {
-            properties: {role: {const: "function"}}, required: ["role"], ...refusedField("The 'function' role is deprecated and not supported: send 'tool' messages.")
+            properties: {role: {const: "function"}}, required: ["role"],
+            ...refusedField("The 'function' role is deprecated and not supported: send 'tool' messages.")
         }
     ],
     errors: {
@@ -188,10 +204,13 @@ export const chatCompletionRequestSchema = {
         presence_penalty: {type: ["number", "null"], minimum: -2, maximum: 2},
         frequency_penalty: {type: ["number", "null"], minimum: -2, maximum: 2},
         seed: {type: ["integer", "null"], minimum: -(2 ** 63), maximum: 2 ** 63},
-        n: {type: ["integer", "null"], minimum: 1, maximum: 1, ...always("'n' must be 1: this server generates one choice per request.", "unsupported_value")},
+        n: {
+            type: ["integer", "null"], minimum: 1, maximum: 1,
+            ...always("'n' must be 1: this server generates one choice per request.", "unsupported_value")
+        },
         stop: {
             type: ["array", "null"], maxItems: 0,
-            ...always("Per-request 'stop' is not supported yet: the server's stop sequences are set at start (--stop).", "unsupported_parameter")
+            ...refused("Per-request 'stop' is not supported yet: the server's stop sequences are set at its start (--stop).")
         },
         tools: {
             type: ["array", "null"], maxItems: maxTools, items: tool,
@@ -210,14 +229,17 @@ export const chatCompletionRequestSchema = {
         safety_identifier: {type: ["string", "null"], maxLength: 512},
         prompt_cache_key: {type: ["string", "null"], maxLength: 256},
         prompt_cache_retention: {enum: ["in-memory", "in_memory", "24h", null]},
-        service_tier: {enum: ["auto", "default", null], ...always("service_tier '{value}' is not supported: use 'auto' or 'default'.", "unsupported_parameter")},
-        modalities: {type: ["array", "null"], items: {const: "text"}, ...always("Only the 'text' modality is supported.", "unsupported_value")},
-        logit_bias: {type: ["object", "null"], maxProperties: 0, ...always("'logit_bias' is not supported by this server.", "unsupported_parameter")},
-        audio: {type: "null", ...always("Audio output is not supported by this server.", "unsupported_parameter")},
-        prediction: {type: "null", ...always("Predicted outputs ('prediction') are not supported by this server.", "unsupported_parameter")},
-        web_search_options: {type: "null", ...always("'web_search_options' is not supported: this server runs no hosted tools.", "unsupported_parameter")},
-        functions: {type: "null", ...always("'functions' is deprecated and not supported: send 'tools'.", "unsupported_parameter")},
-        function_call: {type: "null", ...always("'function_call' is deprecated and not supported: send 'tool_choice'.", "unsupported_parameter")}
+        service_tier: {enum: ["auto", "default", null], ...refused("service_tier '{value}' is not supported: use 'auto' or 'default'.")},
+        modalities: {
+            type: ["array", "null"], items: {const: "text"},
+            ...always("Only the 'text' modality is supported.", "unsupported_value")
+        },
+        logit_bias: {type: ["object", "null"], maxProperties: 0, ...refused("'logit_bias' is not supported by this server.")},
+        audio: nullOnly("Audio output is not supported by this server."),
+        prediction: nullOnly("Predicted outputs ('prediction') are not supported by this server."),
+        web_search_options: nullOnly("'web_search_options' is not supported: this server runs no hosted tools."),
+        functions: nullOnly("'functions' is deprecated and not supported: send 'tools'."),
+        function_call: nullOnly("'function_call' is deprecated and not supported: send 'tool_choice'.")
     }
 };
 

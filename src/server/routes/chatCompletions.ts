@@ -59,7 +59,9 @@ async function complete(service: ResponsesService, chat: ChatRequest, prepared: 
  * The stream opens while the request waits for a sequence (keep-alive comments cover the wait); a refusal before its
  * first byte keeps its own HTTP status, a later failure is a `data: {"error": …}` chunk, as OpenAI sends one.
  */
-async function stream(service: ResponsesService, chat: ChatRequest, prepared: PreparedResponse, res: Response, options: ResponsesRouteOptions): Promise<void> {
+async function stream(
+    service: ResponsesService, chat: ChatRequest, prepared: PreparedResponse, res: Response, options: ResponsesRouteOptions
+): Promise<void> {
     const signal = disconnectSignal(res);
     const sse = new SseStream(res, {keepAliveMs: options.streamKeepAliveMs});
     const writer = new ChatChunkWriter((chunk, delta) => sse.sendData(JSON.stringify(chunk), delta), chat);
