@@ -111,6 +111,8 @@ function toolChoice(choice: MessagesToolChoiceBody | undefined, toolCount: numbe
     const parallel = choice.disable_parallel_tool_use === true ? {parallel_tool_calls: false} : {};
     if (choice.type === "none")
         return {tool_choice: "none"};
+    if (toolCount === 0 && choice.type === "auto")
+        return {};
     if (toolCount === 0)
         throw invalidRequest(`tool_choice '${choice.type}' needs at least one tool in 'tools'.`, "tool_choice", "invalid_value");
     if (choice.type === "any")

@@ -165,6 +165,15 @@ describe("Anthropic Messages with @anthropic-ai/sdk (real engine)", () => {
         );
     });
 
+    it("a body that is not JSON and an unknown /v1/messages path answer in Anthropic's shape", async () => {
+        const broken = await server.fetch("/v1/messages", {method: "POST", headers: {"content-type": "application/json"}, body: "{\"model\":"});
+        assert.equal(broken.status, 400);
+        assert.equal((await broken.json() as {error: {type: string}}).error.type, "invalid_request_error");
+        const unknown = await server.fetch("/v1/messages/batches", {method: "POST", json: {}});
+        assert.equal(unknown.status, 404);
+        assert.deepEqual(Object.keys(await unknown.json() as object), ["type", "error"]);
+    });
+
     it("server tools, container and mcp_servers are refused by name", async () => {
         const refused = [
             {tools: [{type: "web_search_20250305", name: "web_search"}]},
