@@ -11,7 +11,8 @@ function expectedRefusal(reason: string): Error {
 /**
  * One soak client with its own key: it runs the kinds in turn (streaming; background + polling; chains, then
  * retrieve and input_items; conversations; background + cancel; streams cut mid-way; WebSocket chains with
- * store: false) until the end time, and counts every request, expected refusal and unexpected error.
+ * store: false; Chat Completions, streamed and not) until the end time, and counts every request, expected refusal and
+ * unexpected error.
  */
 export class SoakClient {
     private readonly headers: Record<string, string>;
@@ -68,6 +69,27 @@ export class SoakClient {
             throw new Error(`stream → ${res.status} ${text.slice(0, 200)}`);
         if (!/event: response\.(completed|incomplete)\n/.test(text))
             throw new Error(`stream ended without a terminal event: …${text.slice(-300)}`);
+    }
+
+    /** Chat Completions, streamed then not: the same queue and engine as Responses, nothing stored. */
+    private async chat(): Promise<void> {
+        const messages = [{role: "user", content: "Tell me a story."}];
+        const body = {model: "stories260K", messages, max_tokens: this.options.maxOutputTokens, temperature: 0.8};
+        this.stats.request("chat");
+        const streamed = JSON.stringify({...body, stream: true, stream_options: {include_usage: true}});
+        const res = await fetch(`${this.origin}/v1/chat/completions`, {
+            method: "POST", headers: this.headers, body: streamed, signal: AbortSignal.timeout(120_000)
+        });
+        const text = await res.text();
+        if (res.status === 503)
+            throw expectedRefusal("503 overloaded");
+        if (res.status !== 200)
+            throw new Error(`chat stream → ${res.status} ${text.slice(0, 200)}`);
+        if (!/"finish_reason":"(stop|length)"/.test(text) || !text.trimEnd().endsWith("data: [DONE]"))
+            throw new Error(`chat stream ended without a finish reason and [DONE]: …${text.slice(-300)}`);
+        const completion = await this.call("chat", "POST", "/v1/chat/completions", body);
+        if (completion.object !== "chat.completion" || completion.usage?.completion_tokens == null)
+            throw new Error(`chat completion without its object or usage: ${JSON.stringify(completion).slice(0, 200)}`);
     }
 
     private async background(): Promise<void> {
