@@ -29,7 +29,8 @@ export type MessageObject = {
 export type MessagesBlockDelta =
     | {type: "text_delta", text: string}
     | {type: "thinking_delta", thinking: string}
-    | {type: "input_json_delta", partial_json: string};
+    | {type: "input_json_delta", partial_json: string}
+    | {type: "signature_delta", signature: string};
 
 export type MessagesErrorType =
     | "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "request_too_large"

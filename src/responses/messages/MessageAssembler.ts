@@ -3,6 +3,7 @@ import type {
     MessageContentBlock, MessageObject, MessagesBlockDelta, MessagesStreamEvent, MessageStopReason, MessageUsage
 } from "../../protocol/messagesWire.js";
 import type {OutputItem, ResponseObject, StreamEvent} from "../../protocol/wire.js";
+import type {MessagesRequest} from "./messagesRequest.js";
 import {StopSequenceCut} from "./StopSequenceCut.js";
 
 export type MessagesEventSink = (event: MessagesStreamEvent) => void;
@@ -21,9 +22,12 @@ export class MessageAssembler {
     private readonly cut: StopSequenceCut;
     /** The block index of each open output item, by its `output_index`. */
     private readonly open = new Map<number, number>();
+    private readonly omitThinking: boolean;
 
-    public constructor(model: string, stopSequences: readonly string[], private readonly sink: MessagesEventSink) {
-        this.cut = new StopSequenceCut(stopSequences);
+    public constructor(request: Pick<MessagesRequest, "model" | "stopSequences" | "omitThinking">, private readonly sink: MessagesEventSink) {
+        const {model} = request;
+        this.cut = new StopSequenceCut(request.stopSequences);
+        this.omitThinking = request.omitThinking;
         this.message = {
             id: newId("msg"), type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null,
             usage: {input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0}
@@ -50,7 +54,8 @@ export class MessageAssembler {
                 this.text(event.output_index, this.cut.push(event.delta));
                 break;
             case "response.reasoning_text.delta":
-                this.delta(event.output_index, {type: "thinking_delta", thinking: event.delta});
+                if (!this.omitThinking)
+                    this.delta(event.output_index, {type: "thinking_delta", thinking: event.delta});
                 break;
             case "response.function_call_arguments.delta":
                 this.delta(event.output_index, {type: "input_json_delta", partial_json: event.delta});
@@ -91,6 +96,8 @@ export class MessageAssembler {
             block.text += delta.text;
         else if (delta.type === "thinking_delta" && block.type === "thinking")
             block.thinking += delta.thinking;
+        else if (delta.type === "signature_delta" && block.type === "thinking")
+            block.signature = delta.signature;
         this.sink({type: "content_block_delta", index, delta});
     }
 
@@ -103,6 +110,8 @@ export class MessageAssembler {
         const block = this.message.content[index]!;
         if (block.type === "tool_use" && item.type === "function_call")
             block.input = parseArguments(item.arguments);
+        if (block.type === "thinking" && item.type === "reasoning" && item.encrypted_content != null)
+            this.delta(outputIndex, {type: "signature_delta", signature: item.encrypted_content});
         this.open.delete(outputIndex);
         this.sink({type: "content_block_stop", index});
     }
@@ -126,7 +135,7 @@ function newBlock(item: OutputItem): MessageContentBlock | null {
         case "message":
             return {type: "text", text: ""};
         case "reasoning":
-            // Thoughts are the local model's own, unsigned: a client sends them back as they came.
+            // The signature (a `signature_delta` before the block's stop) is the thought sealed by this server.
             return {type: "thinking", thinking: "", signature: ""};
         case "function_call":
             return {type: "tool_use", id: item.call_id, name: item.name, input: {}};

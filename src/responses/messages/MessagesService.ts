@@ -32,7 +32,7 @@ export class MessagesService {
 
     /** Generates on an admitted lease (released when done); the events go to `sink`, the message is returned. */
     public async run(message: PreparedMessage, lease: EngineLease, options: MessageRunOptions = {}): Promise<MessageObject> {
-        const assembler = new MessageAssembler(message.request.model, message.request.stopSequences, options.sink ?? (() => undefined));
+        const assembler = new MessageAssembler(message.request, options.sink ?? (() => undefined));
         assembler.start(lease);
         await this.responses.run(message.prepared, lease, {signal: options.signal, sink: (event) => assembler.onEvent(event)});
         return assembler.result;

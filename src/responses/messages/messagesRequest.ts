@@ -13,7 +13,9 @@ export type MessagesRequest = {
     responsesBody: Record<string, unknown>,
     model: string,
     stream: boolean,
-    stopSequences: string[]
+    stopSequences: string[],
+    /** `thinking.display: "omitted"`: thinking blocks come back empty, their thought only in the signature. */
+    omitThinking: boolean
 };
 
 /**
@@ -29,6 +31,7 @@ export function parseMessagesRequest(body: unknown, options: {countOnly?: boolea
         model: b.model,
         stream: b.stream === true,
         stopSequences: b.stop_sequences ?? [],
+        omitThinking: b.thinking?.display === "omitted",
         responsesBody: {
             model: b.model,
             instructions: systemText(b.system),
@@ -39,6 +42,8 @@ export function parseMessagesRequest(body: unknown, options: {countOnly?: boolea
             ...(tools.length === 0 ? {} : {tools}),
             ...toolChoice(b.tool_choice, tools.length),
             reasoning: {effort: effortOf(b.thinking, b.output_config?.effort)},
+            // A thought's signature is its sealed text: a client that sends the block back empty still gives it back.
+            include: ["reasoning.encrypted_content"],
             ...textFormat(b.output_config?.format),
             stream: b.stream === true,
             store: false
@@ -55,7 +60,8 @@ function systemText(system: MessagesRequestBody["system"]): string | null {
 
 /**
  * One message as Responses items, in block order: text becomes a message, `tool_use` a `function_call`, `tool_result`
- * a `function_call_output`, `thinking` a reasoning item (its text is the model's earlier thought). A redacted thought
+ * a `function_call_output`, `thinking` a reasoning item (its text, or else its signature: the sealed thought this
+ * server issued, is the model's earlier thought; another server's signature reads as nothing). A redacted thought
  * is another model's: there is nothing here to read back, so it is left out.
  */
 function toItems(message: MessageBody): Record<string, unknown>[] {
@@ -88,7 +94,10 @@ function blockItem(block: ContentBlockBody): Record<string, unknown> | null {
         case "tool_result":
             return {type: "function_call_output", call_id: block.tool_use_id, output: toolResultText(block)};
         case "thinking":
-            return {type: "reasoning", summary: [], content: [{type: "reasoning_text", text: block.thinking}]};
+            return {
+                type: "reasoning", summary: [], content: block.thinking === "" ? [] : [{type: "reasoning_text", text: block.thinking}],
+                ...(block.signature == null || block.signature === "" ? {} : {encrypted_content: block.signature})
+            };
         default:
             return null;
     }

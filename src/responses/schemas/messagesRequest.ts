@@ -170,7 +170,7 @@ export type ContentBlockBody =
 export type MessageBody = {role: "user" | "assistant" | "system", content: string | ContentBlockBody[]};
 export type MessagesToolBody = {type?: "custom" | null, name: string, description?: string, input_schema: Record<string, unknown>};
 export type MessagesToolChoiceBody = {type: "auto" | "any" | "tool" | "none", name?: string, disable_parallel_tool_use?: boolean};
-export type ThinkingBody = {type: "enabled" | "adaptive" | "between_tools" | "disabled", budget_tokens?: number};
+export type ThinkingBody = {type: "enabled" | "adaptive" | "between_tools" | "disabled", budget_tokens?: number, display?: string};
 export type OutputConfigBody = {effort?: "low" | "medium" | "high" | "xhigh" | "max" | null, format?: {type: "json_schema", schema: Record<string, unknown>} | null};
 
 /** The `POST /v1/messages` body the schema admits. */

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {readFileSync} from "node:fs";
 import {describe, it} from "node:test";
 import Anthropic, {AuthenticationError, BadRequestError} from "@anthropic-ai/sdk";
+import {models} from "../../helpers/paths.js";
 import {useTestServer} from "../../helpers/testServer.js";
 
 const weatherTool = {
@@ -190,6 +191,35 @@ describe("Anthropic Messages with @anthropic-ai/sdk (real engine)", () => {
             assert.equal(body.error.type, "invalid_request_error");
             assert.match(body.error.message, /web_search|container|mcp_servers/);
         }
+    });
+});
+
+describe("Anthropic Messages on a thinking model (real engine)", () => {
+    const server = useTestServer({model: models.think});
+
+    it("streams thinking_delta and a signed thinking block, whose signature alone gives the thought back", async () => {
+        const client = clientOf(server);
+        const question = {role: "user" as const, content: "Once upon a time"};
+        const stream = client.messages.stream({model: "local", max_tokens: 64, thinking: {type: "enabled", budget_tokens: 32}, messages: [question]});
+        const deltas = new Set<string>();
+        stream.on("streamEvent", (event) => {
+            if (event.type === "content_block_delta")
+                deltas.add(event.delta.type);
+        });
+        const final = await stream.finalMessage();
+        const thought = final.content.find((block) => block.type === "thinking");
+        assert.ok(thought?.type === "thinking" && thought.thinking.length > 0 && thought.signature.length > 0, JSON.stringify(final.content));
+        assert.ok(deltas.has("thinking_delta") && deltas.has("signature_delta"), [...deltas].join(", "));
+
+        const withThought = (block: Anthropic.ThinkingBlockParam) => ({
+            model: "local", thinking: {type: "enabled" as const, budget_tokens: 32},
+            messages: [question, {role: "assistant" as const, content: [block, {type: "text" as const, text: "The end."}]}, {role: "user" as const, content: "More"}]
+        });
+        const sent = await client.messages.countTokens(withThought({type: "thinking", thinking: thought.thinking, signature: thought.signature}));
+        const signed = await client.messages.countTokens(withThought({type: "thinking", thinking: "", signature: thought.signature}));
+        assert.equal(signed.input_tokens, sent.input_tokens);
+        // Another server's signature reads as nothing, and is no error.
+        await client.messages.countTokens(withThought({type: "thinking", thinking: "", signature: "EqQBCkYIBxgCKkD"}));
     });
 });
 

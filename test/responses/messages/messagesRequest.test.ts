@@ -32,7 +32,7 @@ describe("parseMessagesRequest: a Messages body as a stateless Responses request
         assert.equal(responsesBody.max_output_tokens, 32);
         assert.deepEqual(responsesBody.input, [
             {type: "message", role: "user", content: "Weather?"},
-            {type: "reasoning", summary: [], content: [{type: "reasoning_text", text: "Use the tool."}]},
+            {type: "reasoning", summary: [], content: [{type: "reasoning_text", text: "Use the tool."}], encrypted_content: "s"},
             {type: "function_call", call_id: "t1", name: "get_weather", arguments: "{\"city\":\"Oslo\"}"},
             {type: "function_call_output", call_id: "t1", output: "Error: down"},
             {type: "message", role: "user", content: "And?"}
