@@ -220,6 +220,13 @@ describe("openai SDK chat.completions (real engine)", () => {
         assert.equal(body.error.code, "missing_required_parameter");
     });
 
+    it("/metrics counts Chat Completions requests under their own route, and their tokens with every other", async () => {
+        const metrics = await (await harness.server.fetch("/metrics")).text();
+        assert.match(metrics, /local_responses_http_requests_total\{method="POST",route="\/chat\/completions",status="200"\} [1-9]/);
+        assert.match(metrics, /local_responses_http_requests_total\{method="POST",route="\/chat\/completions",status="400"\} [1-9]/);
+        assert.match(metrics, /local_responses_tokens_total\{kind="output"\} [1-9]/);
+    });
+
     it("nothing of a chat completion goes into the response store", async () => {
         const completion = await client.chat.completions.create({model: "local-model", messages: [{role: "user", content: "Hello"}], max_tokens: 2});
         const id = completion.id.replace(/^chatcmpl-/, "resp_");
