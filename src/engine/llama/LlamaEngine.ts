@@ -1,7 +1,6 @@
 import path from "node:path";
-import type {ChatWrapper, ChatWrapperGeneratedContextState, Llama, LlamaChat, LlamaCompletion, LlamaContext, LlamaContextSequence, LlamaModel, Tokenizer} from "node-llama-cpp";
+import type {Llama, LlamaContext} from "node-llama-cpp";
 import {AfterDispatch} from "./AfterDispatch.js";
-import {toChatHistory, toChatModelFunctions} from "./chatHistory.js";
 import {ChatWrapperVariants, type PromptShape} from "./ChatWrapperVariants.js";
 import {JsonGrammars} from "./grammars.js";
 import {Emitter} from "../../protocol/Emitter.js";
@@ -11,15 +10,14 @@ import {defaultBatchSize, defaultPromptThreads, defaultQueueLimit, defaultThread
 import {EngineError} from "../errors.js";
 import {generateOnLease} from "../generateOnLease.js";
 import {GenerationActivity} from "../GenerationActivity.js";
-import {runGeneration} from "./runGeneration.js";
+import {LlamaLease, type LeaseContext} from "./LlamaLease.js";
+import {LoadedModel, promptTooLong} from "./LoadedModel.js";
 import {loadLlama, loadNodeLlamaCpp, modelGpuLayers, type NodeLlamaCpp} from "../models/loadBinding.js";
-import {maxTokenCharacters, minimumPromptTokens} from "./promptBounds.js";
-import {planPlainCompletion} from "./plainCompletion.js";
 import {modelFingerprint, PromptStateCache} from "./PromptStateCache.js";
 import {PromptTokenizer} from "./PromptTokenizer.js";
-import {createSegmentTokenizer, type SegmentTokenizer} from "./SegmentTokenizer.js";
+import {createSegmentTokenizer} from "./SegmentTokenizer.js";
 import {TokenizerWorker} from "./TokenizerWorker.js";
-import {SequencePool, type SequenceLease} from "./SequencePool.js";
+import {SequencePool} from "./SequencePool.js";
 import {defaultKeyCacheType, type KeyCacheType} from "../keyCacheType.js";
 import {nativeKeyCacheType, usableKeyCacheType} from "./nativeKeyCacheType.js";
 import type {
@@ -69,41 +67,6 @@ export type LlamaEngineOptions = {
     promptCache?: {folder: string, maxBytes?: number, minTokens?: number, ttlSeconds?: number, log?: (line: string) => void}
 };
 
-/** A prompt rendered by a chat wrapper: the wrapper's context state, and its tokens. */
-type RenderedPrompt = {state: ChatWrapperGeneratedContextState, tokens: number[]};
-
-type Loaded = {
-    model: LlamaModel,
-    context: LlamaContext,
-    chatWrapper: ChatWrapper,
-    /** Thinking-off and forced-call renderings of `chatWrapper`. */
-    variants: ChatWrapperVariants,
-    /** LlamaChat objects for the variants (the base wrapper's are in `chats`); disposed with the context. */
-    variantChats: Map<ChatWrapper, Map<LlamaContextSequence, LlamaChat>>,
-    grammars: JsonGrammars,
-    pool: SequencePool<LlamaContextSequence>,
-    chats: Map<LlamaContextSequence, LlamaChat>,
-    /** The LlamaCompletion of each sequence, for plain-text turns (see plainCompletion.ts); disposed with the context. */
-    completions: Map<LlamaContextSequence, LlamaCompletion>,
-    info: ModelInfo,
-    /** Running generations, so unloading can abort them and wait until they let go of the context. */
-    active: Map<AbortController, Promise<unknown>>,
-    /** The context's batch dispatch hook: generation events are delivered right after each dispatch. */
-    afterDispatch: AfterDispatch,
-    /** The model's tokenizer (installed as `model.tokenizer`), remembering earlier prompts' segments and answers. */
-    segments: SegmentTokenizer,
-    /** Tokenizes rendered prompts with `segments`, long segments off the event loop. */
-    promptTokenizer: PromptTokenizer,
-    /** Tokenizes long prompt segments off the event loop; stopped with the model. */
-    tokenizerWorker: TokenizerWorker,
-    /** The most characters one token stands for (see promptBounds.ts). */
-    maxTokenChars: number,
-    /** Evaluated prompts saved on disk for this model and context (with `promptCache`). */
-    promptStates: PromptStateCache | null,
-    /** States being saved: the context must outlive them. */
-    saving: Set<Promise<unknown>>
-};
-
 /**
  * The one owner of node-llama-cpp: model lifecycle, the sequence pool and generation.
  * Every other layer talks to it through `ChatEngine`.
@@ -111,7 +74,7 @@ type Loaded = {
 export class LlamaEngine implements ChatEngine {
     public readonly kind = "local";
     private llama: Llama | undefined;
-    private loaded: Loaded | undefined;
+    private loaded: LoadedModel | undefined;
     private currentState: EngineState = "unloaded";
     private loading: Promise<ModelInfo> | undefined;
     private readonly stateChanges = new Emitter<EngineState>();
@@ -119,10 +82,16 @@ export class LlamaEngine implements ChatEngine {
     public readonly activity = new GenerationActivity();
     private readonly generations = new Emitter<GenerationSummary>();
 
-    private readonly busyPoll: BusyPoll;
+    /** What each lease generates with: this engine's activity, busy polling, stop text and generation listeners. */
+    private readonly leaseContext: LeaseContext;
 
     public constructor(private readonly options: LlamaEngineOptions = {}) {
-        this.busyPoll = new BusyPoll(options.busyPollBelowTokenMs);
+        this.leaseContext = {
+            activity: this.activity,
+            busyPoll: new BusyPoll(options.busyPollBelowTokenMs),
+            stopSequences: options.stopSequences,
+            onGeneration: (summary) => this.generations.emit(summary)
+        };
     }
 
     public get state(): EngineState {
@@ -140,10 +109,6 @@ export class LlamaEngine implements ChatEngine {
     /** Called after each generation (for metrics and the status bar): usage, stop reason and timings. */
     public onGeneration(listener: (summary: GenerationSummary) => void): () => void {
         return this.generations.on(listener);
-    }
-
-    private notifyGeneration(summary: GenerationSummary): void {
-        this.generations.emit(summary);
     }
 
     /** Loads a GGUF file, replacing the model already loaded (if any) once the new one is ready. */
@@ -173,7 +138,7 @@ export class LlamaEngine implements ChatEngine {
             this.setState("unloaded");
             return;
         }
-        await disposeLoaded(loaded);
+        await loaded.dispose();
         this.setState("unloaded");
     }
 
@@ -194,7 +159,7 @@ export class LlamaEngine implements ChatEngine {
     }
 
     public async countPromptTokens(turns: ChatTurn[], tools: ToolSpec[] = []): Promise<number> {
-        return (await this.renderPrompt(this.requireLoaded(), turns, tools)).tokens.length;
+        return (await this.requireLoaded().renderPrompt(turns, tools)).tokens.length;
     }
 
     public generate(request: GenerationRequest): Promise<GenerationResult> {
@@ -207,173 +172,27 @@ export class LlamaEngine implements ChatEngine {
      */
     public async acquire(turns: ChatTurn[], tools: ToolSpec[], signal?: AbortSignal, shape: PromptShape = {}): Promise<EngineLease> {
         const loaded = this.requireLoaded();
-        const acquiredWrapper = loaded.variants.for(shape);
-        const rendered = await this.renderPrompt(loaded, turns, tools, acquiredWrapper);
+        const wrapper = loaded.variants.for(shape);
+        const rendered = await loaded.renderPrompt(turns, tools, wrapper);
         const prompt = rendered.tokens;
         if (prompt.length >= loaded.info.contextSize)
             throw promptTooLong(`The input is ${prompt.length} tokens`, loaded.info);
 
         const partition = shape.cachePartition ?? "";
         const lease = await loaded.pool.acquire(prompt, {partition, signal, onQueued: shape.onQueued});
-        const restored = await this.prepareSequence(loaded, lease, prompt, partition).catch((error: unknown) => {
+        const restored = await loaded.prepareSequence(lease, prompt, partition).catch((error: unknown) => {
             lease.release();
             throw error;
         });
-        let used = false;
-        /** A state being saved holds the sequence (it must not change meanwhile); the lease ends after it. */
-        let saving: Promise<unknown> | undefined;
-        return {
-            promptTokens: prompt.length,
-            cachedPrefixTokens: Math.max(lease.sharedPrefixLength, restored),
-            release: () => {
-                if (saving == null)
-                    lease.release();
-                else
-                    void saving.finally(() => lease.release());
-            },
-            generate: async (request) => {
-                if (used)
-                    throw new Error("An engine lease runs one generation.");
-                used = true;
-                // Unloading aborts what runs on the model it frees.
-                const controller = new AbortController();
-                const onAbort = () => controller.abort(request.signal?.reason);
-                if (request.signal?.aborted)
-                    onAbort();
-                request.signal?.addEventListener("abort", onAbort, {once: true});
-                this.activity.begin();
-                const wrapper = loaded.variants.for(request);
-                // The prompt was measured with the shape given at acquire; a different shape renders differently.
-                const generationPrompt = wrapper === acquiredWrapper ? rendered : await this.renderPrompt(loaded, request.turns, request.tools ?? [], wrapper);
-                const plain = request.json == null
-                    ? planPlainCompletion(generationPrompt.tokens, generationPrompt.state, wrapper, loaded.model, (request.tools ?? []).length > 0)
-                    : undefined;
-                const running = Promise.all([
-                    this.chatFor(loaded, lease.sequence, wrapper),
-                    plain == null ? undefined : this.completionFor(loaded, lease.sequence).then((completion) => ({...plain, completion})),
-                    request.json == null ? undefined : loaded.grammars.get(request.json)
-                ]).then(([chat, plainCompletion, grammar]) => runGeneration({
-                    chat,
-                    plain: plainCompletion,
-                    grammar,
-                    thinks: loaded.variants.thinks,
-                    sequence: lease.sequence,
-                    history: toChatHistory(request.turns),
-                    prompt: generationPrompt.tokens,
-                    promptStepTokens: loaded.context.batchSize,
-                    contextSize: loaded.info.contextSize,
-                    request: {...request, signal: controller.signal},
-                    onTokens: (count) => this.activity.tokens(count),
-                    stopSequences: this.options.stopSequences,
-                    afterDispatch: loaded.afterDispatch,
-                    busyPoll: this.busyPoll,
-                    // The next turn renders this answer again: its tokens must be the ones the sequence holds.
-                    onAnswer: (text, tokens) => loaded.segments.rememberAnswer(text, tokens)
-                }));
-                loaded.active.set(controller, running.catch(() => undefined));
-                const started = performance.now();
-                try {
-                    const result = await running;
-                    // The next turn of this conversation waits for this sequence rather than start cold on another.
-                    lease.settle();
-                    if (shape.keepPromptOnDisk === true)
-                        saving = this.savePromptState(loaded, lease.sequence, restored, partition);
-                    this.notifyGeneration({...result, durationMs: performance.now() - started});
-                    return result;
-                } finally {
-                    request.signal?.removeEventListener("abort", onAbort);
-                    loaded.active.delete(controller);
-                    this.activity.end();
-                }
-            }
-        };
-    }
-
-    /**
-     * The prompt through the model's chat wrapper: its context state and tokens. An input whose text alone cannot fit
-     * the context is refused before anything is rendered or tokenized; long segments are tokenized off the event loop
-     * (PromptTokenizer).
-     */
-    private async renderPrompt(loaded: Loaded, turns: ChatTurn[], tools: readonly ToolSpec[], wrapper: ChatWrapper = loaded.chatWrapper): Promise<RenderedPrompt> {
-        const contextSize = loaded.info.contextSize;
-        const minimum = minimumPromptTokens(turns, loaded.maxTokenChars, tools);
-        if (minimum >= contextSize)
-            throw promptTooLong(`The input is at least ${minimum} tokens`, loaded.info);
-        const state = wrapper.generateContextState({
-            chatHistory: toChatHistory(turns),
-            availableFunctions: toChatModelFunctions(tools),
-            documentFunctionParams: true
-        });
-        return {state, tokens: await loaded.promptTokenizer.tokenize(state.contextText) as number[]};
-    }
-
-    /**
-     * Readies a leased sequence for the prompt: a sequence another partition used last is cleared first (node-llama-cpp
-     * would otherwise reuse the prefix it shares with that partition's prompt, and the time saved would tell), then the
-     * partition's saved state sharing the longest prefix is loaded when it is longer than what the sequence holds; what
-     * follows the shared part is erased by the prefill. Returns the tokens restored (0: none).
-     */
-    private async prepareSequence(loaded: Loaded, lease: SequenceLease<LlamaContextSequence>, prompt: readonly number[], partition: string): Promise<number> {
-        const {sequence} = lease;
-        if (lease.foreign && sequence.contextTokens.length > 0)
-            await sequence.clearHistory();
-        const hit = loaded.promptStates?.find(prompt.slice(0, -1), partition);
-        if (hit == null || hit.tokenCount <= lease.sharedPrefixLength)
-            return 0;
-        const ok = await loaded.promptStates!.restore(hit, partition, (file) => sequence.loadStateFromFile(file, {acceptRisk: true}));
-        return ok ? hit.tokenCount : 0;
-    }
-
-    /**
-     * Saves the sequence's state (the prompt and its answer) when its prompt was long and no saved state covers most
-     * of it already, so that the next start finds it. The generation's result is already out; the sequence is held
-     * only until the state is in its file (the returned promise), the checksum and manifest follow without it.
-     */
-    private savePromptState(loaded: Loaded, sequence: LlamaContextSequence, restored: number, partition: string): Promise<unknown> | undefined {
-        const cache = loaded.promptStates;
-        const tokens = sequence.contextTokens as number[];
-        if (cache == null || tokens.length < cache.minTokens || restored >= tokens.length / 2 || cache.covers(tokens, partition))
-            return undefined;
-        const {written, done} = cache.save(tokens, partition, (file) => sequence.saveStateToFile(file));
-        for (const step of [written, done]) {
-            loaded.saving.add(step);
-            void step.finally(() => loaded.saving.delete(step));
-        }
-        return written;
+        return new LlamaLease(loaded, lease, {rendered, wrapper}, restored, shape, this.leaseContext);
     }
 
     /** Deletes the prompt states saved on disk for one partition (its owner deleted stored data), or all of them. */
     public async forgetPromptStates(partition?: string): Promise<number> {
-        const cache = this.loaded?.promptStates;
-        return cache == null ? 0 : cache.forget(partition);
+        return this.loaded == null ? 0 : this.loaded.forgetPromptStates(partition);
     }
 
-    private async chatFor(loaded: Loaded, sequence: LlamaContextSequence, wrapper: ChatWrapper = loaded.chatWrapper): Promise<LlamaChat> {
-        let chats = loaded.chats;
-        if (wrapper !== loaded.chatWrapper) {
-            chats = loaded.variantChats.get(wrapper) ?? new Map();
-            loaded.variantChats.set(wrapper, chats);
-        }
-        let chat = chats.get(sequence);
-        if (chat == null) {
-            const {LlamaChat} = await loadNodeLlamaCpp();
-            chat = new LlamaChat({contextSequence: sequence, chatWrapper: wrapper});
-            chats.set(sequence, chat);
-        }
-        return chat;
-    }
-
-    private async completionFor(loaded: Loaded, sequence: LlamaContextSequence): Promise<LlamaCompletion> {
-        let completion = loaded.completions.get(sequence);
-        if (completion == null) {
-            const {LlamaCompletion} = await loadNodeLlamaCpp();
-            completion = new LlamaCompletion({contextSequence: sequence});
-            loaded.completions.set(sequence, completion);
-        }
-        return completion;
-    }
-
-    private requireLoaded(): Loaded {
+    private requireLoaded(): LoadedModel {
         if (this.loaded == null)
             throw new EngineError("not_ready", this.currentState === "loading" ? "The model is still loading." : "No model is loaded.");
         return this.loaded;
@@ -419,24 +238,18 @@ export class LlamaEngine implements ChatEngine {
                 BatchThreads.install(context, {promptThreads: this.promptThreads, generationThreads: this.threads});
                 const chatWrapper = binding.resolveChatWrapper(model);
                 const sequences = Array.from({length: parallel}, () => context.getSequence());
-                const loaded: Loaded = {
+                const loaded = new LoadedModel({
                     model,
                     context,
                     chatWrapper,
                     variants: new ChatWrapperVariants(chatWrapper, binding, model),
-                    variantChats: new Map(),
                     grammars: new JsonGrammars(this.llama),
                     pool: new SequencePool(sequences, (sequence) => sequence.contextTokens as number[], {queueLimit: this.options.queueLimit}),
-                    chats: new Map(),
-                    completions: new Map(),
-                    active: new Map(),
                     afterDispatch,
                     segments,
                     promptTokenizer: new PromptTokenizer(segments, tokenizerWorker),
                     tokenizerWorker,
-                    maxTokenChars: maxTokenCharacters(model),
                     promptStates: await this.openPromptStates(binding, modelPath, context, keyCache.type),
-                    saving: new Set(),
                     info: {
                         id: this.options.alias ?? path.basename(modelPath).replace(/\.gguf$/i, ""),
                         path: path.resolve(modelPath),
@@ -447,11 +260,11 @@ export class LlamaEngine implements ChatEngine {
                         keyCache,
                         batchSize: context.batchSize
                     }
-                };
+                });
                 const previous = this.loaded;
                 this.loaded = loaded;
                 if (previous != null)
-                    await disposeLoaded(previous);
+                    await previous.dispose();
                 onProgress?.({phase: "context", progress: 1});
                 this.setState("ready");
                 return loaded.info;
@@ -496,30 +309,4 @@ export class LlamaEngine implements ChatEngine {
         this.currentState = state;
         this.stateChanges.emit(state);
     }
-}
-
-async function disposeLoaded(loaded: Loaded): Promise<void> {
-    loaded.pool.close(new EngineError("not_ready", "The model was unloaded."));
-    await loaded.tokenizerWorker.dispose();
-    for (const controller of loaded.active.keys())
-        controller.abort(new EngineError("aborted", "The model was unloaded."));
-    // Aborted generations stop within a few tokens; the context must outlive them.
-    await Promise.all([...loaded.active.values(), ...loaded.saving]);
-    for (const chat of loaded.chats.values())
-        chat.dispose({disposeSequence: false});
-    for (const completion of loaded.completions.values())
-        completion.dispose({disposeSequence: false});
-    await loaded.context.dispose();
-    await loaded.model.dispose();
-}
-
-/**
- * The refusal of a prompt the context cannot hold. The client is usually its operator's own agent (Codex shows the
- * message), so it says what to change when the model could take more than the context it was given.
- */
-function promptTooLong(input: string, info: ModelInfo): EngineError {
-    const hint = info.contextSize < info.trainContextSize
-        ? ` The model was trained on ${info.trainContextSize} tokens: give the server a larger --context-size (localResponses.contextSize in VS Code), and a smaller --parallel to keep its memory the same.`
-        : "";
-    return new EngineError("context_overflow", `${input}, which leaves no room for output in the context of ${info.contextSize} tokens.${hint}`);
 }
