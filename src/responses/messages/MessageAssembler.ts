@@ -24,7 +24,10 @@ export class MessageAssembler {
     private readonly open = new Map<number, number>();
     private readonly omitThinking: boolean;
 
-    public constructor(request: Pick<MessagesRequest, "model" | "stopSequences" | "omitThinking">, private readonly sink: MessagesEventSink) {
+    public constructor(
+        request: Pick<MessagesRequest, "model" | "stopSequences" | "omitThinking">,
+        private readonly sink: MessagesEventSink
+    ) {
         const {model} = request;
         this.cut = new StopSequenceCut(request.stopSequences);
         this.omitThinking = request.omitThinking;
@@ -124,7 +127,9 @@ export class MessageAssembler {
         this.message.stop_reason = stopReason;
         this.message.stop_sequence = stopSequence;
         if (response.usage != null)
-            this.message.usage = usage(response.usage.input_tokens, response.usage.input_tokens_details.cached_tokens, response.usage.output_tokens);
+            this.message.usage = usage(
+                response.usage.input_tokens, response.usage.input_tokens_details.cached_tokens, response.usage.output_tokens
+            );
         this.sink({type: "message_delta", delta: {stop_reason: stopReason, stop_sequence: stopSequence}, usage: {...this.message.usage}});
         this.sink({type: "message_stop"});
     }
@@ -146,7 +151,12 @@ function newBlock(item: OutputItem): MessageContentBlock | null {
 
 /** Anthropic's `input_tokens` leave out the cached prefix (`cache_read_input_tokens`); nothing is written to a paid cache. */
 function usage(promptTokens: number, cachedTokens: number, outputTokens: number): MessageUsage {
-    return {input_tokens: promptTokens - cachedTokens, output_tokens: outputTokens, cache_read_input_tokens: cachedTokens, cache_creation_input_tokens: 0};
+    return {
+        input_tokens: promptTokens - cachedTokens,
+        output_tokens: outputTokens,
+        cache_read_input_tokens: cachedTokens,
+        cache_creation_input_tokens: 0
+    };
 }
 
 /** A call's arguments as the object `tool_use.input` holds (a call cut by the token limit keeps what parsed: nothing). */

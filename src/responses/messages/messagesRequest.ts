@@ -3,7 +3,8 @@ import {isObject} from "../../protocol/isObject.js";
 import type {ReasoningEffort} from "../../protocol/wire.js";
 import {thoughtBudgets} from "../reasoningEffort.js";
 import type {
-    ContentBlockBody, MessageBody, MessagesRequestBody, MessagesToolBody, MessagesToolChoiceBody, OutputConfigBody, ThinkingBody, ToolResultBody
+    ContentBlockBody, MessageBody, MessagesRequestBody, MessagesToolBody, MessagesToolChoiceBody, OutputConfigBody, ThinkingBody,
+    ToolResultBody
 } from "../schemas/messagesRequest.js";
 import {checkBody, validateMessagesRequest} from "../schemas/validators.js";
 

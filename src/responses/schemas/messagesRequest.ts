@@ -16,12 +16,15 @@ const nonEmptyString = {type: "string", minLength: 1, ...always("'{param}' must 
 const cacheControl = {type: ["object", "null"]};
 
 /** node-llama-cpp 3.21.1 reads text only: media blocks are refused by name. */
-const refusedBlock = (types: string[], why: string) => ({properties: {type: {enum: types}}, required: ["type"], not: {}, errors: {not: note(why, "unsupported_content_type", {at: "type"})}});
+const refusedBlock = (types: string[], why: string) => ({
+    properties: {type: {enum: types}}, required: ["type"], not: {}, errors: {not: note(why, "unsupported_content_type", {at: "type"})}
+});
 const mediaRefused = refusedBlock(["image", "document", "search_result"],
     "'{type}' blocks are not supported: the local engine (node-llama-cpp) has no vision or file input. Send text only.");
-const serverToolBlocksRefused = refusedBlock(["server_tool_use", "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
-    "bash_code_execution_tool_result", "text_editor_code_execution_tool_result", "mcp_tool_use", "mcp_tool_result", "container_upload"],
-"'{type}' blocks belong to Anthropic's server tools, which this server does not run.");
+const serverToolBlocksRefused = refusedBlock([
+    "server_tool_use", "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result", "bash_code_execution_tool_result",
+    "text_editor_code_execution_tool_result", "mcp_tool_use", "mcp_tool_result", "container_upload"
+], "'{type}' blocks belong to Anthropic's server tools, which this server does not run.");
 
 function tagged(type: string, properties: Record<string, unknown> = {}, required: string[] = []) {
     return {type: "object", properties: {type: {const: type}, cache_control: cacheControl, ...properties}, required: ["type", ...required]};
@@ -41,7 +44,9 @@ const contentBlock = {
     discriminator: {propertyName: "type"},
     oneOf: [
         textBlock,
-        tagged("tool_use", {id: nonEmptyString, name: nonEmptyString, input: {type: "object", ...always("'{param}' must be an object.", "invalid_type")}}, ["id", "name", "input"]),
+        tagged("tool_use", {
+            id: nonEmptyString, name: nonEmptyString, input: {type: "object", ...always("'{param}' must be an object.", "invalid_type")}
+        }, ["id", "name", "input"]),
         tagged("tool_result", {tool_use_id: nonEmptyString, content: toolResultContent, is_error: {type: "boolean"}}, ["tool_use_id"]),
         tagged("thinking", {thinking: anyString, signature: {type: "string"}}, ["thinking"]),
         tagged("redacted_thinking", {data: {type: "string"}}),
@@ -57,7 +62,10 @@ const message = {
     properties: {
         // Claude Code sends its environment as a `system` message among the turns.
         role: {enum: ["user", "assistant", "system"], ...always("'{param}' must be 'user' or 'assistant'.", "invalid_value")},
-        content: {type: ["string", "array"], items: contentBlock, errors: {type: note("'{param}' must be a string or an array of content blocks.", "invalid_type")}}
+        content: {
+            type: ["string", "array"], items: contentBlock,
+            errors: {type: note("'{param}' must be a string or an array of content blocks.", "invalid_type")}
+        }
     },
     errors: {type: objectRequired}
 };
@@ -67,7 +75,12 @@ const tool = {
     required: ["name"],
     // A typed tool (`web_search_20250305`, `bash_20250124`, `code_execution_…`) is one of Anthropic's own: refused by name.
     if: {required: ["type"], properties: {type: {not: {enum: ["custom", null]}}}},
-    then: {not: {}, errors: {not: note("Tool type '{type}' is an Anthropic server or built-in tool, which this server does not run: declare a custom tool with an 'input_schema'.", "unsupported_tool_type", {at: "type"})}},
+    then: {not: {}, errors: {not: note(
+        "Tool type '{type}' is an Anthropic server or built-in tool, which this server does not run: "
+            + "declare a custom tool with an 'input_schema'.",
+        "unsupported_tool_type",
+        {at: "type"}
+    )}},
     else: {required: ["name", "input_schema"]},
     properties: {
         type: {},
@@ -100,7 +113,10 @@ const thinking = {
     type: "object",
     required: ["type"],
     properties: {
-        type: {enum: ["enabled", "adaptive", "between_tools", "disabled"], ...always("'{param}' must be one of enabled, adaptive, between_tools, disabled.")},
+        type: {
+            enum: ["enabled", "adaptive", "between_tools", "disabled"],
+            ...always("'{param}' must be one of enabled, adaptive, between_tools, disabled.")
+        },
         budget_tokens: {type: "integer", minimum: 1, maximum: 100_000_000},
         display: {type: "string"}
     },
@@ -113,7 +129,10 @@ const thinking = {
 const outputConfig = {
     type: ["object", "null"],
     properties: {
-        effort: {enum: ["low", "medium", "high", "xhigh", "max", null], ...always("'{param}' must be one of low, medium, high, xhigh, max.")},
+        effort: {
+            enum: ["low", "medium", "high", "xhigh", "max", null],
+            ...always("'{param}' must be one of low, medium, high, xhigh, max.")
+        },
         format: {
             type: ["object", "null"],
             required: ["type", "schema"],
@@ -135,8 +154,14 @@ export const messagesRequestSchema = {
         model: {type: "string", minLength: 1, maxLength: 256, ...always("'{param}' must be a non-empty string.")},
         messages: {type: "array", items: message, errors: {type: note("'{param}' must be an array of messages.", "invalid_type")}},
         max_tokens: {type: "integer", minimum: 1, maximum: 100_000_000, ...always("'{param}' must be an integer of at least 1.")},
-        system: {type: ["string", "array"], items: textBlock, errors: {type: note("'{param}' must be a string or an array of text blocks.", "invalid_type")}},
-        stop_sequences: {type: "array", maxItems: 16, items: {type: "string", minLength: 1}, ...always("'{param}' must be an array of up to 16 non-empty strings.")},
+        system: {
+            type: ["string", "array"], items: textBlock,
+            errors: {type: note("'{param}' must be a string or an array of text blocks.", "invalid_type")}
+        },
+        stop_sequences: {
+            type: "array", maxItems: 16, items: {type: "string", minLength: 1},
+            ...always("'{param}' must be an array of up to 16 non-empty strings.")
+        },
         stream: {type: "boolean"},
         temperature: {type: "number", minimum: 0, maximum: 1, ...always("'{param}' must be a number from 0 to 1.")},
         top_p: {type: "number", minimum: 0, maximum: 1, ...always("'{param}' must be a number from 0 to 1.")},
@@ -171,7 +196,10 @@ export type MessageBody = {role: "user" | "assistant" | "system", content: strin
 export type MessagesToolBody = {type?: "custom" | null, name: string, description?: string, input_schema: Record<string, unknown>};
 export type MessagesToolChoiceBody = {type: "auto" | "any" | "tool" | "none", name?: string, disable_parallel_tool_use?: boolean};
 export type ThinkingBody = {type: "enabled" | "adaptive" | "between_tools" | "disabled", budget_tokens?: number, display?: string};
-export type OutputConfigBody = {effort?: "low" | "medium" | "high" | "xhigh" | "max" | null, format?: {type: "json_schema", schema: Record<string, unknown>} | null};
+export type OutputConfigBody = {
+    effort?: "low" | "medium" | "high" | "xhigh" | "max" | null,
+    format?: {type: "json_schema", schema: Record<string, unknown>} | null
+};
 
 /** The `POST /v1/messages` body the schema admits. */
 export type MessagesRequestBody = {
