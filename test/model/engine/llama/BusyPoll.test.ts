@@ -8,14 +8,22 @@ import {syntheticModel} from "../../../helpers/syntheticModel.js";
 
 const turns = [{role: "user" as const, text: "Tell me a long story."}];
 
-/** The event loop's utilization while `engine` generates `tokens` tokens (after a warm-up answer). */
+/**
+ * The event loop's utilization while `engine` generates about `tokens` tokens (after a warm-up answer). A random-weight
+ * model may sample its end-of-turn token early on one seed: the first of a few seeds whose answer is long enough counts.
+ */
 async function utilizationGenerating(engine: LlamaEngine, tokens: number): Promise<number> {
     await engine.generate({turns, maxOutputTokens: 8, sampling: {temperature: 0}});
-    const start = nodePerformance.eventLoopUtilization();
-    const result = await engine.generate({turns, maxOutputTokens: tokens, sampling: {temperature: 1, seed: 7}});
-    const utilization = nodePerformance.eventLoopUtilization(start).utilization;
-    assert.ok(result.usage.outputTokens > tokens / 2, `${result.usage.outputTokens} tokens`);
-    return utilization;
+    const lengths: number[] = [];
+    for (const seed of [7, 1, 2, 3, 4]) {
+        const start = nodePerformance.eventLoopUtilization();
+        const result = await engine.generate({turns, maxOutputTokens: tokens, sampling: {temperature: 1, seed}});
+        const utilization = nodePerformance.eventLoopUtilization(start).utilization;
+        if (result.usage.outputTokens > tokens / 2)
+            return utilization;
+        lengths.push(result.usage.outputTokens);
+    }
+    assert.fail(`no answer reached ${tokens / 2} tokens: ${lengths.join(", ")}`);
 }
 
 describe("the event loop polls while tokens come fast (real node-llama-cpp)", () => {
