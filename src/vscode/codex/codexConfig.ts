@@ -1,5 +1,7 @@
+import {clientKeyShellHint, clientKeyVariable} from "../clientKey.js";
+
 /** The environment variable Codex reads the key from: the key itself never goes into config.toml. */
-export const codexKeyVariable = "LOCAL_RESPONSES_API_KEY";
+export const codexKeyVariable = clientKeyVariable;
 export const codexProviderId = "local-responses";
 
 export type CodexProvider = {
@@ -80,7 +82,7 @@ export function mergeCodexConfig(existing: string, provider: CodexProvider): str
 
 /** The shell line a person runs before `codex`, naming the variable but not the key. */
 export function codexShellHint(): string {
-    return `export ${codexKeyVariable}="<paste the key from 'Local Responses: Copy API Key'>"`;
+    return clientKeyShellHint();
 }
 
 function tomlString(value: string): string {

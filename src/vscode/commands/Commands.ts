@@ -1,4 +1,5 @@
 import * as vscode from "vscode";
+import {configureClaudeCode} from "../claude/configureClaudeCode.js";
 import {configureCodex} from "../codex/configureCodex.js";
 import {downloadModelCommand} from "../models/downloadModel.js";
 import {loadModelCommand} from "../models/loadModel.js";
@@ -35,6 +36,7 @@ export class Commands implements vscode.Disposable {
             run(commandIds.rotateApiKey, () => this.rotateApiKey()),
             run(commandIds.setUpstreamApiKey, () => this.setUpstreamApiKey()),
             run(commandIds.configureCodex, () => configureCodex(context)),
+            run(commandIds.configureClaudeCode, () => configureClaudeCode(context)),
             run(commandIds.openInspector, () => context.openInspector()),
             run(commandIds.listResponses, () => listResponsesCommand(context)),
             run(commandIds.cancelJob, () => this.cancelJob()),

@@ -5,13 +5,16 @@ export const walkthroughId = "local-responses.local-responses#firstRun";
 
 export type FirstRunKeys = Record<typeof walkthroughKeys[keyof typeof walkthroughKeys], boolean>;
 
-/** What a person did: copied the endpoint or the key, had Configure Codex… write or show its block, saw a response in the inspector. */
-export type FirstRunEvent = "endpointCopied" | "keyCopied" | "codexConfigured" | "responseSeen";
+/**
+ * What a person did: copied the endpoint or the key, had Configure Codex… or Configure Claude Code… write or show its
+ * block, saw a response in the inspector.
+ */
+export type FirstRunEvent = "endpointCopied" | "keyCopied" | "codexConfigured" | "claudeConfigured" | "responseSeen";
 
 /**
  * What a new user has done, from real events: a model file known (downloaded or picked), a model loaded, a client
- * given the endpoint and key (Configure Codex wrote or showed its block, or both were copied), and a response seen
- * in the inspector. vscode-free; the face turns changes into context keys.
+ * given the endpoint and key (Configure Codex or Configure Claude Code wrote or showed its block, or both were
+ * copied), and a response seen in the inspector. vscode-free; the face turns changes into context keys.
  */
 export class FirstRunProgress {
     private hasModelFile = false;
@@ -35,7 +38,8 @@ export class FirstRunProgress {
         return {
             [walkthroughKeys.hasModelFile]: this.hasModelFile,
             [walkthroughKeys.modelLoaded]: this.modelLoaded,
-            [walkthroughKeys.clientConnected]: this.events.has("codexConfigured") || (this.events.has("endpointCopied") && this.events.has("keyCopied")),
+            [walkthroughKeys.clientConnected]: this.events.has("codexConfigured") || this.events.has("claudeConfigured")
+                || (this.events.has("endpointCopied") && this.events.has("keyCopied")),
             [walkthroughKeys.sawResponseInInspector]: this.events.has("responseSeen")
         };
     }

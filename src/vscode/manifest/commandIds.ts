@@ -11,6 +11,7 @@ export const commandIds = {
     rotateApiKey: "localResponses.rotateApiKey",
     setUpstreamApiKey: "localResponses.setUpstreamApiKey",
     configureCodex: "localResponses.configureCodex",
+    configureClaudeCode: "localResponses.configureClaudeCode",
     openInspector: "localResponses.openInspector",
     listResponses: "localResponses.listResponses",
     cancelJob: "localResponses.cancelJob",

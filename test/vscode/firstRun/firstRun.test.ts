@@ -76,4 +76,7 @@ test("walkthrough: each step completes on a context key the face sets on its rea
     const codex = new FirstRunProgress();
     codex.record("codexConfigured");
     assert.deepEqual(Object.entries(codex.keys()).filter(([, value]) => value).map(([key]) => key), [walkthroughKeys.clientConnected]);
+    const claude = new FirstRunProgress();
+    claude.record("claudeConfigured");
+    assert.deepEqual(Object.entries(claude.keys()).filter(([, value]) => value).map(([key]) => key), [walkthroughKeys.clientConnected]);
 });

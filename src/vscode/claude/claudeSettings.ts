@@ -1,0 +1,108 @@
+import path from "node:path";
+import {clientKeyShellHint, clientKeyVariable} from "../clientKey.js";
+
+export type ClaudeProvider = {
+    /** The server's endpoint as the host reports it (`http://127.0.0.1:PORT/v1`). */
+    endpoint: string,
+    /** The loaded model's id: the name Claude Code sends for its main and its small, fast requests. */
+    model: string
+};
+
+/** What Configure Claude Code… sets at the top level and in `env`; everything else in the file is the person's. */
+export type ClaudeSettingsBlock = {env: Record<string, string>, apiKeyHelper: string};
+
+/**
+ * The key comes from a command Claude Code runs (its value is sent as `x-api-key` and as a bearer token, both of
+ * which the server accepts), which prints the variable the person exports: the key never lands in settings.json.
+ */
+export const claudeApiKeyHelper = `printenv ${clientKeyVariable}`;
+
+/**
+ * Keys that Claude Code prefers to `apiKeyHelper` (its order: `ANTHROPIC_AUTH_TOKEN`, `ANTHROPIC_API_KEY`, then the
+ * helper): left in `env`, they would send another provider's key here and get 401, so the merge takes them out.
+ */
+export const overridingKeyVariables = ["ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_API_KEY"] as const;
+
+/** The settings file Claude Code reads: `$CLAUDE_CONFIG_DIR/settings.json`, else `~/.claude/settings.json`. */
+export function claudeSettingsFile(env: NodeJS.ProcessEnv, home: string): string {
+    const dir = env.CLAUDE_CONFIG_DIR != null && env.CLAUDE_CONFIG_DIR !== "" ? env.CLAUDE_CONFIG_DIR : path.join(home, ".claude");
+    return path.join(dir, "settings.json");
+}
+
+/**
+ * The server's origin: Claude Code appends `/v1/messages` to `ANTHROPIC_BASE_URL` itself, so the endpoint's `/v1`
+ * would make it post to `/v1/v1/messages`.
+ */
+export function claudeBaseUrl(endpoint: string): string {
+    return endpoint.replace(/\/+$/, "").replace(/\/v1$/, "");
+}
+
+/**
+ * The block for this endpoint. The model's id goes into every name Claude Code sends (main, small-and-fast under its
+ * old and new variable), so a server with `--strict-model` answers its background requests too; non-essential
+ * traffic (telemetry, error reports, update checks) is off, as it would only fail against a local server.
+ */
+export function claudeSettingsBlock({endpoint, model}: ClaudeProvider): ClaudeSettingsBlock {
+    return {
+        env: {
+            ANTHROPIC_BASE_URL: claudeBaseUrl(endpoint),
+            ANTHROPIC_MODEL: model,
+            ANTHROPIC_SMALL_FAST_MODEL: model,
+            ANTHROPIC_DEFAULT_HAIKU_MODEL: model,
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1"
+        },
+        apiKeyHelper: claudeApiKeyHelper
+    };
+}
+
+/**
+ * A merge's outcome: the new file text and the `env` keys it took out (`overridingKeyVariables`), or why the file is
+ * left as it is (not JSON, or not the shape Claude Code reads): it is never overwritten then.
+ */
+export type ClaudeSettingsMerge = {ok: true, text: string, removed: string[]} | {ok: false, reason: string};
+
+/**
+ * Writes the block into an existing settings.json (or an empty one): our `env` keys and `apiKeyHelper` are set, the
+ * keys that would override the helper are taken out of `env`, and every other key keeps its value and its place.
+ * The result is JSON with 2-space indents, as Claude Code writes it; merging it again changes nothing.
+ */
+export function mergeClaudeSettings(existing: string, provider: ClaudeProvider): ClaudeSettingsMerge {
+    let settings: unknown = {};
+    if (existing.trim() !== "") {
+        try {
+            settings = JSON.parse(existing);
+        } catch (error) {
+            return {ok: false, reason: `it is not valid JSON (${(error as Error).message})`};
+        }
+    }
+    if (!isObject(settings))
+        return {ok: false, reason: "it holds JSON that is not an object"};
+    const env = settings.env ?? {};
+    if (!isObject(env))
+        return {ok: false, reason: "its \"env\" is not an object"};
+
+    const block = claudeSettingsBlock(provider);
+    const removed = overridingKeyVariables.filter((key) => key in env);
+    const mergedEnv = Object.fromEntries(Object.entries(env).filter(([key]) => !removed.includes(key as typeof removed[number])));
+    const merged = {...settings, env: {...mergedEnv, ...block.env}, apiKeyHelper: block.apiKeyHelper};
+    return {ok: true, text: `${JSON.stringify(merged, null, 2)}\n`, removed};
+}
+
+/**
+ * What "Show the settings block" opens (JSON with comments): the keys to merge by hand, then the shell lines that
+ * give the helper its key and keep an exported key from overriding it.
+ */
+export function claudeSettingsPreview(file: string, provider: ClaudeProvider): string {
+    return [
+        `// Merge into ${file}:`,
+        JSON.stringify(claudeSettingsBlock(provider), null, 2),
+        "// Then, in the shell that runs claude:",
+        `// ${clientKeyShellHint()}`,
+        `// unset ${overridingKeyVariables.join(" ")}   (Claude Code would send these instead of the helper's key)`,
+        ""
+    ].join("\n");
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+    return typeof value === "object" && value != null && !Array.isArray(value);
+}

@@ -1,0 +1,101 @@
+import assert from "node:assert/strict";
+import path from "node:path";
+import {test} from "node:test";
+import {clientKeyVariable} from "../../../src/vscode/clientKey.js";
+import {claudeBaseUrl, claudeSettingsFile, claudeSettingsPreview, mergeClaudeSettings} from "../../../src/vscode/claude/claudeSettings.js";
+
+const provider = {endpoint: "http://127.0.0.1:8080/v1", model: "stories260K"};
+
+type Merged = {settings: Record<string, unknown>, env: Record<string, string>, removed: string[], text: string};
+
+/** The merged file, parsed; fails the test when the merge refused. */
+function merged(existing: string, target = provider): Merged {
+    const result = mergeClaudeSettings(existing, target);
+    assert.ok(result.ok, result.ok ? "" : result.reason);
+    const settings = JSON.parse(result.text) as Record<string, unknown>;
+    return {settings, env: settings.env as Record<string, string>, removed: result.removed, text: result.text};
+}
+
+test("the base URL is the server's origin: Claude Code appends /v1/messages itself", () => {
+    assert.equal(claudeBaseUrl("http://127.0.0.1:8080/v1"), "http://127.0.0.1:8080");
+    assert.equal(claudeBaseUrl("http://127.0.0.1:8080/v1/"), "http://127.0.0.1:8080");
+    assert.equal(claudeBaseUrl("http://[::1]:9000/v1"), "http://[::1]:9000");
+});
+
+test("the settings file is CLAUDE_CONFIG_DIR's when set, else ~/.claude's", () => {
+    assert.equal(claudeSettingsFile({}, "/home/me"), path.join("/home/me", ".claude", "settings.json"));
+    assert.equal(claudeSettingsFile({CLAUDE_CONFIG_DIR: ""}, "/home/me"), path.join("/home/me", ".claude", "settings.json"));
+    assert.equal(claudeSettingsFile({CLAUDE_CONFIG_DIR: "/tmp/claude"}, "/home/me"), path.join("/tmp/claude", "settings.json"));
+});
+
+test("an empty or missing file gets the env block and a key helper that prints the variable, never the key", () => {
+    for (const existing of ["", "  \n"]) {
+        const {settings, env, removed, text} = merged(existing);
+        assert.deepEqual(env, {
+            ANTHROPIC_BASE_URL: "http://127.0.0.1:8080",
+            ANTHROPIC_MODEL: "stories260K",
+            ANTHROPIC_SMALL_FAST_MODEL: "stories260K",
+            ANTHROPIC_DEFAULT_HAIKU_MODEL: "stories260K",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1"
+        });
+        assert.equal(settings.apiKeyHelper, `printenv ${clientKeyVariable}`);
+        assert.deepEqual(removed, []);
+        assert.doesNotMatch(text, /sk-/);
+        assert.ok(text.endsWith("}\n"));
+    }
+});
+
+test("merging keeps the person's keys and env variables in place, replaces ours, and is idempotent", () => {
+    const existing = JSON.stringify({
+        permissions: {allow: ["Bash(npm test)"]},
+        env: {ANTHROPIC_BASE_URL: "http://127.0.0.1:1111", MY_VAR: "kept", ANTHROPIC_MODEL: "old"},
+        apiKeyHelper: "old-helper",
+        model: "sonnet"
+    }, null, 4);
+    const {settings, env, text} = merged(existing);
+    assert.deepEqual(Object.keys(settings), ["permissions", "env", "apiKeyHelper", "model"], "keys keep their place");
+    assert.deepEqual(settings.permissions, {allow: ["Bash(npm test)"]});
+    assert.equal(settings.model, "sonnet");
+    assert.equal(env.MY_VAR, "kept");
+    assert.equal(env.ANTHROPIC_BASE_URL, "http://127.0.0.1:8080");
+    assert.equal(env.ANTHROPIC_MODEL, "stories260K");
+    assert.equal(settings.apiKeyHelper, `printenv ${clientKeyVariable}`);
+    assert.equal(merged(text).text, text, "idempotent");
+    const moved = merged(text, {endpoint: "http://127.0.0.1:9090/v1", model: "qwen"});
+    assert.equal(moved.env.ANTHROPIC_BASE_URL, "http://127.0.0.1:9090");
+    assert.equal(moved.env.ANTHROPIC_SMALL_FAST_MODEL, "qwen");
+    assert.equal(moved.env.MY_VAR, "kept");
+});
+
+test("keys Claude Code would send instead of the helper's are taken out of env, and said", () => {
+    const existing = JSON.stringify({env: {ANTHROPIC_API_KEY: "sk-ant-old", ANTHROPIC_AUTH_TOKEN: "tok", OTHER: "x"}});
+    const {env, removed, text} = merged(existing);
+    assert.deepEqual(removed.sort(), ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"]);
+    assert.ok(!("ANTHROPIC_API_KEY" in env) && !("ANTHROPIC_AUTH_TOKEN" in env));
+    assert.equal(env.OTHER, "x");
+    assert.doesNotMatch(text, /sk-ant-old|"tok"/);
+});
+
+test("a file that is not JSON, not an object, or whose env is not an object is refused, with the reason", () => {
+    for (const [existing, reason] of [
+        ["{\"env\": {}, // a comment\n}", /not valid JSON/],
+        ["{\"env\": ", /not valid JSON/],
+        ["[1, 2]", /not an object/],
+        ["null", /not an object/],
+        ["{\"env\": \"ANTHROPIC_BASE_URL=x\"}", /"env" is not an object/]
+    ] as const) {
+        const result = mergeClaudeSettings(existing, provider);
+        assert.equal(result.ok, false, existing);
+        assert.match(result.ok ? "" : result.reason, reason, existing);
+    }
+});
+
+test("the block shown to copy is the block written, with the shell lines that give the helper its key", () => {
+    const preview = claudeSettingsPreview("/home/me/.claude/settings.json", provider);
+    const json = preview.split("\n").filter((line) => !line.startsWith("//")).join("\n");
+    const {settings} = merged("");
+    assert.deepEqual(JSON.parse(json), settings);
+    assert.match(preview, new RegExp(`^// export ${clientKeyVariable}=`, "m"));
+    assert.match(preview, /^\/\/ unset ANTHROPIC_AUTH_TOKEN ANTHROPIC_API_KEY/m);
+    assert.doesNotMatch(preview, /sk-/);
+});
