@@ -90,6 +90,12 @@ export type GenerationRequest = {
     reasoningEffort?: ReasoningEffort,
     /** Score the answer text's tokens, with this many alternatives each (0–20); computed after generation. */
     logprobs?: {top: number},
+    /**
+     * Text that ends this answer as an end-of-turn would (Chat Completions' `stop`, Messages' `stop_sequences`), besides
+     * the operator's (`--stop`): the generation stops there and the text is cut before it. Watches the answer only, not
+     * thoughts or calls. Defaults to none.
+     */
+    stopSequences?: readonly string[],
     signal?: AbortSignal,
     onEvent?: (event: GenerationEvent) => void,
     /** Called as the prompt is evaluated, step by step (a long prompt on a full-size model takes minutes). */
@@ -126,6 +132,8 @@ export type GenerationUsage = {
 
 export type GenerationResult = {
     stopReason: "stop" | "length" | "abort" | "tool_calls",
+    /** The stop sequence (the operator's or the request's) the answer ended at; absent when it ended otherwise or the engine cannot tell. */
+    stopSequence?: string,
     text: string,
     calls: {name: string, arguments: string}[],
     usage: GenerationUsage,

@@ -82,6 +82,7 @@ export class GenerationRunner {
         if (generated.kind === "failed")
             return generated.response;
         const {result} = generated;
+        prepared.stoppedAt = result.stopSequence;
         prepared.timings = responseTimings({
             acceptedAt: prepared.acceptedAt, startedAt: started, endedAt: performance.now(), timeToFirstTokenMs: result.timeToFirstTokenMs, usage: result.usage
         });

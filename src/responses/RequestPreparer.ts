@@ -22,7 +22,9 @@ export type PrepareOptions = {
      * Looked up before the store for `previous_response_id`: a WebSocket connection keeps its
      * `store: false` responses here, so only that connection can continue them.
      */
-    resolvePrevious?: ResolvePrevious
+    resolvePrevious?: ResolvePrevious,
+    /** Text that ends the answer (see `PreparedResponse.stopSequences`): from the Chat Completions and Messages adapters. */
+    stopSequences?: readonly string[]
 };
 
 /** Turns a create body into a `PreparedResponse`: every check that can refuse the request, done before any generation. */
@@ -47,7 +49,8 @@ export class RequestPreparer {
         const params = withHistoryTools(parsed, history);
         const turns = this.history.render(owner, history, params.instructions);
 
-        return {params, owner, history, input, turns, response: initialResponse(params, model), acceptedAt};
+        const stopSequences = options.stopSequences != null && options.stopSequences.length > 0 ? options.stopSequences : undefined;
+        return {params, owner, history, input, turns, response: initialResponse(params, model), acceptedAt, ...stopSequences != null && {stopSequences}};
     }
 
     private checkModel(requested: string | null): string {

@@ -1,8 +1,9 @@
 import {EngineError} from "../engine/errors.js";
 import {
-    ApiError, contextLengthExceeded, engineFailed, internalError, modelNotLoaded, rateLimited, requestAborted, serverOverloaded, upstreamFailed,
-    upstreamRejected
+    ApiError, contextLengthExceeded, engineFailed, generatedOutputInvalid, internalError, modelNotLoaded, rateLimited, requestAborted,
+    serverOverloaded, upstreamFailed, upstreamRejected
 } from "../protocol/errors.js";
+import type {ResponseObject} from "../protocol/wire.js";
 
 /**
  * Maps an engine failure to the API error a client should see. Anything else (a bug, a library's own error)
@@ -29,4 +30,13 @@ export function toApiError(error: unknown): ApiError {
     }
     // Not an engine failure the API defines: a generic 500 whose cause is logged by whoever reports it.
     return internalError(error);
+}
+
+/**
+ * A `failed` response as the error a face without Responses' `failed` object reports (Chat Completions, `vscode.lm`):
+ * its output did not validate (`invalid_output`, `invalid_tool_arguments`), or the engine failed mid-stream.
+ */
+export function failedResponseError(response: ResponseObject): ApiError {
+    const {code, message} = response.error ?? {code: "server_error", message: "The generation failed."};
+    return code === "invalid_output" || code === "invalid_tool_arguments" ? generatedOutputInvalid(code, message) : engineFailed(message);
 }

@@ -28,6 +28,7 @@ export function generationRequest(prepared: PreparedResponse, hooks: GenerationH
         },
         ...generationShape(params),
         logprobs: params.logprobs ?? undefined,
+        stopSequences: prepared.stopSequences,
         signal: hooks.signal,
         onEvent: hooks.onEvent,
         onPromptProgress: hooks.onPromptProgress

@@ -25,7 +25,14 @@ export type PreparedResponse = {
     /** Set by `run` when generation finished (a background job's record shows them in the editor's inspector). */
     timings?: ResponseTimings,
     /** Set by `announce`: the stream's next sequence number once its opening events went out before admission. */
-    announcedThrough?: number
+    announcedThrough?: number,
+    /**
+     * Text that ends the answer: Chat Completions' `stop` and Messages' `stop_sequences`, set by their adapters (the
+     * Responses API has none).
+     */
+    readonly stopSequences?: readonly string[],
+    /** Set by `run` when the answer ended at one of the stop sequences (Messages reports it as `stop_sequence`). */
+    stoppedAt?: string
 };
 
 /** A finished response and its input history, as `previous_response_id` continues it. */

@@ -1,5 +1,6 @@
 /**
- * Watches the answer text as it streams and reports where an operator stop sequence (`--stop`) begins.
+ * Watches the answer text as it streams and reports where a stop sequence (the operator's `--stop`, a request's `stop`)
+ * begins.
  * Text that might be the start of a stop sequence is held back until the next chunk decides, so a client
  * never receives part of a stop sequence. Only the answer is watched: thoughts and tool-call arguments
  * never reach it, which is why this is done here rather than with node-llama-cpp's `customStopTriggers`
@@ -7,7 +8,7 @@
  */
 export class StopSequenceDetector {
     private held = "";
-    private stoppedAt = false;
+    private matched: string | null = null;
 
     public constructor(private readonly sequences: readonly string[]) {}
 
@@ -17,22 +18,30 @@ export class StopSequenceDetector {
 
     /** True once a stop sequence was seen; later text is ignored. */
     public get stopped(): boolean {
-        return this.stoppedAt;
+        return this.matched != null;
+    }
+
+    /** The stop sequence the text ended at (the earliest in the text), or null. */
+    public get stoppedAt(): string | null {
+        return this.matched;
     }
 
     /** Takes the next chunk of answer text; returns the part that is safe to publish now. */
     public push(text: string): string {
-        if (this.stoppedAt)
+        if (this.matched != null)
             return "";
         const pending = this.held + text;
         let cut = -1;
+        let matched: string | null = null;
         for (const sequence of this.sequences) {
             const index = pending.indexOf(sequence);
-            if (index >= 0 && (cut < 0 || index < cut))
+            if (index >= 0 && (cut < 0 || index < cut)) {
                 cut = index;
+                matched = sequence;
+            }
         }
         if (cut >= 0) {
-            this.stoppedAt = true;
+            this.matched = matched;
             this.held = "";
             return pending.slice(0, cut);
         }

@@ -63,8 +63,9 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
     const callStream = new CallArgumentsStream(emit);
     /** The tokens behind `text` events, scored after generation when logprobs are asked for. */
     const answerTokens: Token[] = [];
-    // Operator stop sequences end the answer as an end-of-turn would; the generation is aborted once one is seen.
-    const stops = new StopSequenceDetector(grammar == null ? stopSequences : []);
+    // Stop sequences (the operator's and the request's) end the answer as an end-of-turn would; the generation is aborted
+    // once one is seen.
+    const stops = new StopSequenceDetector(grammar == null ? [...stopSequences, ...request.stopSequences ?? []] : []);
     const signal = anySignal(request.signal, stopSignal.signal);
     let answer = "";
     const emitText = (text: string) => {
@@ -219,6 +220,7 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
             : stop === "abort" ? "abort"
                 : stop === "functionCalls" || calls.length > 0 ? "tool_calls"
                     : "stop",
+        ...stops.stoppedAt != null && {stopSequence: stops.stoppedAt},
         text,
         calls,
         usage: {inputTokens: promptTokens, cachedTokens, outputTokens, reasoningTokens},

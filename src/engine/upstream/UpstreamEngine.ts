@@ -200,7 +200,8 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
     }
 
     private async run(first: Upstream, key: string, request: GenerationRequest, moveTo: (next: Upstream) => void): Promise<GenerationResult> {
-        const body = toChatCompletionsBody(request, {model: this.upstreamModel, stop: this.options.stopSequences});
+        const stop = [...this.options.stopSequences ?? [], ...request.stopSequences ?? []];
+        const body = toChatCompletionsBody(request, {model: this.upstreamModel, stop});
         const started = performance.now();
         const tried = new Set<Upstream>();
         let upstream = first;

@@ -97,7 +97,7 @@ export function toChatTools(tools: readonly ToolSpec[]): NonNullable<ChatComplet
 
 export type ChatRequestOptions = {
     model: string,
-    /** Operator stop sequences (`--stop`), sent as `stop`. */
+    /** Stop sequences (the operator's `--stop`, then the request's), sent as `stop`. */
     stop?: readonly string[]
 };
 

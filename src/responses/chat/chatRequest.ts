@@ -15,7 +15,9 @@ export type ChatRequest = {
     /** `stream_options.include_usage`: a last chunk with empty choices carries the usage. */
     includeUsage: boolean,
     /** `logprobs: true`: token logprobs on the answer's content. */
-    logprobs: boolean
+    logprobs: boolean,
+    /** `stop`: text that ends the answer (the engine stops there; `finish_reason` is `stop`). */
+    stopSequences: string[]
 };
 
 /**
@@ -63,7 +65,8 @@ export function parseChatRequest(body: unknown): ChatRequest {
         prompt_cache_retention: b.prompt_cache_retention,
         service_tier: b.service_tier
     };
-    return {responsesBody, stream: b.stream === true, includeUsage: b.stream_options?.include_usage === true, logprobs};
+    const stopSequences = b.stop == null ? [] : typeof b.stop === "string" ? [b.stop] : b.stop;
+    return {responsesBody, stream: b.stream === true, includeUsage: b.stream_options?.include_usage === true, logprobs, stopSequences};
 }
 
 /** One message as the input items the Responses domain renders: an assistant turn may be thoughts, text and calls. */

@@ -4,7 +4,6 @@ import type {
 } from "../../protocol/messagesWire.js";
 import type {OutputItem, ResponseObject, StreamEvent} from "../../protocol/wire.js";
 import type {MessagesRequest} from "./messagesRequest.js";
-import {StopSequenceCut} from "./StopSequenceCut.js";
 
 export type MessagesEventSink = (event: MessagesStreamEvent) => void;
 
@@ -15,21 +14,21 @@ export type PromptUsage = {promptTokens: number, cachedPrefixTokens: number};
  * Reads a response's stream events (the Responses domain's one generation path) and writes the Anthropic message
  * they make: its stream events (`message_start`, the content blocks, `message_delta`, `message_stop`) to `sink`, and
  * the message object itself for a client that did not stream. Reasoning items become `thinking` blocks, message
- * items `text` blocks, function calls `tool_use` blocks; `stop_sequences` cut the text here.
+ * items `text` blocks, function calls `tool_use` blocks. The engine stops the answer at a stop sequence and cuts the text
+ * there; `stoppedAt` says which one it was once the response is complete.
  */
 export class MessageAssembler {
     private readonly message: MessageObject;
-    private readonly cut: StopSequenceCut;
     /** The block index of each open output item, by its `output_index`. */
     private readonly open = new Map<number, number>();
     private readonly omitThinking: boolean;
 
     public constructor(
-        request: Pick<MessagesRequest, "model" | "stopSequences" | "omitThinking">,
-        private readonly sink: MessagesEventSink
+        request: Pick<MessagesRequest, "model" | "omitThinking">,
+        private readonly sink: MessagesEventSink,
+        private readonly stoppedAt: () => string | undefined = () => undefined
     ) {
         const {model} = request;
-        this.cut = new StopSequenceCut(request.stopSequences);
         this.omitThinking = request.omitThinking;
         this.message = {
             id: newId("msg"), type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null,
@@ -54,7 +53,7 @@ export class MessageAssembler {
                 this.addBlock(event.output_index, event.item);
                 break;
             case "response.output_text.delta":
-                this.text(event.output_index, this.cut.push(event.delta));
+                this.text(event.output_index, event.delta);
                 break;
             case "response.reasoning_text.delta":
                 if (!this.omitThinking)
@@ -78,7 +77,7 @@ export class MessageAssembler {
 
     private addBlock(outputIndex: number, item: OutputItem): void {
         const block = newBlock(item);
-        if (block == null || this.cut.stoppedAt != null)
+        if (block == null)
             return;
         const index = this.message.content.push(block) - 1;
         this.open.set(outputIndex, index);
@@ -105,8 +104,6 @@ export class MessageAssembler {
     }
 
     private closeBlock(outputIndex: number, item: OutputItem): void {
-        if (item.type === "message")
-            this.text(outputIndex, this.cut.flush());
         const index = this.open.get(outputIndex);
         if (index == null)
             return;
@@ -120,7 +117,7 @@ export class MessageAssembler {
     }
 
     private finish(response: ResponseObject): void {
-        const stopSequence = this.cut.stoppedAt;
+        const stopSequence = this.stoppedAt() ?? null;
         const stopReason: MessageStopReason = stopSequence != null ? "stop_sequence"
             : response.status === "incomplete" ? "max_tokens"
                 : this.message.content.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn";

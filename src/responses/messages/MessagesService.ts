@@ -22,7 +22,7 @@ export class MessagesService {
     /** Every check that can refuse the request, before any generation. */
     public prepare(owner: string, body: unknown): PreparedMessage {
         const request = parseMessagesRequest(body);
-        return {request, prepared: this.responses.prepare(owner, request.responsesBody)};
+        return {request, prepared: this.responses.prepare(owner, request.responsesBody, {stopSequences: request.stopSequences})};
     }
 
     /** A sequence for the prompt: a full queue or an oversized prompt fails here, before any event. */
@@ -32,7 +32,7 @@ export class MessagesService {
 
     /** Generates on an admitted lease (released when done); the events go to `sink`, the message is returned. */
     public async run(message: PreparedMessage, lease: EngineLease, options: MessageRunOptions = {}): Promise<MessageObject> {
-        const assembler = new MessageAssembler(message.request, options.sink ?? (() => undefined));
+        const assembler = new MessageAssembler(message.request, options.sink ?? (() => undefined), () => message.prepared.stoppedAt);
         assembler.start(lease);
         await this.responses.run(message.prepared, lease, {signal: options.signal, sink: (event) => assembler.onEvent(event)});
         return assembler.result;

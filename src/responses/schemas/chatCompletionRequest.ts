@@ -5,7 +5,7 @@ import {maxTools} from "./createRequest.js";
 /**
  * JSON Schema (draft 2020-12) of the `POST /v1/chat/completions` body. Top-level names outside this list are refused,
  * as OpenAI refuses unknown parameters; fields that would change the answer and that this server cannot honour
- * (`n` > 1, `stop`, `logit_bias`, audio, predictions, the deprecated `functions`) are refused by name, never dropped.
+ * (`n` > 1, `logit_bias`, audio, predictions, the deprecated `functions`) are refused by name, never dropped.
  */
 
 const anyString = {type: "string", ...always("'{param}' must be a string.", "invalid_type")};
@@ -208,9 +208,10 @@ export const chatCompletionRequestSchema = {
             type: ["integer", "null"], minimum: 1, maximum: 1,
             ...always("'n' must be 1: this server generates one choice per request.", "unsupported_value")
         },
+        // OpenAI's limit: up to 4 sequences. They end the answer text (not thoughts or tool calls), as `--stop` does.
         stop: {
-            type: ["array", "null"], maxItems: 0,
-            ...refused("Per-request 'stop' is not supported yet: the server's stop sequences are set at its start (--stop).")
+            type: ["string", "array", "null"], minLength: 1, maxItems: 4, items: {type: "string", minLength: 1},
+            ...always("'stop' must be a non-empty string or an array of up to 4 non-empty strings.", "invalid_value")
         },
         tools: {
             type: ["array", "null"], maxItems: maxTools, items: tool,
@@ -280,7 +281,7 @@ export type ChatCompletionRequestBody = {
     frequency_penalty?: number | null,
     seed?: number | null,
     n?: number | null,
-    stop?: string[] | null,
+    stop?: string | string[] | null,
     tools?: ChatToolBody[] | null,
     tool_choice?: "auto" | "none" | "required" | {type: "function", function: {name: string}} | null,
     parallel_tool_calls?: boolean | null,

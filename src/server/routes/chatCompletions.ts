@@ -1,21 +1,14 @@
 import {Router, type Request, type Response} from "express";
-import {engineFailed, generatedOutputInvalid, type ApiError} from "../../protocol/errors.js";
-import type {ResponseObject} from "../../protocol/wire.js";
+import type {ApiError} from "../../protocol/errors.js";
 import {ChatChunkWriter} from "../../responses/chat/ChatChunkWriter.js";
 import {toChatCompletion} from "../../responses/chat/chatCompletion.js";
 import {parseChatRequest, type ChatRequest} from "../../responses/chat/chatRequest.js";
-import {toApiError} from "../../responses/engineErrors.js";
+import {failedResponseError, toApiError} from "../../responses/engineErrors.js";
 import type {PreparedResponse} from "../../responses/preparedResponse.js";
 import type {ResponsesService} from "../../responses/ResponsesService.js";
 import {sendApiError} from "../middleware/errorHandler.js";
 import {SseStream} from "../sse.js";
 import {disconnectSignal, notingFailure, recordUsage, type ResponsesRouteOptions} from "./responses.js";
-
-/** A failed response (its output did not validate, or the engine failed mid-stream) as a Chat Completions error. */
-function failureOf(response: ResponseObject): ApiError {
-    const {code, message} = response.error ?? {code: "server_error", message: "The generation failed."};
-    return code === "invalid_output" || code === "invalid_tool_arguments" ? generatedOutputInvalid(code, message) : engineFailed(message);
-}
 
 /**
  * `POST /v1/chat/completions`: a Chat Completions body mapped onto a Responses request (`parseChatRequest`) and run by
@@ -28,7 +21,7 @@ export function chatCompletionsRouter(service: ResponsesService, options: Respon
 
     router.post("/chat/completions", async (req: Request, res: Response) => {
         const chat = parseChatRequest(req.body);
-        const prepared = service.prepare(req.owner, chat.responsesBody);
+        const prepared = service.prepare(req.owner, chat.responsesBody, {stopSequences: chat.stopSequences});
         if (chat.stream)
             await stream(service, chat, prepared, res, options);
         else
@@ -48,7 +41,7 @@ async function complete(service: ResponsesService, chat: ChatRequest, prepared: 
         return;
     }
     if (response.status === "failed") {
-        sendApiError(res, failureOf(response));
+        sendApiError(res, failedResponseError(response));
         return;
     }
     recordUsage(res, response);
@@ -82,7 +75,7 @@ async function stream(
     try {
         const response = await service.run(prepared, lease, {signal, sink: (event) => writer.onEvent(event)});
         if (response.status === "failed")
-            sendError(failureOf(response));
+            sendError(failedResponseError(response));
         else
             recordUsage(res, response);
         sse.sendData("[DONE]", false);

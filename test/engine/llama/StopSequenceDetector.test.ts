@@ -34,8 +34,10 @@ describe("StopSequenceDetector", () => {
     it("the earliest of several stop sequences wins; none configured passes everything", () => {
         const stops = new StopSequenceDetector(["!", "."]);
         assert.equal(stops.push("Hi. Bye!"), "Hi");
+        assert.equal(stops.stoppedAt, ".", "the sequence it ended at, which Messages reports as stop_sequence");
         const none = new StopSequenceDetector([]);
         assert.equal(none.active, false);
         assert.equal(none.push("a.b"), "a.b");
+        assert.equal(none.stoppedAt, null);
     });
 });

@@ -80,6 +80,8 @@ describe("Anthropic Messages with @anthropic-ai/sdk (real engine)", () => {
         assert.equal(cut.stop_reason, "stop_sequence");
         assert.equal(cut.stop_sequence, word);
         assert.equal(cut.content[0]?.type === "text" ? cut.content[0].text : null, text.slice(0, text.indexOf(word)));
+        // The engine stops there: the tokens after the stop sequence are never generated.
+        assert.ok(cut.usage.output_tokens < free.usage.output_tokens, `${cut.usage.output_tokens} of ${free.usage.output_tokens} tokens`);
     });
 
     for (const choice of [{type: "tool" as const, name: "get_weather"}, {type: "any" as const}]) {

@@ -109,6 +109,18 @@ describe("openai SDK chat.completions (real engine)", () => {
         assert.equal(completion.usage!.completion_tokens, 2);
     });
 
+    it("stop ends the answer before the stop sequence, and generation stops there", async () => {
+        const greedy = {model: "local-model", messages: [{role: "user" as const, content: "Once upon a time"}], max_tokens: 24, temperature: 0};
+        const free = await client.chat.completions.create(greedy);
+        const text = free.choices[0]!.message.content!;
+        const word = text.trim().split(/\s+/)[1];
+        assert.ok(word != null && word.length > 0, `too short an answer to cut: ${JSON.stringify(text)}`);
+        const cut = await client.chat.completions.create({...greedy, stop: word});
+        assert.equal(cut.choices[0]!.message.content, text.slice(0, text.indexOf(word)));
+        assert.equal(cut.choices[0]!.finish_reason, "stop");
+        assert.ok(cut.usage!.completion_tokens < free.usage!.completion_tokens, `${cut.usage!.completion_tokens} of ${free.usage!.completion_tokens} tokens`);
+    });
+
     it("a named tool_choice forces the call, and the tool result's turn answers", {skip: skipUpstream(noForcedCalls)}, async () => {
         const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{role: "user", content: "What is the weather in Paris? Use the tool."}];
         const first = await client.chat.completions.create({

@@ -81,10 +81,18 @@ describe("Chat Completions → Responses request", () => {
         assert.deepEqual([chat.stream, chat.includeUsage, chat.logprobs], [true, true, true]);
     });
 
+    it("stop as a string or an array becomes the request's stop sequences", () => {
+        const messages = [{role: "user", content: "x"}];
+        assert.deepEqual(parseChatRequest({model: "m", messages, stop: "END"}).stopSequences, ["END"]);
+        assert.deepEqual(parseChatRequest({model: "m", messages, stop: [".", "\n"]}).stopSequences, [".", "\n"]);
+        assert.deepEqual(parseChatRequest({model: "m", messages, stop: null}).stopSequences, []);
+    });
+
     it("refuses what it cannot honour, naming the Chat Completions field", () => {
         const user = [{role: "user", content: "x"}];
         assert.equal(refusal({messages: user, n: 2}).param, "n");
-        assert.equal(refusal({messages: user, stop: ["."]}).code, "unsupported_parameter");
+        assert.equal(refusal({messages: user, stop: ["a", "b", "c", "d", "e"]}).param, "stop");
+        assert.equal(refusal({messages: user, stop: ""}).param, "stop");
         assert.equal(refusal({model: "m"}).param, "messages");
         assert.equal(refusal({messages: []}).param, "messages");
         assert.equal(refusal({messages: [{role: "user", content: [{type: "image_url", image_url: {url: "x"}}]}]}).code, "unsupported_content_type");
