@@ -24,8 +24,8 @@ import {readSse} from "../../helpers/testServer.js";
  * AI SDK, WebSocket mode, captured Codex requests and the Codex CLI itself, all through the recording proxy.
  * The operator stop sequence "." (`--stop`, sent upstream as `stop`) ends each answer at its first sentence as a
  * completed turn, which the Agents SDK and Codex require.
- * Codex's own prompt (its ~27k characters of developer instructions) does not fit the 2048-token slot this model
- * has in llama-server (its trained context; prompt evaluation of ~20k tokens also takes over a minute here), so
+ * Codex's own prompt (its ~27k characters of developer instructions) does not fit the slot this model has in
+ * llama-server (8192 tokens, four times its trained context; prompt evaluation of ~20k tokens also takes over a minute here), so
  * the one change made to Codex's requests is that each developer message is cut to its first 600 characters;
  * everything else (tools, the custom apply_patch, hosted tools, include, store: false, the function-call
  * history, the streaming Codex reads) is as Codex sent it.
@@ -46,9 +46,14 @@ describe("client suites over --engine upstream (a real llama-server)", () => {
     let upstream: LlamaServerProcess;
     let harness: ClientHarness;
     before(async () => {
-        upstream = await startLlamaServer({model: models.chatml, slots: 2});
+        // 8192 a slot: Codex's tools, its namespaced sub-agent functions included, take ~3k tokens on their own. llama-server
+        // caps a slot at the model's trained context (2048 for stories260K) unless the model says more.
+        upstream = await startLlamaServer({
+            model: models.chatml, slots: 2, contextPerSlot: 8192, extraArgs: ["--override-kv", "llama.context_length=int:8192"]
+        });
         harness = await startClientHarness({
             engine: "upstream",
+            contextSize: 8192,
             upstream: {...defaultConfig().upstream, urls: [upstream.url], healthIntervalMs: 1000, timeoutSeconds: 60},
             stopSequences: ["."]
         }, {request: (body, requestPath) => requestPath.endsWith("/responses") ? cutDeveloperMessages(body) : body});
@@ -122,9 +127,12 @@ describe("client suites over --engine upstream (a real llama-server)", () => {
             const terminal = events.at(-1)!;
             assert.equal(terminal.type, "response.completed", JSON.stringify(terminal.response?.error ?? terminal));
             assert.ok(events.some((event) => event.type === "response.output_item.done"), "Codex reads items from output_item.done");
-            const declared = body.tools.filter((tool: {type: string}) => tool.type === "function" || tool.type === "custom");
-            // Echoed as function tools, the custom apply_patch too (docs/api.md, Tools); hosted ones are ignored, as on the local engine.
-            assert.deepEqual(terminal.response.tools.map((tool: {name: string}) => tool.name), declared.map((tool: {name: string}) => tool.name));
+            const runnable = new Set(["function", "custom", "namespace", "tool_search"]);
+            const declared = body.tools.filter((tool: {type: string}) => runnable.has(tool.type));
+            // Echoed as declared (the custom apply_patch, the client's tool_search; docs/api.md, Tools); hosted ones are
+            // ignored, as on the local engine.
+            const named = (tool: {type: string, name?: string}) => tool.name ?? tool.type;
+            assert.deepEqual(terminal.response.tools.map(named), declared.map(named));
             assert.ok(terminal.response.usage.output_tokens > 0);
         }
     });
