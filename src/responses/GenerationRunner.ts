@@ -7,7 +7,7 @@ import {generationRequest} from "./generationRequest.js";
 import type {HistoryOptions} from "./HistoryResolver.js";
 import {OutputValidator} from "./OutputValidator.js";
 import type {ResponseRepository} from "./ports.js";
-import type {PreparedResponse} from "./preparedResponse.js";
+import type {ApiProtocol, PreparedResponse} from "./preparedResponse.js";
 import type {ReasoningReplay} from "./ReasoningReplay.js";
 import {PublicationBuffer, type EventSink} from "./PublicationBuffer.js";
 import {ResponseAssembler, toUsage} from "./ResponseAssembler.js";
@@ -16,6 +16,7 @@ import {responseTimings} from "./timings.js";
 import type {ResponseObject, ResponseStatus} from "../protocol/wire.js";
 
 export type GenerationStats = {
+    protocol: ApiProtocol,
     inputTokens: number,
     cachedTokens: number,
     outputTokens: number,
@@ -162,6 +163,7 @@ export class GenerationRunner {
         if (params.conversationId != null && response.output.length > 0 && conversations?.append(prepared.owner, params.conversationId, [...prepared.input, ...response.output]))
             writes.push(conversations.written());
         this.options.onGeneration?.({
+            protocol: prepared.protocol,
             inputTokens: result.usage.inputTokens,
             cachedTokens: result.usage.cachedTokens,
             outputTokens: result.usage.outputTokens,

@@ -5,7 +5,7 @@ import {parseCreateRequest, type CreateParams} from "./createRequest.js";
 import type {HistoryResolver, ResolvePrevious} from "./HistoryResolver.js";
 import {normalizeInput} from "./inputItems.js";
 import type {ResponseRepository} from "./ports.js";
-import type {PreparedResponse} from "./preparedResponse.js";
+import type {ApiProtocol, PreparedResponse} from "./preparedResponse.js";
 import type {Item, ResponseObject} from "../protocol/wire.js";
 import {parseToolChoice, withLoadedTools} from "./tools.js";
 
@@ -24,7 +24,9 @@ export type PrepareOptions = {
      */
     resolvePrevious?: ResolvePrevious,
     /** Text that ends the answer (see `PreparedResponse.stopSequences`): from the Chat Completions and Messages adapters. */
-    stopSequences?: readonly string[]
+    stopSequences?: readonly string[],
+    /** The API the body came in through. Defaults to `"responses"`. */
+    protocol?: ApiProtocol
 };
 
 /** Turns a create body into a `PreparedResponse`: every check that can refuse the request, done before any generation. */
@@ -50,7 +52,10 @@ export class RequestPreparer {
         const turns = this.history.render(owner, history, params.instructions);
 
         const stopSequences = options.stopSequences != null && options.stopSequences.length > 0 ? options.stopSequences : undefined;
-        return {params, owner, history, input, turns, response: initialResponse(params, model), acceptedAt, ...stopSequences != null && {stopSequences}};
+        return {
+            params, owner, protocol: options.protocol ?? "responses", history, input, turns, response: initialResponse(params, model), acceptedAt,
+            ...stopSequences != null && {stopSequences}
+        };
     }
 
     private checkModel(requested: string | null): string {

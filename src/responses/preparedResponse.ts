@@ -4,6 +4,9 @@ import type {CreateParams} from "./createRequest.js";
 import type {ResponseTimings} from "../protocol/timings.js";
 import type {Item, ResponseObject} from "../protocol/wire.js";
 
+/** The API a request came in through: each maps onto the Responses path, and metrics count them apart. */
+export type ApiProtocol = "responses" | "chat_completions" | "messages";
+
 /**
  * A request checked and resolved up to the point where generation starts: what `RequestPreparer` makes,
  * `ResponseAdmission` compacts and admits, `GenerationRunner` runs, and a background job carries.
@@ -11,6 +14,8 @@ import type {Item, ResponseObject} from "../protocol/wire.js";
 export type PreparedResponse = {
     readonly params: CreateParams,
     readonly owner: string,
+    /** The API the request came in through (a Chat Completions or Messages body is mapped onto a create body). */
+    readonly protocol: ApiProtocol,
     /** The full input history (inherited turns, then this request's input); replaced when `admit` compacts it. */
     history: Item[],
     /** This request's own input items (appended to its conversation when it finishes). */

@@ -26,11 +26,11 @@ export class ServerMetrics {
     public readonly registry = new Registry();
     private readonly requests: Counter<"method" | "route" | "status">;
     private readonly latency: Histogram<"method" | "route">;
-    private readonly tokens: Counter<"kind">;
-    private readonly generations: Counter<"status">;
+    private readonly tokens: Counter<"protocol" | "kind">;
+    private readonly generations: Counter<"protocol" | "status">;
     private readonly abortedGenerations: Counter<"reason">;
-    private readonly timeToFirstToken: Histogram;
-    private readonly tokensPerSecond: Histogram;
+    private readonly timeToFirstToken: Histogram<"protocol">;
+    private readonly tokensPerSecond: Histogram<"protocol">;
 
     public constructor(sources: MetricsSources) {
         const registers = [this.registry];
@@ -39,8 +39,14 @@ export class ServerMetrics {
             name: `${prefix}http_request_duration_seconds`, help: "HTTP request time (a stream counts until its last event).",
             labelNames: ["method", "route"], buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300], registers
         });
-        this.tokens = new Counter({name: `${prefix}tokens_total`, help: "Tokens by kind: input (prompt), cached (prompt tokens reused), output.", labelNames: ["kind"], registers});
-        this.generations = new Counter({name: `${prefix}generations_total`, help: "Finished generations by response status.", labelNames: ["status"], registers});
+        // `protocol` (responses, chat_completions, messages) tells the three APIs apart on their one generation path.
+        this.tokens = new Counter({
+            name: `${prefix}tokens_total`, help: "Tokens by API and kind: input (prompt), cached (prompt tokens reused), output.",
+            labelNames: ["protocol", "kind"], registers
+        });
+        this.generations = new Counter({
+            name: `${prefix}generations_total`, help: "Finished generations by API and response status.", labelNames: ["protocol", "status"], registers
+        });
         this.abortedGenerations = new Counter({
             name: `${prefix}generations_aborted_total`, registers, labelNames: ["reason"],
             help: "Generations stopped before they finished, by reason: client_disconnected, cancelled, deadline, shutdown, model_unloaded, other."
@@ -49,12 +55,12 @@ export class ServerMetrics {
         for (const reason of abortKinds)
             this.abortedGenerations.inc({reason}, 0);
         this.timeToFirstToken = new Histogram({
-            name: `${prefix}time_to_first_token_seconds`, help: "Time from the start of a generation to its first token.",
-            buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers
+            name: `${prefix}time_to_first_token_seconds`, help: "Time from the start of a generation to its first token, by API.",
+            labelNames: ["protocol"], buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers
         });
         this.tokensPerSecond = new Histogram({
-            name: `${prefix}generation_tokens_per_second`, help: "Output tokens per second of each generation.",
-            buckets: [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000], registers
+            name: `${prefix}generation_tokens_per_second`, help: "Output tokens per second of each generation, by API.",
+            labelNames: ["protocol"], buckets: [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000], registers
         });
 
         const gauge = (name: string, help: string, read: () => number) => new Gauge({
@@ -110,14 +116,15 @@ export class ServerMetrics {
     }
 
     public recordGeneration(stats: GenerationStats): void {
-        this.generations.inc({status: stats.status});
-        this.tokens.inc({kind: "input"}, stats.inputTokens);
-        this.tokens.inc({kind: "cached"}, stats.cachedTokens);
-        this.tokens.inc({kind: "output"}, stats.outputTokens);
+        const {protocol} = stats;
+        this.generations.inc({protocol, status: stats.status});
+        this.tokens.inc({protocol, kind: "input"}, stats.inputTokens);
+        this.tokens.inc({protocol, kind: "cached"}, stats.cachedTokens);
+        this.tokens.inc({protocol, kind: "output"}, stats.outputTokens);
         if (stats.timeToFirstTokenMs != null)
-            this.timeToFirstToken.observe(stats.timeToFirstTokenMs / 1000);
+            this.timeToFirstToken.observe({protocol}, stats.timeToFirstTokenMs / 1000);
         if (stats.outputTokens > 0 && stats.durationMs > 0)
-            this.tokensPerSecond.observe(stats.outputTokens / (stats.durationMs / 1000));
+            this.tokensPerSecond.observe({protocol}, stats.outputTokens / (stats.durationMs / 1000));
     }
 
     public recordAbortedGeneration(kind: AbortKind): void {

@@ -21,7 +21,7 @@ export function chatCompletionsRouter(service: ResponsesService, options: Respon
 
     router.post("/chat/completions", async (req: Request, res: Response) => {
         const chat = parseChatRequest(req.body);
-        const prepared = service.prepare(req.owner, chat.responsesBody, {stopSequences: chat.stopSequences});
+        const prepared = service.prepare(req.owner, chat.responsesBody, {stopSequences: chat.stopSequences, protocol: "chat_completions"});
         if (chat.stream)
             await stream(service, chat, prepared, res, options);
         else

@@ -62,6 +62,14 @@ describe("Anthropic Messages with @anthropic-ai/sdk (real engine)", () => {
         assert.ok(final.usage.output_tokens > 0);
     });
 
+    it("/metrics counts Messages generations under their own protocol label, and their requests under /messages", async () => {
+        await clientOf(server).messages.create({model: "local", max_tokens: 2, messages: [{role: "user", content: "Hi"}]});
+        const metrics = await (await server.fetch("/metrics")).text();
+        assert.match(metrics, /local_responses_generations_total\{protocol="messages",status="(completed|incomplete)"\} [1-9]/);
+        assert.match(metrics, /local_responses_tokens_total\{protocol="messages",kind="output"\} [1-9]/);
+        assert.match(metrics, /local_responses_http_requests_total\{method="POST",route="\/messages",status="200"\} [1-9]/);
+    });
+
     it("max_tokens reached is stop_reason max_tokens", async () => {
         const message = await clientOf(server).messages.create({model: "local", max_tokens: 2, messages: [{role: "user", content: "Tell me a long story"}]});
         assert.equal(message.stop_reason, "max_tokens");

@@ -236,7 +236,8 @@ describe("openai SDK chat.completions (real engine)", () => {
         const metrics = await (await harness.server.fetch("/metrics")).text();
         assert.match(metrics, /local_responses_http_requests_total\{method="POST",route="\/chat\/completions",status="200"\} [1-9]/);
         assert.match(metrics, /local_responses_http_requests_total\{method="POST",route="\/chat\/completions",status="400"\} [1-9]/);
-        assert.match(metrics, /local_responses_tokens_total\{kind="output"\} [1-9]/);
+        assert.match(metrics, /local_responses_tokens_total\{protocol="chat_completions",kind="output"\} [1-9]/);
+        assert.match(metrics, /local_responses_generations_total\{protocol="chat_completions",status="completed"\} [1-9]/);
     });
 
     it("nothing of a chat completion goes into the response store", async () => {
