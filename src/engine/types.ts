@@ -153,6 +153,10 @@ export type ModelInfo = {
     sequences: number,
     trainContextSize: number,
     chatWrapper: string,
+    /** The model's own name in its metadata (GGUF `general.name`), when it has one. */
+    name?: string,
+    /** The local model's architecture (GGUF `general.architecture`: llama, qwen2, …), when its file says. */
+    architecture?: string,
     /** The local model's KV cache key type, and why it is not the one asked for (`usableKeyCacheType`). */
     keyCache?: {type: KeyCacheType, note: string | null},
     /** The local model's tokens per native evaluation (`defaultBatchSize` for its device unless set). */

@@ -1,4 +1,5 @@
 import type * as vscode from "vscode";
+import type {VscodeChatState} from "./chatProvider/vscodeChatState.js";
 import type {ApiKeySecret} from "./controller/ApiKeySecret.js";
 import type {HostController} from "./controller/HostController.js";
 import type {UpstreamApiKeySecret} from "./controller/UpstreamApiKeySecret.js";
@@ -42,4 +43,6 @@ export interface CommandContext {
     onHostChanged(listener: () => void): () => void;
     /** Opens the inspector, on a response or a job when one is given (a string is a response id). */
     openInspector(target?: string | InspectorTarget): void;
+    /** Whether the served model is offered to the editor's own chat (`vscode.lm`), and when that changes. */
+    readonly vscodeChat: {readonly state: VscodeChatState, onChange(listener: () => void): () => void};
 }

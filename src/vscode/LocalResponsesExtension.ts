@@ -1,5 +1,6 @@
 import * as vscode from "vscode";
 import type {LocalResponsesHost} from "../host/LocalResponsesHost.js";
+import {ChatProviderRegistration} from "./chatProvider/ChatProviderRegistration.js";
 import {ApiKeySecret} from "./controller/ApiKeySecret.js";
 import {UpstreamApiKeySecret} from "./controller/UpstreamApiKeySecret.js";
 import type {CommandContext} from "./CommandContext.js";
@@ -37,6 +38,8 @@ export class LocalResponsesExtension implements CommandContext, vscode.Disposabl
     private offTimings: (() => void) | undefined;
     public readonly statusBar: StatusBar;
     public readonly firstRun: FirstRun;
+    /** The served model in the editor's own chat (`vscode.lm`), while `localResponses.chatProvider.enabled` is on. */
+    public readonly vscodeChat: ChatProviderRegistration;
     private readonly disposables: vscode.Disposable[] = [];
     private monitor: EventLoopMonitor | undefined;
     private responsesSource: InspectorResponses | undefined;
@@ -66,9 +69,12 @@ export class LocalResponsesExtension implements CommandContext, vscode.Disposabl
         this.controller.onHost((host) => this.followHost(host));
         this.statusBar = new StatusBar(this.controller, this.stats, () => this.jobsSource?.list().filter((job) => job.cancellable).length ?? null);
         this.firstRun = new FirstRun(this);
+        this.vscodeChat = new ChatProviderRegistration(this.controller, (line) => this.log.info(line));
+        this.vscodeChat.update(settings.chatProviderEnabled);
 
         this.disposables.push(
             this.log,
+            this.vscodeChat,
             this.statusBar,
             new Commands(this),
             new Sidebar(this),
@@ -211,6 +217,7 @@ export class LocalResponsesExtension implements CommandContext, vscode.Disposabl
             this.log.warn(`settings: ${problem}`);
             void vscode.window.showWarningMessage(`Local Responses: ${problem}`);
         }
+        this.vscodeChat.update(settings.chatProviderEnabled);
         try {
             const {message} = await this.controller.applySettings(settings);
             if (message != null) {

@@ -3,11 +3,17 @@ import fs from "node:fs";
 import path from "node:path";
 import {test} from "node:test";
 import {repoRoot} from "../helpers/paths.js";
+import {chatProviderVendor} from "../../src/vscode/chatProvider/lmApi.js";
 import {commandIds} from "../../src/vscode/manifest/commandIds.js";
 import {readSettings, settingsSection} from "../../src/vscode/settings/extensionSettings.js";
 
 type Manifest = {
-    contributes: {commands: {command: string, title: string, category: string}[], configuration: {properties: Record<string, {default?: unknown}>}},
+    contributes: {
+        commands: {command: string, title: string, category: string}[],
+        configuration: {properties: Record<string, {default?: unknown}>},
+        languageModelChatProviders: {vendor: string, displayName: string}[]
+    },
+    engines: {vscode: string},
     capabilities: {untrustedWorkspaces: {supported: boolean | string, restrictedConfigurations?: string[]}},
     activationEvents: string[]
 };
@@ -29,6 +35,13 @@ test("every setting is under one prefix, and its declared default is what the co
     assert.deepEqual(fromDefaults.settings, unset.settings);
 });
 
+test("the editor's chat: one language model provider, under the vendor the code registers, on editors from before its API too", () => {
+    assert.deepEqual(manifest.contributes.languageModelChatProviders, [{vendor: chatProviderVendor, displayName: "Local Responses"}]);
+    assert.ok(Object.hasOwn(manifest.contributes.configuration.properties, `${settingsSection}.chatProvider.enabled`));
+    // The API (1.104) is found at run time: an older editor still activates the extension, without the provider.
+    assert.equal(manifest.engines.vscode, "^1.90.0");
+});
+
 test("untrusted workspaces: supported deliberately, with the machine-level settings restricted", () => {
     const {supported, restrictedConfigurations = []} = manifest.capabilities.untrustedWorkspaces;
     assert.equal(supported, "limited");
@@ -43,7 +56,7 @@ test("untrusted workspaces: supported deliberately, with the machine-level setti
  * settings only).
  */
 const mustBeRestricted = [
-    "model.path", "model.downloadDirectory", "model.catalog", "autoStart",
+    "model.path", "model.downloadDirectory", "model.catalog", "autoStart", "chatProvider.enabled",
     "server.host", "server.port", "server.allowedOrigins",
     "threads", "promptThreads", "contextSize", "parallel", "queueLimit", "gpu", "cacheTypeK",
     "store.maxEntries", "store.maxBytes", "jobs.maxActive", "jobs.workers",

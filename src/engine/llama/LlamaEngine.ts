@@ -1,5 +1,5 @@
 import path from "node:path";
-import type {Llama, LlamaContext} from "node-llama-cpp";
+import type {Llama, LlamaContext, LlamaModel} from "node-llama-cpp";
 import {AfterDispatch} from "./AfterDispatch.js";
 import {ChatWrapperVariants, type PromptShape} from "./ChatWrapperVariants.js";
 import {JsonGrammars} from "./grammars.js";
@@ -257,6 +257,7 @@ export class LlamaEngine implements ChatEngine {
                         sequences: parallel,
                         trainContextSize,
                         chatWrapper: chatWrapper.wrapperName,
+                        ...metadataNames(model),
                         keyCache,
                         batchSize: context.batchSize
                     }
@@ -309,4 +310,13 @@ export class LlamaEngine implements ChatEngine {
         this.currentState = state;
         this.stateChanges.emit(state);
     }
+}
+
+/** The model's name and architecture as its GGUF metadata gives them (the editor's model picker shows them). */
+function metadataNames(model: Pick<LlamaModel, "fileInfo">): Pick<ModelInfo, "name" | "architecture"> {
+    const general = model.fileInfo.metadata.general as {name?: unknown, architecture?: unknown} | undefined;
+    const text = (value: unknown) => typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
+    const name = text(general?.name);
+    const architecture = text(general?.architecture);
+    return {...name == null ? {} : {name}, ...architecture == null ? {} : {architecture}};
 }

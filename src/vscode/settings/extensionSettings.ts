@@ -13,6 +13,8 @@ export type ExtensionSettings = {
     modelPath: string | null,
     modelAlias: string | null,
     autoStart: boolean,
+    /** Offer the served model to the editor's chat (`vscode.lm`, VS Code 1.104+): applied without touching the host. */
+    chatProviderEnabled: boolean,
     host: string,
     port: number,
     /** Threads for generation; 0 = cores − 1. */
@@ -53,6 +55,7 @@ export const settingKeys: Record<keyof ExtensionSettings, string> = {
     modelPath: "model.path",
     modelAlias: "model.alias",
     autoStart: "autoStart",
+    chatProviderEnabled: "chatProvider.enabled",
     host: "server.host",
     port: "server.port",
     threads: "threads",
@@ -158,6 +161,7 @@ export function readSettings(get: SettingReader): {settings: ExtensionSettings, 
             modelPath: text(settingKeys.modelPath),
             modelAlias: text(settingKeys.modelAlias),
             autoStart: flag(settingKeys.autoStart, true),
+            chatProviderEnabled: flag(settingKeys.chatProviderEnabled, true),
             host,
             port: integer(settingKeys.port, defaults.port, 0, 65535),
             threads: integer(settingKeys.threads, 0, 0, 1024),
@@ -261,7 +265,7 @@ export function toHostConfig(settings: ExtensionSettings, apiKey: string, modelP
 
 /**
  * What a settings change requires, least disruptive first:
- * - `none`: nothing running depends on it (autoStart, download folder);
+ * - `none`: nothing running depends on it (autoStart, download folder; the chat provider follows its setting itself);
  * - `loadModel`: another model file;
  * - `restartServer`: a new listen address;
  * - `rebuild`: engine, store or request-handling options fixed when the core is created: a new core,

@@ -21,7 +21,7 @@ import {SidebarView} from "./SidebarView.js";
 
 /** What the four views show and their row actions use. */
 export type SidebarContext = Pick<CommandContext, "log" | "controller" | "stats" | "hasHost" | "responses" | "jobs" | "openInspector"
-    | "modelDirectory" | "recentModels" | "rememberModel" | "forgetRecentModel" | "onModelsChanged" | "onHostChanged">;
+    | "modelDirectory" | "recentModels" | "rememberModel" | "forgetRecentModel" | "onModelsChanged" | "onHostChanged" | "vscodeChat">;
 
 /**
  * The activity-bar container's four native tree views (Server, Models, Responses, Jobs) and the actions on
@@ -53,6 +53,7 @@ export class Sidebar implements vscode.Disposable {
             // Queue depth and totals move with generation activity and per-generation summaries.
             context.stats.onChange(() => this.server.refresh()),
             context.onModelsChanged(() => this.models.refresh()),
+            context.vscodeChat.onChange(() => this.server.refresh()),
             context.onHostChanged(() => this.followSources())
         );
         this.followSources();
@@ -114,7 +115,8 @@ export class Sidebar implements vscode.Disposable {
             state,
             engine: state.engine === "ready" && this.context.hasHost ? controller.host.engine.stats() : null,
             threads: {count: threads === 0 ? defaultThreads() : threads, isDefault: threads === 0},
-            totals: this.context.stats.totals
+            totals: this.context.stats.totals,
+            vscodeChat: this.context.vscodeChat.state
         });
     }
 

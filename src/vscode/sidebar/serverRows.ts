@@ -1,4 +1,5 @@
 import type {EngineStats, ModelInfo} from "../../engine/types.js";
+import {describeVscodeChat, type VscodeChatState} from "../chatProvider/vscodeChatState.js";
 import type {ControllerState} from "../controller/HostController.js";
 import {describeEngine} from "../status/engineDescription.js";
 import {formatCount} from "../status/statusView.js";
@@ -9,10 +10,12 @@ export type ServerFacts = {
     engine: EngineStats | null,
     /** CPU threads the engine evaluates with, and whether that was the default (cores − 1). */
     threads: {count: number, isDefault: boolean},
-    totals: {inputTokens: number, outputTokens: number, cachedTokens: number, generations: number}
+    totals: {inputTokens: number, outputTokens: number, cachedTokens: number, generations: number},
+    /** Whether the served model is offered to the editor's own chat (`vscode.lm`). */
+    vscodeChat: VscodeChatState
 };
 
-/** The Server view: state, endpoint, model, context, threads, queue and totals, one fact per row. */
+/** The Server view: state, endpoint, model, context, threads, queue, totals and the editor's chat, one fact per row. */
 export function serverRows(facts: ServerFacts): SidebarRow[] {
     const {state, engine} = facts;
     const model: ModelInfo | null = state.model;
@@ -31,7 +34,8 @@ export function serverRows(facts: ServerFacts): SidebarRow[] {
         {id: "server.queue", label: "Queue", icon: "list-ordered",
             description: engine == null ? "–" : `${engine.queueDepth} waiting (limit ${engine.queueLimit}) · ${engine.sequencesBusy}/${engine.sequencesTotal} sequences busy`},
         {id: "server.totals", label: "Since start", icon: "graph",
-            description: `${facts.totals.generations} responses · ${formatCount(facts.totals.inputTokens)} in (${formatCount(facts.totals.cachedTokens)} cached) / ${formatCount(facts.totals.outputTokens)} out`}
+            description: `${facts.totals.generations} responses · ${formatCount(facts.totals.inputTokens)} in (${formatCount(facts.totals.cachedTokens)} cached) / ${formatCount(facts.totals.outputTokens)} out`},
+        {id: "server.vscodeChat", label: "VS Code chat", icon: "comment-discussion", description: describeVscodeChat(facts.vscodeChat)}
     ];
 }
 

@@ -70,7 +70,7 @@ test("Server view with the upstream engine: connecting, connected, disconnected 
         lastError: null, engineKind: "upstream", upstreamModel: null
     };
     const describe = (change: Partial<ControllerState>) => serverRows({state: {...state, ...change}, engine: null, threads: {count: 1, isDefault: true},
-        totals: {inputTokens: 0, outputTokens: 0, cachedTokens: 0, generations: 0}}).find((row) => row.id === "server.state")!.description;
+        totals: {inputTokens: 0, outputTokens: 0, cachedTokens: 0, generations: 0}, vscodeChat: "on"}).find((row) => row.id === "server.state")!.description;
     assert.equal(describe({}), "listening · upstream disconnected (503)");
     assert.equal(describe({server: "stopped"}), "stopped · upstream disconnected");
     assert.equal(describe({engine: "loading"}), "listening · connecting to the upstreams");

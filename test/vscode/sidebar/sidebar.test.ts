@@ -22,7 +22,7 @@ const listening: ControllerState = {
 const totals = {inputTokens: 12_345, outputTokens: 40, cachedTokens: 100, generations: 3};
 
 test("Server view: state, endpoint, model, context, threads, queue and totals", () => {
-    const rows = serverRows({state: listening, engine: {sequencesBusy: 1, sequencesTotal: 4, queueDepth: 2, queueLimit: 64}, threads: {count: 1, isDefault: true}, totals});
+    const rows = serverRows({state: listening, engine: {sequencesBusy: 1, sequencesTotal: 4, queueDepth: 2, queueLimit: 64}, threads: {count: 1, isDefault: true}, totals, vscodeChat: "on"});
     const byId = new Map(rows.map((row) => [row.id, row]));
     assert.equal(byId.get("server.state")!.description, "listening · model ready");
     assert.equal(byId.get("server.endpoint")!.contextValue, "server.endpoint", "the endpoint row has its inline Copy");
@@ -30,16 +30,17 @@ test("Server view: state, endpoint, model, context, threads, queue and totals", 
     assert.equal(byId.get("server.context")!.description, "2048 tokens × 4 sequences (trained 2048)");
     assert.equal(byId.get("server.engine")!.description, "local (this machine)");
     const upstreamModel = {id: "qwen", path: "gpu-a:8000", contextSize: 8192, sequences: 4, trainContextSize: 8192, chatWrapper: "upstream qwen"};
-    const upstream = serverRows({state: {...listening, engineKind: "upstream", model: upstreamModel}, engine: null, threads: {count: 1, isDefault: true}, totals});
+    const upstream = serverRows({state: {...listening, engineKind: "upstream", model: upstreamModel}, engine: null, threads: {count: 1, isDefault: true}, totals, vscodeChat: "on"});
     assert.equal(upstream.find((row) => row.id === "server.engine")!.description, "upstream · qwen on gpu-a:8000", "which engine and which upstream model answer");
     assert.equal(byId.get("server.threads")!.description, "1 (cores − 1)");
     assert.equal(byId.get("server.queue")!.description, "2 waiting (limit 64) · 1/4 sequences busy");
     assert.equal(byId.get("server.totals")!.description, "3 responses · 12.3k in (100 cached) / 40 out");
+    assert.equal(byId.get("server.vscodeChat")!.description, "on (model picker: Local Responses)");
 
-    const unloaded = serverRows({state: {...listening, model: null, engine: "unloaded"}, engine: null, threads: {count: 3, isDefault: false}, totals});
+    const unloaded = serverRows({state: {...listening, model: null, engine: "unloaded"}, engine: null, threads: {count: 3, isDefault: false}, totals, vscodeChat: "on"});
     assert.equal(unloaded[0]!.description, "listening · no model (503)");
     assert.equal(unloaded.find((row) => row.id === "server.queue")!.description, "–");
-    const stopped = serverRows({state: {...listening, server: "stopped", endpoint: null, model: null, engine: "loading", pendingModelPath: "/m/x.gguf", loadProgress: 0.5}, engine: null, threads: {count: 3, isDefault: false}, totals});
+    const stopped = serverRows({state: {...listening, server: "stopped", endpoint: null, model: null, engine: "loading", pendingModelPath: "/m/x.gguf", loadProgress: 0.5}, engine: null, threads: {count: 3, isDefault: false}, totals, vscodeChat: "on"});
     assert.equal(stopped[0]!.description, "stopped · loading model 50%");
     assert.equal(stopped[1]!.contextValue, undefined, "no endpoint to copy");
     assert.equal(stopped[2]!.description, "x.gguf (loading)");

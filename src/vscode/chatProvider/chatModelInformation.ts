@@ -1,0 +1,38 @@
+import path from "node:path";
+import type {ControllerState} from "../controller/HostController.js";
+import {describeEngine} from "../status/engineDescription.js";
+import type {LanguageModelChatInformation} from "./lmApi.js";
+
+/** Tokens of the context kept for the answer: a quarter of it, at most 4096 (what is left is the prompt's). */
+export function outputReserveTokens(contextSize: number): number {
+    return Math.max(1, Math.min(4096, Math.floor(contextSize / 4)));
+}
+
+/**
+ * The models the editor's model picker and `vscode.lm.selectChatModels` see: the one this engine serves (the loaded
+ * GGUF, or the upstream model it is connected to), or none while nothing is loaded, which is not an error. The prompt
+ * may fill the context per sequence less the answer's reserve; tools are called by grammar; images are not read.
+ */
+export function chatModelInformation(state: Pick<ControllerState, "model" | "engineKind" | "upstreamModel">): LanguageModelChatInformation[] {
+    const model = state.model;
+    if (model == null)
+        return [];
+    const reserve = outputReserveTokens(model.contextSize);
+    const upstream = state.engineKind === "upstream";
+    return [{
+        id: model.id,
+        name: model.name ?? model.id,
+        family: model.architecture ?? (upstream ? state.upstreamModel ?? model.id : model.chatWrapper),
+        version: upstream ? state.upstreamModel ?? model.id : path.basename(model.path),
+        detail: upstream ? "Local Responses · upstream" : "Local Responses · this machine",
+        tooltip: `${describeEngine(state.engineKind, model)}: ${model.contextSize} tokens of context (${reserve} kept for the answer), ${model.chatWrapper}`,
+        maxInputTokens: model.contextSize - reserve,
+        maxOutputTokens: reserve,
+        capabilities: {toolCalling: true, imageInput: false}
+    }];
+}
+
+/** What the picker shows of the served model, as one string: a change of it is what the change event announces. */
+export function chatModelKey(state: Pick<ControllerState, "model" | "engineKind" | "upstreamModel">): string {
+    return JSON.stringify(chatModelInformation(state));
+}
