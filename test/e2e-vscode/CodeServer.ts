@@ -15,6 +15,8 @@ export class CodeServer {
     public readonly workspace: string;
     /** CODEX_HOME of everything code-server starts: Configure Codex… writes here, never to ~/.codex. */
     public readonly codexHome: string;
+    /** CLAUDE_CONFIG_DIR of everything code-server starts: Configure Claude Code… writes here, never to ~/.claude. */
+    public readonly claudeConfigDir: string;
     private readonly config: string;
     private readonly node: string;
     private readonly entry: string;
@@ -31,6 +33,7 @@ export class CodeServer {
         this.entry = path.join(paths.tools, "code-server/node_modules/code-server/out/node/entry.js");
         const scratch = path.join(paths.state, "scratch");
         this.codexHome = path.join(scratch, "codex");
+        this.claudeConfigDir = path.join(scratch, "claude");
         this.env = {
             ...process.env,
             PATH: `${path.dirname(this.node)}:${process.env.PATH}`,
@@ -40,7 +43,8 @@ export class CodeServer {
             npm_config_cache: path.join(scratch, "npm-cache"),
             NODE_COMPILE_CACHE: path.join(scratch, "node-compile-cache"),
             // Codex's config goes to the scratch folder if a person runs Configure Codex in the test.
-            CODEX_HOME: this.codexHome
+            CODEX_HOME: this.codexHome,
+            CLAUDE_CONFIG_DIR: this.claudeConfigDir
         };
         for (const file of [this.node, this.entry])
             if (!fs.existsSync(file))

@@ -58,6 +58,10 @@ before(async () => {
     // A Codex config a person already has: Configure Codex… must keep it.
     fs.mkdirSync(server.codexHome, {recursive: true});
     fs.writeFileSync(path.join(server.codexHome, "config.toml"), "approval_policy = \"never\"\n");
+    // Claude Code settings a person already has: kept, except a key that would override the helper's.
+    fs.mkdirSync(server.claudeConfigDir, {recursive: true});
+    fs.writeFileSync(path.join(server.claudeConfigDir, "settings.json"),
+        JSON.stringify({permissions: {allow: ["Bash(npm test)"]}, env: {KEEP_ME: "1", ANTHROPIC_API_KEY: "sk-ant-not-this-one"}}, null, 2));
     const url = await server.start();
     workbench = await Workbench.open(url, artifacts);
 });
@@ -410,6 +414,30 @@ test("Configure Codex… writes the provider block into CODEX_HOME/config.toml, 
     await workbench.notificationButton(/Codex now uses Local Responses/, "Open config.toml").click();
     await workbench.page.locator(".monaco-editor .view-lines").filter({hasText: "env_key"}).first().waitFor({timeout: 10_000});
     await workbench.screenshot("codex-config");
+});
+
+test("Configure Claude Code… merges the origin, the model and a key helper into CLAUDE_CONFIG_DIR/settings.json, keeping the rest and no key", async () => {
+    await workbench.clearNotifications();
+    await workbench.runCommandAndAnswer("Local Responses: Configure Claude Code…", "Write to settings.json");
+    await workbench.notification(/Claude Code now uses Local Responses/).waitFor({timeout: 10_000});
+    const text = fs.readFileSync(path.join(server.claudeConfigDir, "settings.json"), "utf8");
+    const settings = JSON.parse(text) as {permissions: unknown, env: Record<string, string>, apiKeyHelper: string};
+    assert.deepEqual(settings.permissions, {allow: ["Bash(npm test)"]}, "what was in the file stays");
+    assert.equal(settings.env.KEEP_ME, "1");
+    // Claude Code posts to $ANTHROPIC_BASE_URL/v1/messages: the origin, without the endpoint's /v1.
+    assert.equal(settings.env.ANTHROPIC_BASE_URL, endpoint.replace(/\/v1$/, ""));
+    assert.equal(settings.env.ANTHROPIC_MODEL, "stories260K");
+    assert.equal(settings.env.ANTHROPIC_SMALL_FAST_MODEL, "stories260K");
+    assert.equal(settings.env.CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC, "1");
+    assert.equal(settings.apiKeyHelper, "printenv LOCAL_RESPONSES_API_KEY");
+    assert.ok(!("ANTHROPIC_API_KEY" in settings.env), "a key that would override the helper's is taken out");
+    for (const key of keysSeen)
+        assert.ok(!text.includes(key), "no API key in settings.json");
+    assert.ok(!text.includes("sk-"));
+
+    await workbench.notificationButton(/Claude Code now uses Local Responses/, "Open settings.json").click();
+    await workbench.page.locator(".monaco-editor .view-lines").filter({hasText: "apiKeyHelper"}).first().waitFor({timeout: 10_000});
+    await workbench.screenshot("claude-config");
 });
 
 test("Unload Model: the status bar says so, a request gets 503 model_not_loaded; Load Model… offers it again", async () => {

@@ -60,7 +60,7 @@ export async function configureClaudeCode(context: Pick<CommandContext, "control
     const removedNote = merge.removed.length > 0
         ? ` Removed ${merge.removed.join(" and ")} from its env: Claude Code would have sent them instead.`
         : "";
-    context.log.info(`claude: wrote ANTHROPIC_BASE_URL ${claudeBaseUrl(endpoint)} and apiKeyHelper to ${settingsFile}${removedNote}`);
+    context.log.info(`claude: wrote ANTHROPIC_BASE_URL ${claudeBaseUrl(endpoint)} and apiKeyHelper to ${settingsFile}.${removedNote}`);
     context.firstRun.record("claudeConfigured");
     const next = await vscode.window.showInformationMessage(
         `Claude Code now uses Local Responses (${settingsFile}). Set ${clientKeyVariable} in the shell that runs claude.${removedNote}`,
