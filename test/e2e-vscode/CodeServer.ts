@@ -85,7 +85,8 @@ export class CodeServer {
 
     /** Installs a VSIX into this code-server's extensions folder (the extension under test, or a test's probe). */
     public installExtension(vsix: string): void {
-        const install = spawnSync(this.node, [this.entry, ...this.folderArgs(), "--install-extension", vsix, "--force"], {env: this.env, encoding: "utf8"});
+        const install = spawnSync(this.node, [this.entry, ...this.folderArgs(), "--install-extension", vsix, "--force"],
+            {env: this.env, encoding: "utf8"});
         if (install.status !== 0)
             throw new Error(`installing ${vsix} failed:\n${install.stdout}\n${install.stderr}`);
     }
@@ -93,8 +94,8 @@ export class CodeServer {
     /** Packages the extension in `folder` (plain JavaScript, no dependencies) with the tools' vsce, into `output`. */
     public packageExtension(folder: string, output: string): void {
         const vsce = path.join(this.paths.tools, "vsce/node_modules/@vscode/vsce/vsce");
-        const packaged = spawnSync(this.node, [vsce, "package", "--no-dependencies", "--allow-missing-repository", "--skip-license", "--out", output],
-            {cwd: folder, env: this.env, encoding: "utf8"});
+        const args = ["package", "--no-dependencies", "--allow-missing-repository", "--skip-license", "--out", output];
+        const packaged = spawnSync(this.node, [vsce, ...args], {cwd: folder, env: this.env, encoding: "utf8"});
         if (packaged.status !== 0)
             throw new Error(`packaging ${folder} failed:\n${packaged.stdout}\n${packaged.stderr}`);
     }

@@ -19,7 +19,10 @@ const pkg = JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8"))
 const vsix = path.join(repo, `${pkg.name}-linux-x64-${pkg.version}.vsix`);
 
 type ProbeModel = {id: string, name: string, vendor: string, family: string, version: string, maxInputTokens: number};
-type ProbePart = {type: "text", value: string} | {type: "toolCall", callId: string, name: string, input: Record<string, unknown>} | {type: "other"};
+type ProbePart =
+    | {type: "text", value: string}
+    | {type: "toolCall", callId: string, name: string, input: Record<string, unknown>}
+    | {type: "other"};
 type ProbeResult<T> = ({ok: true} & T) | {ok: false, error: string, code?: string};
 
 let server: CodeServer;
@@ -41,7 +44,10 @@ async function serverClient() {
             const metrics = await (await fetch(`${endpoint}/metrics`, {headers})).text();
             return Number(/^local_responses_generations_aborted_total\{reason="cancelled"\} (\d+)$/m.exec(metrics)?.[1] ?? Number.NaN);
         },
-        busySequences: async () => ((await (await fetch(`${endpoint}/status`, {headers})).json()) as {engine: {sequences_busy: number}}).engine.sequences_busy
+        busySequences: async () => {
+            const status = await (await fetch(`${endpoint}/status`, {headers})).json() as {engine: {sequences_busy: number}};
+            return status.engine.sequences_busy;
+        }
     };
 }
 
@@ -103,13 +109,15 @@ test("another extension's selectChatModels finds the loaded model with its token
     await workbench.waitForStatus(/stories260K: ready/, 120_000);
     const {models} = await probe<{models: ProbeModel[]}>("models", "LM Probe: Models");
     assert.deepEqual(models, [{
-        id: "stories260K", name: "stories260K", vendor: "local-responses", family: "llama", version: "stories260K.gguf", maxInputTokens: 1536
+        id: "stories260K", name: "stories260K", vendor: "local-responses", family: "llama", version: "stories260K.gguf",
+        maxInputTokens: 1536
     }]);
     await workbench.screenshot("model-ready");
 });
 
-test("sendRequest streams text; toolMode Required returns a call whose input fits the tool's schema; its result's turn answers; countTokens", async () => {
-    const result = await probe<{text: ProbePart[], forced: ProbePart[], followUp: ProbePart[], counted: number}>("chat", "LM Probe: Chat", 120_000);
+test("sendRequest streams text; toolMode Required returns a call fitting the tool's schema; its result's turn answers", async () => {
+    type Chat = {text: ProbePart[], forced: ProbePart[], followUp: ProbePart[], counted: number};
+    const result = await probe<Chat>("chat", "LM Probe: Chat", 120_000);
     assert.ok(result.text.length >= 2 && result.text.every((part) => part.type === "text"), `text parts: ${JSON.stringify(result.text)}`);
     const calls = result.forced.filter((part) => part.type === "toolCall");
     assert.equal(calls.length, 1, `forced: ${JSON.stringify(result.forced)}`);
@@ -118,13 +126,14 @@ test("sendRequest streams text; toolMode Required returns a call whose input fit
     assert.deepEqual(Object.keys(call!.input), ["city"]);
     assert.equal(typeof call!.input.city, "string");
     assert.ok((call!.input.city as string).length <= 12);
-    assert.ok(result.followUp.length > 0 && result.followUp.every((part) => part.type === "text"), `follow-up: ${JSON.stringify(result.followUp)}`);
+    assert.ok(result.followUp.length > 0 && result.followUp.every((part) => part.type === "text"),
+        `follow-up: ${JSON.stringify(result.followUp)}`);
     assert.ok(Number.isInteger(result.counted) && result.counted > 5, `countTokens: ${result.counted}`);
     // The requests count in the status bar like HTTP ones.
     assert.match(await workbench.statusTooltip(), /Tokens since start: [1-9][\d.,k]* in \/ [1-9][\d.,k]* out/);
 });
 
-test("cancelling a request stops its generation at once: counted as cancelled, the sequence freed, the status bar back to ready", async () => {
+test("a cancel stops the generation at once: counted as cancelled, the sequence freed, the status bar back to ready", async () => {
     const client = await serverClient();
     const abortedBefore = await client.cancelledGenerations();
     const result = await probe<{parts: ProbePart[], error: string | null, endedAfterCancelMs: number}>("cancel", "LM Probe: Cancel");

@@ -47,8 +47,10 @@ export class LanguageModelChatService {
                 sink.text(event.delta);
             else if (call != null && call.status === "completed" && unparsed == null) {
                 const input = parseArguments(call.arguments);
-                if (input === notJson)
-                    unparsed = generatedOutputInvalid("invalid_tool_arguments", `The model's call of '${call.name}' has arguments that are not JSON.`);
+                if (input === notJson) {
+                    const message = `The model's call of '${call.name}' has arguments that are not JSON.`;
+                    unparsed = generatedOutputInvalid("invalid_tool_arguments", message);
+                }
                 else
                     sink.toolCall({callId: call.call_id, name: call.name, input});
             }

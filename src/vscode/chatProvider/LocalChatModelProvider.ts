@@ -4,8 +4,8 @@ import {LanguageModelChatService} from "../../responses/lm/LanguageModelChatServ
 import type {HostController} from "../controller/HostController.js";
 import {chatModelInformation, chatModelKey} from "./chatModelInformation.js";
 import type {
-    LanguageModelApi, LanguageModelChatInformation, LanguageModelChatProvider, LanguageModelChatRequestMessage, LmCancellationToken, LmEvent,
-    LmProgress, ProvideLanguageModelChatResponseOptions
+    LanguageModelApi, LanguageModelChatInformation, LanguageModelChatProvider, LanguageModelChatRequestMessage, LmCancellationToken,
+    LmEvent, LmProgress, ProvideLanguageModelChatResponseOptions
 } from "./lmApi.js";
 import {lmFailure} from "./lmError.js";
 import {toLmMessage, toLmOptions} from "./lmMessages.js";
@@ -47,13 +47,15 @@ export class LocalChatModelProvider implements LanguageModelChatProvider {
     }
 
     public async provideLanguageModelChatResponse(
-        model: LanguageModelChatInformation, messages: readonly LanguageModelChatRequestMessage[], options: ProvideLanguageModelChatResponseOptions,
-        progress: LmProgress, token: LmCancellationToken
+        model: LanguageModelChatInformation, messages: readonly LanguageModelChatRequestMessage[],
+        options: ProvideLanguageModelChatResponseOptions, progress: LmProgress, token: LmCancellationToken
     ): Promise<void> {
         if (token.isCancellationRequested)
             return;
         const abort = new AbortController();
-        const cancellation = token.onCancellationRequested(() => abort.abort(new GenerationAbort("cancelled", "the editor cancelled the request")));
+        const cancellation = token.onCancellationRequested(
+            () => abort.abort(new GenerationAbort("cancelled", "the editor cancelled the request"))
+        );
         try {
             const lmMessages = messages.map((message) => toLmMessage(message, this.api.parts));
             await this.requireService().respond(model.id, lmMessages, toLmOptions(options), {

@@ -3,6 +3,9 @@ import type {ControllerState} from "../controller/HostController.js";
 import {describeEngine} from "../status/engineDescription.js";
 import type {LanguageModelChatInformation} from "./lmApi.js";
 
+/** What the controller says of the served model. */
+type ServedModel = Pick<ControllerState, "model" | "engineKind" | "upstreamModel">;
+
 /** Tokens of the context kept for the answer: a quarter of it, at most 4096 (what is left is the prompt's). */
 export function outputReserveTokens(contextSize: number): number {
     return Math.max(1, Math.min(4096, Math.floor(contextSize / 4)));
@@ -13,7 +16,7 @@ export function outputReserveTokens(contextSize: number): number {
  * GGUF, or the upstream model it is connected to), or none while nothing is loaded, which is not an error. The prompt
  * may fill the context per sequence less the answer's reserve; tools are called by grammar; images are not read.
  */
-export function chatModelInformation(state: Pick<ControllerState, "model" | "engineKind" | "upstreamModel">): LanguageModelChatInformation[] {
+export function chatModelInformation(state: ServedModel): LanguageModelChatInformation[] {
     const model = state.model;
     if (model == null)
         return [];
@@ -25,7 +28,8 @@ export function chatModelInformation(state: Pick<ControllerState, "model" | "eng
         family: model.architecture ?? (upstream ? state.upstreamModel ?? model.id : model.chatWrapper),
         version: upstream ? state.upstreamModel ?? model.id : path.basename(model.path),
         detail: upstream ? "Local Responses · upstream" : "Local Responses · this machine",
-        tooltip: `${describeEngine(state.engineKind, model)}: ${model.contextSize} tokens of context (${reserve} kept for the answer), ${model.chatWrapper}`,
+        tooltip: `${describeEngine(state.engineKind, model)}: ${model.contextSize} tokens of context (${reserve} kept for the answer), `
+            + model.chatWrapper,
         maxInputTokens: model.contextSize - reserve,
         maxOutputTokens: reserve,
         capabilities: {toolCalling: true, imageInput: false}
@@ -33,6 +37,6 @@ export function chatModelInformation(state: Pick<ControllerState, "model" | "eng
 }
 
 /** What the picker shows of the served model, as one string: a change of it is what the change event announces. */
-export function chatModelKey(state: Pick<ControllerState, "model" | "engineKind" | "upstreamModel">): string {
+export function chatModelKey(state: ServedModel): string {
     return JSON.stringify(chatModelInformation(state));
 }

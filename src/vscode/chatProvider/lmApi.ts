@@ -54,10 +54,12 @@ export interface LanguageModelChatProvider {
     readonly onDidChangeLanguageModelChatInformation?: LmEvent;
     provideLanguageModelChatInformation(options: {readonly silent: boolean}, token: LmCancellationToken): LanguageModelChatInformation[];
     provideLanguageModelChatResponse(
-        model: LanguageModelChatInformation, messages: readonly LanguageModelChatRequestMessage[], options: ProvideLanguageModelChatResponseOptions,
-        progress: LmProgress, token: LmCancellationToken
+        model: LanguageModelChatInformation, messages: readonly LanguageModelChatRequestMessage[],
+        options: ProvideLanguageModelChatResponseOptions, progress: LmProgress, token: LmCancellationToken
     ): Promise<void>;
-    provideTokenCount(model: LanguageModelChatInformation, text: string | LanguageModelChatRequestMessage, token: LmCancellationToken): Promise<number>;
+    provideTokenCount(
+        model: LanguageModelChatInformation, text: string | LanguageModelChatRequestMessage, token: LmCancellationToken
+    ): Promise<number>;
 }
 
 /** A class of the `vscode` module, as `instanceof` uses it. */

@@ -21,7 +21,11 @@ export function lmFailure(error: unknown, engineKind: EngineKind): LmFailure {
         case "model_not_found":
             return {message: `Local Responses: ${apiError.message} Pick the loaded model in the model picker.`, notFound: true};
         case "context_length_exceeded":
-            return {message: `Local Responses: ${apiError.message} Start a new chat, or load the model with a larger localResponses.contextSize.`, notFound: false};
+            return {
+                message: `Local Responses: ${apiError.message} Start a new chat, or load the model with a larger `
+                    + "localResponses.contextSize.",
+                notFound: false
+            };
         case "server_overloaded":
         case "rate_limit_exceeded":
             return {message: `Local Responses: the model is busy (${apiError.message}): retry shortly.`, notFound: false};

@@ -54,5 +54,6 @@ function toResultPart(part: unknown, classes: LmPartClasses): LmResultPart {
         return {type: "data", mimeType: data.mimeType, data: data.data};
     }
     // A prompt-tsx element or any other value: read as JSON.
-    return {type: "value", value: classes.PromptTsxPart != null && part instanceof classes.PromptTsxPart ? (part as {value: unknown}).value : part};
+    const tsx = classes.PromptTsxPart != null && part instanceof classes.PromptTsxPart;
+    return {type: "value", value: tsx ? (part as {value: unknown}).value : part};
 }

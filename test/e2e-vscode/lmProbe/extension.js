@@ -55,7 +55,8 @@ function activate(context) {
     command("models", async () => {
         const models = await vscode.lm.selectChatModels({vendor});
         return {changes, models: models.map((model) => ({
-            id: model.id, name: model.name, vendor: model.vendor, family: model.family, version: model.version, maxInputTokens: model.maxInputTokens
+            id: model.id, name: model.name, vendor: model.vendor, family: model.family, version: model.version,
+            maxInputTokens: model.maxInputTokens
         }))};
     });
 
@@ -70,12 +71,14 @@ function activate(context) {
             {justification, tools: [weather], toolMode: vscode.LanguageModelChatToolMode.Required, modelOptions: {temperature: 0}}));
         const call = forced.find((part) => part.type === "toolCall");
         let followUp = [];
-        if (call != null)
+        if (call != null) {
+            const result = new vscode.LanguageModelToolResultPart(call.callId, [new vscode.LanguageModelTextPart("Sunny, 21 degrees.")]);
             followUp = await collect(await model.sendRequest([
                 question,
                 vscode.LanguageModelChatMessage.Assistant([new vscode.LanguageModelToolCallPart(call.callId, call.name, call.input)]),
-                vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart(call.callId, [new vscode.LanguageModelTextPart("Sunny, 21 degrees.")])])
+                vscode.LanguageModelChatMessage.User([result])
             ], {justification, tools: [weather], modelOptions: {maxTokens: 12, temperature: 0}}));
+        }
         const counted = await model.countTokens("How many tokens is this sentence?");
         return {text, forced, followUp, counted};
     });
@@ -86,7 +89,11 @@ function activate(context) {
         // A forced call that cannot end early: its grammar asks for hundreds of words (seconds of generation).
         const words = {
             name: "write_words", description: "Writes many words",
-            inputSchema: {type: "object", properties: {words: {type: "array", minItems: 300, items: {type: "string", minLength: 5}}}, required: ["words"]}
+            inputSchema: {
+                type: "object",
+                properties: {words: {type: "array", minItems: 300, items: {type: "string", minLength: 5}}},
+                required: ["words"]
+            }
         };
         const response = await model.sendRequest([vscode.LanguageModelChatMessage.User("Write many words.")],
             {tools: [words], toolMode: vscode.LanguageModelChatToolMode.Required, modelOptions: {maxTokens: 1500}}, source.token);

@@ -19,7 +19,9 @@ const conversation: LmMessage[] = [
     ]},
     {role: "user", parts: [
         {type: "toolResult", callId: "call_1", content: [
-            {type: "text", text: "sunny, "}, {type: "data", mimeType: "application/json", data: bytes("{\"c\":21}")}, {type: "value", value: {node: 1}}
+            {type: "text", text: "sunny, "},
+            {type: "data", mimeType: "application/json", data: bytes("{\"c\":21}")},
+            {type: "value", value: {node: 1}}
         ]},
         {type: "data", mimeType: "cache_control", data: bytes("ephemeral")},
         {type: "text", text: "Thanks."}
@@ -46,7 +48,10 @@ describe("vscode.lm request → Responses create body", () => {
 
     it("offers tools as functions; toolMode Required forces a call; no tools: no tool_choice", () => {
         const tools = [
-            {name: "get_weather", description: "Weather of a city", inputSchema: {type: "object", properties: {city: {type: "string"}}, required: ["city"]}},
+            {
+                name: "get_weather", description: "Weather of a city",
+                inputSchema: {type: "object", properties: {city: {type: "string"}}, required: ["city"]}
+            },
             {name: "now", description: ""}
         ];
         const required = toCreateBody("m", conversation.slice(1, 2), {tools, toolMode: "required"});
@@ -62,15 +67,18 @@ describe("vscode.lm request → Responses create body", () => {
     });
 
     it("maps the sampling modelOptions it knows (first spelling wins) and ignores the others", () => {
-        const body = toCreateBody("m", [], {modelOptions: {temperature: 0, maxTokens: 64, max_tokens: 8, topP: 0.5, seed: 3, reasoning: "x", stop: ["a"]}});
-        assert.deepEqual({temperature: body.temperature, max: body.max_output_tokens, top: body.top_p, seed: body.seed}, {temperature: 0, max: 64, top: 0.5, seed: 3});
+        const modelOptions = {temperature: 0, maxTokens: 64, max_tokens: 8, topP: 0.5, seed: 3, reasoning: "x", stop: ["a"]};
+        const body = toCreateBody("m", [], {modelOptions});
+        assert.deepEqual({temperature: body.temperature, max: body.max_output_tokens, top: body.top_p, seed: body.seed},
+            {temperature: 0, max: 64, top: 0.5, seed: 3});
         assert.equal("reasoning" in body || "stop" in body, false);
     });
 
     it("refuses images by the part that holds them, in a message or a tool result", () => {
         const image = {type: "data" as const, mimeType: "image/png", data: new Uint8Array([137, 80])};
         assert.throws(() => toCreateBody("m", [{role: "user", parts: [{type: "text", text: "see"}, image]}]),
-            (error: unknown) => error instanceof ApiError && error.param === "messages[0].content[1]" && /Image input is not supported/.test(error.message));
+            (error: unknown) => error instanceof ApiError && error.param === "messages[0].content[1]"
+                && /Image input is not supported/.test(error.message));
         assert.throws(() => toCreateBody("m", [{role: "user", parts: [{type: "toolResult", callId: "c", content: [image]}]}]),
             (error: unknown) => error instanceof ApiError && error.param === "messages[0].content[0].content[0]");
     });
@@ -94,19 +102,25 @@ describe("LanguageModelChatService on the scripted engine", () => {
         assert.deepEqual(request!.turns, [
             {role: "system", text: "You are helpful."},
             {role: "user", text: "Weather in Paris?"},
-            {role: "model", parts: [{type: "text", text: "Let me look."}, {type: "call", name: "get_weather", arguments: "{\"city\":\"Paris\"}", result: "sunny, {\"c\":21}{\"node\":1}"}]},
+            {role: "model", parts: [
+                {type: "text", text: "Let me look."},
+                {type: "call", name: "get_weather", arguments: "{\"city\":\"Paris\"}", result: "sunny, {\"c\":21}{\"node\":1}"}
+            ]},
             {role: "user", text: "Thanks."}
         ]);
     });
 
     it("returns a forced call with its parsed input, and offers the tools under toolMode Required", async () => {
         const engine = new ScriptedEngine({events: [
-            {type: "call.start", index: 0, name: "get_weather"}, {type: "call.delta", index: 0, delta: "{\"city\":"}, {type: "call.delta", index: 0, delta: "\"Oslo\"}"},
+            {type: "call.start", index: 0, name: "get_weather"},
+            {type: "call.delta", index: 0, delta: "{\"city\":"},
+            {type: "call.delta", index: 0, delta: "\"Oslo\"}"},
             {type: "call.end", index: 0}
         ]});
         const service = new LanguageModelChatService(new ResponsesService(engine, new ResponseStore()));
         const {texts, calls, sink} = collect();
-        await service.respond("scripted", conversation.slice(1, 2), {tools: [{name: "get_weather", inputSchema: {type: "object"}}], toolMode: "required"}, sink);
+        const tools = [{name: "get_weather", inputSchema: {type: "object"}}];
+        await service.respond("scripted", conversation.slice(1, 2), {tools, toolMode: "required"}, sink);
         assert.deepEqual(texts, []);
         assert.equal(calls.length, 1);
         assert.equal(calls[0]!.name, "get_weather");
@@ -118,7 +132,8 @@ describe("LanguageModelChatService on the scripted engine", () => {
     it("refuses a model other than the loaded one, and counts tokens as the prompt renders", async () => {
         const engine = new ScriptedEngine();
         const service = new LanguageModelChatService(new ResponsesService(engine, new ResponseStore()));
-        await assert.rejects(service.respond("other", conversation, {}, collect().sink), (error: unknown) => error instanceof ApiError && error.code === "model_not_found");
+        await assert.rejects(service.respond("other", conversation, {}, collect().sink),
+            (error: unknown) => error instanceof ApiError && error.code === "model_not_found");
         assert.equal(await service.countTokens("scripted", "one two three"), 3);
         assert.equal(await service.countTokens("scripted", conversation[1]!), 3);
     });

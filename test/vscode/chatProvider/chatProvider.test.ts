@@ -36,7 +36,8 @@ describe("the editor's Language Model Chat Provider API, found at run time", () 
         assert.equal(notFound.code, "NotFound");
         assert.equal((api.newError("busy", false) as LanguageModelError).code, "Unknown");
         const {LanguageModelError: _, ...older} = module;
-        assert.equal(Object.getPrototypeOf(languageModelApiOf(older)!.newError("x", true)), Error.prototype, "no LanguageModelError: an Error");
+        assert.equal(Object.getPrototypeOf(languageModelApiOf(older)!.newError("x", true)), Error.prototype,
+            "no LanguageModelError: an Error");
     });
 });
 
@@ -63,8 +64,9 @@ describe("the editor's messages as plain data", () => {
     });
 
     it("maps the tools, the tool mode (Required = 2) and the model options", () => {
-        const options = toLmOptions({tools: [{name: "f", description: "d", inputSchema: {type: "object"}}], toolMode: 2, modelOptions: {temperature: 0}});
-        assert.deepEqual(options, {tools: [{name: "f", description: "d", inputSchema: {type: "object"}}], toolMode: "required", modelOptions: {temperature: 0}});
+        const tools = [{name: "f", description: "d", inputSchema: {type: "object"}}];
+        const options = toLmOptions({tools, toolMode: 2, modelOptions: {temperature: 0}});
+        assert.deepEqual(options, {tools, toolMode: "required", modelOptions: {temperature: 0}});
         assert.equal(toLmOptions({toolMode: 1}).toolMode, "auto");
     });
 });
@@ -74,28 +76,36 @@ describe("the model the picker lists", () => {
         assert.deepEqual(chatModelInformation({model: null, engineKind: "local", upstreamModel: null}), []);
     });
 
-    it("lists the loaded model: its metadata name, architecture as family, the context less the answer's reserve, tools and no images", () => {
+    it("lists the loaded model: its metadata name, architecture as family, the context less the answer's reserve, tools, no images", () => {
         const [info] = chatModelInformation({model, engineKind: "local", upstreamModel: null});
         assert.deepEqual({...info, tooltip: undefined}, {
-            id: "stories260K", name: "Stories 260K", family: "llama", version: "stories260K.gguf", detail: "Local Responses · this machine", tooltip: undefined,
+            id: "stories260K", name: "Stories 260K", family: "llama", version: "stories260K.gguf",
+            detail: "Local Responses · this machine", tooltip: undefined,
             maxInputTokens: 1536, maxOutputTokens: 512, capabilities: {toolCalling: true, imageInput: false}
         });
-        const bare = chatModelInformation({model: {...model, name: undefined, architecture: undefined}, engineKind: "local", upstreamModel: null})[0]!;
+        const bareModel = {...model, name: undefined, architecture: undefined};
+        const bare = chatModelInformation({model: bareModel, engineKind: "local", upstreamModel: null})[0]!;
         assert.deepEqual([bare.name, bare.family], ["stories260K", "ChatML"], "no metadata: the id and the chat wrapper");
         assert.deepEqual([outputReserveTokens(32768), outputReserveTokens(2048), outputReserveTokens(2)], [4096, 512, 1]);
     });
 
     it("lists the connected upstream model with the upstream engine", () => {
-        const upstream = {...model, id: "qwen", path: "gpu-a:8000", chatWrapper: "upstream qwen3", name: undefined, architecture: undefined, contextSize: 8192};
+        const upstream = {
+            ...model, id: "qwen", path: "gpu-a:8000", chatWrapper: "upstream qwen3", contextSize: 8192,
+            name: undefined, architecture: undefined
+        };
         const [info] = chatModelInformation({model: upstream, engineKind: "upstream", upstreamModel: "qwen3"});
-        assert.deepEqual([info!.id, info!.family, info!.version, info!.detail, info!.maxInputTokens], ["qwen", "qwen3", "qwen3", "Local Responses · upstream", 6144]);
+        assert.deepEqual([info!.id, info!.family, info!.version, info!.detail, info!.maxInputTokens],
+            ["qwen", "qwen3", "qwen3", "Local Responses · upstream", 6144]);
     });
 });
 
 describe("failures as the chat view shows them", () => {
     it("names the fix", () => {
-        assert.deepEqual(lmFailure(modelNotLoaded(), "local"), {message: "Local Responses: no model loaded: run Local Responses: Load Model…", notFound: true});
-        assert.match(lmFailure(modelNotLoaded(), "upstream").message, /upstream servers are not connected: run Local Responses: Load Model…/);
+        assert.deepEqual(lmFailure(modelNotLoaded(), "local"),
+            {message: "Local Responses: no model loaded: run Local Responses: Load Model…", notFound: true});
+        assert.match(lmFailure(modelNotLoaded(), "upstream").message,
+            /upstream servers are not connected: run Local Responses: Load Model…/);
         assert.match(lmFailure(modelNotFound("a", "b"), "local").message, /Pick the loaded model in the model picker\.$/);
         assert.match(lmFailure(serverOverloaded(), "local").message, /busy .*retry shortly/);
         assert.deepEqual(lmFailure(unsupported("messages[0].content[1]", "Image input is not supported."), "local"),

@@ -28,7 +28,8 @@ const weather = {
  */
 describe("VS Code chat provider (real engine)", () => {
     let promptProgress: ((progress: PromptProgress) => void) | null = null;
-    const {settings} = readSettings((key) => ({threads: 1, parallel: 1, contextSize: 2048, "server.port": 0} as Record<string, unknown>)[key]);
+    const settingsRead: Record<string, unknown> = {threads: 1, parallel: 1, contextSize: 2048, "server.port": 0};
+    const {settings} = readSettings((key) => settingsRead[key]);
     const controller = new HostController(settings, {
         apiKey: async () => "sk-test", resolveModelPath: (raw) => raw, log: () => undefined, onRequest: () => undefined,
         onPromptProgress: (_id, progress) => promptProgress?.(progress)
@@ -40,7 +41,8 @@ describe("VS Code chat provider (real engine)", () => {
     const summaries: GenerationSummary[] = [];
     let model: LanguageModelChatInformation;
 
-    const send = async (messages: {role: number, content: unknown[]}[], options: {tools?: typeof weather[], toolMode?: number, modelOptions?: Record<string, unknown>} = {}) => {
+    type SendOptions = {tools?: typeof weather[], toolMode?: number, modelOptions?: Record<string, unknown>};
+    const send = async (messages: {role: number, content: unknown[]}[], options: SendOptions = {}) => {
         const parts: unknown[] = [];
         const {token} = cancellationSource();
         await provider.provideLanguageModelChatResponse(model, messages.map((message) => ({...message, name: undefined})),
@@ -61,7 +63,8 @@ describe("VS Code chat provider (real engine)", () => {
         assert.deepEqual(provider.provideLanguageModelChatInformation(), []);
         const {token} = cancellationSource();
         const unloaded = {id: "stories260K", name: "", family: "", version: "", maxInputTokens: 1, maxOutputTokens: 1, capabilities: {}};
-        await assert.rejects(provider.provideLanguageModelChatResponse(unloaded, [{role: user, content: [new TextPart("Hi")], name: undefined}], {toolMode: 1}, {report: () => undefined}, token),
+        const hi = [{role: user, content: [new TextPart("Hi")], name: undefined}];
+        await assert.rejects(provider.provideLanguageModelChatResponse(unloaded, hi, {toolMode: 1}, {report: () => undefined}, token),
             (error: unknown) => error instanceof LanguageModelError && error.code === "NotFound"
                 && error.message === "Local Responses: no model loaded: run Local Responses: Load Model…");
     });
@@ -72,19 +75,24 @@ describe("VS Code chat provider (real engine)", () => {
         const list = provider.provideLanguageModelChatInformation();
         assert.equal(list.length, 1);
         model = list[0]!;
-        assert.deepEqual({id: model.id, family: model.family, maxInputTokens: model.maxInputTokens, maxOutputTokens: model.maxOutputTokens, capabilities: model.capabilities},
-            {id: "stories260K", family: "llama", maxInputTokens: 1536, maxOutputTokens: 512, capabilities: {toolCalling: true, imageInput: false}});
+        const {id, family, maxInputTokens, maxOutputTokens, capabilities} = model;
+        assert.deepEqual({id, family, maxInputTokens, maxOutputTokens, capabilities},
+            {
+                id: "stories260K", family: "llama", maxInputTokens: 1536, maxOutputTokens: 512,
+                capabilities: {toolCalling: true, imageInput: false}
+            });
     });
 
     it("streams text as LanguageModelTextParts, delta by delta", async () => {
-        const parts = await send([{role: user, content: [new TextPart("Tell me a story about a dog.")]}], {modelOptions: {maxTokens: 12, temperature: 0}});
+        const story = [{role: user, content: [new TextPart("Tell me a story about a dog.")]}];
+        const parts = await send(story, {modelOptions: {maxTokens: 12, temperature: 0}});
         assert.ok(parts.length >= 2, `${parts.length} parts`);
         assert.ok(parts.every((part) => part instanceof TextPart));
         assert.ok((parts as TextPart[]).map((part) => part.value).join("").length > 0);
         assert.equal(summaries.at(-1)!.usage.outputTokens, 12, "maxTokens reached the engine");
     });
 
-    it("returns a forced call (toolMode Required) as a LanguageModelToolCallPart with its parsed input; its result's turn answers and reuses the prefix", async () => {
+    it("returns a forced call (toolMode Required) with parsed input; its result's turn answers, reusing the prefix", async () => {
         const question = {role: user, content: [new TextPart("What is the weather in Paris?")]};
         const parts = await send([question], {tools: [weather], toolMode: required, modelOptions: {temperature: 0}});
         const calls = parts.filter((part): part is ToolCallPart => part instanceof ToolCallPart);
