@@ -35,6 +35,7 @@ const mirrors: Record<string, unknown> = {
     "model.downloadDirectory": "",
     "model.catalog": editorOnly.modelCatalog,
     "autoStart": editorOnly.autoStart,
+    "chatProvider.enabled": editorOnly.chatProviderEnabled,
     "server.host": config.host,
     "server.port": config.port,
     "server.allowedOrigins": config.allowedOrigins,
