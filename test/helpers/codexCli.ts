@@ -1,7 +1,7 @@
-import {spawn} from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import {repoRoot} from "./paths.js";
+import {runCli, type CliExit} from "./runCli.js";
 
 /** The Codex CLI the tests drive (the npm package's binary). */
 export const codexBin = path.join(repoRoot, "node_modules/.bin/codex");
@@ -26,27 +26,14 @@ export function writeCodexConfig(codexHome: string, model: string, baseUrl: stri
     ].join("\n") + "\n");
 }
 
-export type CodexExit = {code: number | null, stdout: string, stderr: string, ms: number};
+export type CodexExit = CliExit;
 
 /** Runs `codex ARGS` in `cwd` with only PATH, the Codex home and the key in its environment; killed after `timeoutMs`. */
 export function runCodex(args: string[], options: {cwd: string, codexHome: string, apiKey: string, timeoutMs: number}): Promise<CodexExit> {
-    return new Promise((resolve, reject) => {
-        const started = performance.now();
-        const child = spawn(codexBin, args, {
-            cwd: options.cwd,
-            env: {PATH: process.env.PATH, HOME: options.codexHome, CODEX_HOME: options.codexHome, [keyVariable]: options.apiKey, RUST_LOG: "error"},
-            stdio: ["ignore", "pipe", "pipe"]
-        });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (chunk) => (stdout += chunk));
-        child.stderr.on("data", (chunk) => (stderr += chunk));
-        const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs);
-        child.on("error", reject);
-        child.on("close", (code) => {
-            clearTimeout(timer);
-            resolve({code, stdout, stderr, ms: performance.now() - started});
-        });
+    return runCli(codexBin, args, {
+        cwd: options.cwd,
+        env: {PATH: process.env.PATH, HOME: options.codexHome, CODEX_HOME: options.codexHome, [keyVariable]: options.apiKey, RUST_LOG: "error"},
+        timeoutMs: options.timeoutMs
     });
 }
 
