@@ -39,7 +39,7 @@ export class ServerMetrics {
             name: `${prefix}http_request_duration_seconds`, help: "HTTP request time (a stream counts until its last event).",
             labelNames: ["method", "route"], buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300], registers
         });
-        // `protocol` (responses, chat_completions, messages) tells the three APIs apart on their one generation path.
+        // `protocol` (responses, chat_completions, messages, vscode_lm) tells the three APIs apart on their one generation path.
         this.tokens = new Counter({
             name: `${prefix}tokens_total`, help: "Tokens by API and kind: input (prompt), cached (prompt tokens reused), output.",
             labelNames: ["protocol", "kind"], registers

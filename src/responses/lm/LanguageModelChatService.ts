@@ -35,7 +35,7 @@ export class LanguageModelChatService {
     public async respond(
         model: string, messages: readonly LmMessage[], options: LmRequestOptions, sink: LmSink, signal?: AbortSignal
     ): Promise<ResponseObject> {
-        const prepared = this.responses.prepare(this.owner, toCreateBody(model, messages, options));
+        const prepared = this.responses.prepare(this.owner, toCreateBody(model, messages, options), {protocol: "vscode_lm"});
         // The editor picked a model this server listed; another one loaded since is not what it asked for.
         if (prepared.response.model !== model)
             throw modelNotFound(model, prepared.response.model);

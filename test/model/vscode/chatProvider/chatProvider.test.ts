@@ -90,6 +90,9 @@ describe("VS Code chat provider (real engine)", () => {
         assert.ok(parts.every((part) => part instanceof TextPart));
         assert.ok((parts as TextPart[]).map((part) => part.value).join("").length > 0);
         assert.equal(summaries.at(-1)!.usage.outputTokens, 12, "maxTokens reached the engine");
+        // Counted with every request's, under its own protocol (the status bar and inspector read the engine's summaries).
+        const metrics = await controller.host.metrics.text();
+        assert.match(metrics, /local_responses_tokens_total\{protocol="vscode_lm",kind="output"\} [1-9]/);
     });
 
     it("returns a forced call (toolMode Required) with parsed input; its result's turn answers, reusing the prefix", async () => {
