@@ -127,7 +127,11 @@ export type GenerationUsage = {
     /** Prompt tokens the sequence already held and did not evaluate again. */
     cachedTokens: number,
     outputTokens: number,
-    reasoningTokens: number
+    reasoningTokens: number,
+    /** With speculative decoding: tokens the predictor proposed and the model checked (accepted or not). */
+    draftedTokens?: number,
+    /** With speculative decoding: of `draftedTokens`, those the model confirmed (each saved one evaluation step). */
+    acceptedTokens?: number
 };
 
 export type GenerationResult = {
@@ -195,6 +199,8 @@ export type EngineStats = {
     sequencesTotal: number,
     queueDepth: number,
     queueLimit: number,
+    /** The local engine's speculative decoding (`off` when none): its kind and predicted tokens since the model loaded. */
+    speculative?: {kind: SpeculativeKind, draftedTokens: number, acceptedTokens: number},
     /** With the upstream engine: each upstream server's state, load and errors. */
     upstreams?: UpstreamStats[]
 };
@@ -212,6 +218,13 @@ export type UpstreamStats = {
 
 /** The `gpu` setting / `--gpu` flag: `false` is the CPU only, `"auto"` any GPU backend there is. */
 export type GpuChoice = "auto" | false | "cuda" | "vulkan" | "metal";
+
+/**
+ * Speculative decoding: `lookup` predicts the next tokens from the prompt (an answer that copies it, as edits and
+ * rewrites do), `draft` from a small draft model with the same vocabulary; the model checks each prediction, so the
+ * output is the same as without (greedy: token for token).
+ */
+export type SpeculativeKind = "off" | "lookup" | "draft";
 
 /** How far loading has come: the native binding, the model's weights, then its context (0 to 1 each). */
 export type LoadProgress = {phase: "binding" | "model" | "context", progress: number};

@@ -1,5 +1,5 @@
 import {parseArgs} from "node:util";
-import type {GpuChoice} from "../engine/types.js";
+import type {GpuChoice, SpeculativeKind} from "../engine/types.js";
 import {isKeyCacheType, keyCacheTypes, type KeyCacheType} from "../engine/keyCacheType.js";
 import {defaultPromptCacheMaxBytes, defaultPromptCacheMinTokens, defaultPromptCacheTtlSeconds} from "../engine/llama/PromptStateCache.js";
 import {defaultConfig, isUpstreamUrl, type HostConfig, type StoreSettings} from "./config.js";
@@ -29,6 +29,8 @@ export const cliFlags = {
     "gpu": {type: "string", env: "LOCAL_RESPONSES_GPU", help: "auto, false, cuda, vulkan or metal (default false)"},
     "stop": {type: "string", multiple: true, env: "LOCAL_RESPONSES_STOP", help: "text that ends a plain-text answer like an end-of-turn token (repeatable; env: comma-separated)"},
     "flash-attention": {type: "boolean", env: "LOCAL_RESPONSES_FLASH_ATTENTION", help: "enable flash attention (on CPU: cheaper cold prompts, dearer generated tokens)"},
+    "speculative": {type: "string", env: "LOCAL_RESPONSES_SPECULATIVE", help: "speculative decoding: off, lookup (predict from the prompt: answers that copy it, as edits do) or draft (a small model, --draft-model); answers stay the same (default off)"},
+    "draft-model": {type: "string", env: "LOCAL_RESPONSES_DRAFT_MODEL", help: "GGUF draft model for --speculative draft (same vocabulary as --model); implies --speculative draft"},
     "cache-type-k": {type: "string", env: "LOCAL_RESPONSES_CACHE_TYPE_K", help: "KV cache key type: f16 or q8_0 (half the key memory; on CPU cheaper prompts and tokens deep in the context; models whose attention heads fill 32-value blocks) (default f16)"},
     "busy-poll-below-ms": {type: "string", env: "LOCAL_RESPONSES_BUSY_POLL_BELOW_MS", help: "keep the event loop polling, not sleeping, while tokens come less than this many ms apart: faster streams of fast models for a core while they last (default 2; 0 = never)"},
     "strict-model": {type: "boolean", env: "LOCAL_RESPONSES_STRICT_MODEL", help: "require 'model' to name the loaded model"},
@@ -133,6 +135,8 @@ export function parseCliOptions(argv: string[], env: NodeJS.ProcessEnv = process
     config.gpu = parseGpu(read("gpu") as string | undefined);
     config.flashAttention = read("flash-attention") === true;
     config.cacheTypeK = parseKeyCacheType(read("cache-type-k") as string | undefined) ?? config.cacheTypeK;
+    config.draftModelPath = (read("draft-model") as string | undefined) ?? null;
+    config.speculative = parseSpeculative(read("speculative") as string | undefined, config.draftModelPath);
     config.busyPollBelowTokenMs = integer("busy-poll-below-ms", 0) ?? config.busyPollBelowTokenMs;
     config.stopSequences = ((read("stop") as string[] | undefined) ?? []).map(unescapeStop);
     config.strictModel = read("strict-model") === true;
@@ -212,6 +216,17 @@ function parseGpu(raw: string | undefined): GpuChoice {
     if (raw === "auto" || raw === "cuda" || raw === "vulkan" || raw === "metal")
         return raw;
     throw new CliUsageError(`--gpu must be auto, false, cuda, vulkan or metal (got '${raw}').`);
+}
+
+function parseSpeculative(raw: string | undefined, draftModel: string | null): SpeculativeKind {
+    const kind = raw ?? (draftModel != null ? "draft" : "off");
+    if (kind !== "off" && kind !== "lookup" && kind !== "draft")
+        throw new CliUsageError(`--speculative must be off, lookup or draft (got '${raw}').`);
+    if (kind === "draft" && draftModel == null)
+        throw new CliUsageError("--speculative draft needs --draft-model FILE (a small model with the same vocabulary).");
+    if (kind !== "draft" && draftModel != null)
+        throw new CliUsageError(`--draft-model is only used with --speculative draft (got --speculative ${kind}).`);
+    return kind;
 }
 
 function parseKeyCacheType(raw: string | undefined): KeyCacheType | undefined {

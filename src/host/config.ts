@@ -1,6 +1,6 @@
 import {defaultBusyPollBelowTokenMs} from "../engine/llama/BusyPoll.js";
 import {defaultPromptThreads, defaultQueueLimit, defaultThreads} from "../engine/engineDefaults.js";
-import type {GpuChoice} from "../engine/types.js";
+import type {GpuChoice, SpeculativeKind} from "../engine/types.js";
 import {defaultKeyCacheType, type KeyCacheType} from "../engine/keyCacheType.js";
 import {defaultUpstreamHealthIntervalMs, defaultUpstreamTimeoutSeconds} from "../engine/upstream/UpstreamEngine.js";
 import {defaultBackgroundJobLimits} from "../responses/BackgroundJobs.js";
@@ -42,6 +42,10 @@ export type HostConfig = {
     flashAttention: boolean,
     /** The KV cache's key type (`--cache-type-k`; see KeyCacheType). */
     cacheTypeK: KeyCacheType,
+    /** Speculative decoding (`--speculative`; see SpeculativeKind): off, prompt lookup, or a draft model. */
+    speculative: SpeculativeKind,
+    /** The draft model for `speculative: "draft"` (`--draft-model`): a GGUF file with the model's vocabulary. */
+    draftModelPath: string | null,
     /** Poll the event loop while a generation's tokens come less than this many ms apart (`--busy-poll-below-ms`; see BusyPoll); 0 never. */
     busyPollBelowTokenMs: number,
     /** Text that ends a plain-text answer like the model's own end of turn (for models that never stop). */
@@ -166,6 +170,8 @@ export function defaultConfig(): HostConfig {
         gpu: false,
         flashAttention: false,
         cacheTypeK: defaultKeyCacheType,
+        speculative: "off",
+        draftModelPath: null,
         busyPollBelowTokenMs: defaultBusyPollBelowTokenMs,
         stopSequences: [],
         strictModel: false,

@@ -1,5 +1,6 @@
 import type {HostedEngine} from "../engine/HostedEngine.js";
 import {LlamaEngine} from "../engine/llama/LlamaEngine.js";
+import type {SpeculativeSetting} from "../engine/llama/SpeculativeDecoding.js";
 import {UpstreamEngine} from "../engine/upstream/UpstreamEngine.js";
 import path from "node:path";
 import {defaultPromptCacheMaxBytes, defaultPromptCacheMinTokens, defaultPromptCacheTtlSeconds} from "../engine/llama/PromptStateCache.js";
@@ -30,6 +31,7 @@ export function createEngine(config: HostConfig, log?: (line: string) => void): 
         gpu: config.gpu,
         flashAttention: config.flashAttention,
         cacheTypeK: config.cacheTypeK,
+        speculative: speculativeOf(config),
         busyPollBelowTokenMs: config.busyPollBelowTokenMs,
         stopSequences: config.stopSequences,
         alias: config.modelAlias ?? undefined,
@@ -46,4 +48,11 @@ function promptCacheOf({storage}: HostConfig, log?: (line: string) => void) {
         folder: path.join(storage.dataDir, "prompt-states"), maxBytes, minTokens: storage.promptCacheMinTokens ?? defaultPromptCacheMinTokens,
         ttlSeconds: storage.promptCacheTtlSeconds ?? defaultPromptCacheTtlSeconds, log
     };
+}
+
+/** The engine's speculative setting from the configuration (the CLI and the editor check that a draft names its model). */
+function speculativeOf(config: HostConfig): SpeculativeSetting {
+    if (config.speculative === "draft" && config.draftModelPath != null)
+        return {kind: "draft", modelPath: config.draftModelPath};
+    return {kind: config.speculative === "lookup" ? "lookup" : "off"};
 }

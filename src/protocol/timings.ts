@@ -19,5 +19,8 @@ export type ResponseTimings = {
     promptTokensPerSecond: number | null,
     inputTokens: number,
     cachedTokens: number,
-    outputTokens: number
+    outputTokens: number,
+    /** With speculative decoding: predicted tokens the model checked, and those it accepted (see `--speculative`). */
+    draftedTokens?: number,
+    acceptedTokens?: number
 };

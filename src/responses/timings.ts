@@ -8,7 +8,7 @@ export type TimingMarks = {
     /** `performance.now()` when generation ended. */
     endedAt: number,
     timeToFirstTokenMs: number | null,
-    usage: {inputTokens: number, cachedTokens: number, outputTokens: number}
+    usage: {inputTokens: number, cachedTokens: number, outputTokens: number, draftedTokens?: number, acceptedTokens?: number}
 };
 
 /** The timings of one generation from its marks; rates only where their time span is measurable. */
@@ -25,6 +25,7 @@ export function responseTimings(marks: TimingMarks): ResponseTimings {
         promptTokensPerSecond: ttft != null && ttft > 0 && evaluated > 0 ? evaluated / (ttft / 1000) : null,
         inputTokens: marks.usage.inputTokens,
         cachedTokens: marks.usage.cachedTokens,
-        outputTokens: marks.usage.outputTokens
+        outputTokens: marks.usage.outputTokens,
+        ...marks.usage.draftedTokens != null && {draftedTokens: marks.usage.draftedTokens, acceptedTokens: marks.usage.acceptedTokens ?? 0}
     };
 }

@@ -16,6 +16,27 @@ describe("--cache-type-k", () => {
     });
 });
 
+describe("--speculative and --draft-model", () => {
+    it("defaults to off, takes lookup, and a draft model implies draft", () => {
+        assert.deepEqual(pick(parseCliOptions([], {}).config), ["off", null]);
+        assert.deepEqual(pick(parseCliOptions(["--speculative", "lookup"], {}).config), ["lookup", null]);
+        assert.deepEqual(pick(parseCliOptions(["--draft-model", "d.gguf"], {}).config), ["draft", "d.gguf"]);
+        assert.deepEqual(pick(parseCliOptions([], {LOCAL_RESPONSES_SPECULATIVE: "draft", LOCAL_RESPONSES_DRAFT_MODEL: "d.gguf"}).config), ["draft", "d.gguf"]);
+    });
+
+    it("refuses an unknown mode, a draft without its model and a model without draft, naming the flags", () => {
+        const refused = (args: string[], message: RegExp) => assert.throws(() => parseCliOptions(args, {}),
+            (error: unknown) => error instanceof CliUsageError && message.test(error.message));
+        refused(["--speculative", "ngram"], /--speculative must be off, lookup or draft/);
+        refused(["--speculative", "draft"], /--speculative draft needs --draft-model/);
+        refused(["--speculative", "lookup", "--draft-model", "d.gguf"], /--draft-model is only used with --speculative draft/);
+    });
+
+    function pick(config: {speculative: string, draftModelPath: string | null}): [string, string | null] {
+        return [config.speculative, config.draftModelPath];
+    }
+});
+
 describe("--busy-poll-below-ms", () => {
     it("defaults to defaultBusyPollBelowTokenMs, takes whole ms from the flag or the environment (nothing else), and 0 turns polling off", () => {
         assert.equal(parseCliOptions([], {}).config.busyPollBelowTokenMs, defaultBusyPollBelowTokenMs);

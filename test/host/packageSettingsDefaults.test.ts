@@ -46,6 +46,8 @@ const mirrors: Record<string, unknown> = {
     "queueLimit": defaultQueueLimit,
     "gpu": String(config.gpu),
     "cacheTypeK": config.cacheTypeK,
+    "speculative.mode": config.speculative,
+    "speculative.draftModel": "",
     "strictModel": config.strictModel,
     "strictTools": config.strictTools,
     "store.maxEntries": defaultResponseStoreBounds.maxEntries,

@@ -18,6 +18,7 @@ import {PromptTokenizer} from "./PromptTokenizer.js";
 import {createSegmentTokenizer} from "./SegmentTokenizer.js";
 import {TokenizerWorker} from "./TokenizerWorker.js";
 import {SequencePool} from "./SequencePool.js";
+import {SpeculativeDecoding, type SpeculativeSetting} from "./SpeculativeDecoding.js";
 import {defaultKeyCacheType, type KeyCacheType} from "../keyCacheType.js";
 import {nativeKeyCacheType, usableKeyCacheType} from "./nativeKeyCacheType.js";
 import type {
@@ -64,7 +65,12 @@ export type LlamaEngineOptions = {
      * Keep evaluated prompts on disk across restarts (see PromptStateCache): a prompt sharing a long prefix with a saved
      * one loads that state instead of evaluating it again. Absent: no prompt cache on disk.
      */
-    promptCache?: {folder: string, maxBytes?: number, minTokens?: number, ttlSeconds?: number, log?: (line: string) => void}
+    promptCache?: {folder: string, maxBytes?: number, minTokens?: number, ttlSeconds?: number, log?: (line: string) => void},
+    /**
+     * Speculative decoding (see SpeculativeDecoding): predicted tokens are checked by the model, so answers do not change,
+     * only their speed. Defaults to off.
+     */
+    speculative?: SpeculativeSetting
 };
 
 /**
@@ -154,7 +160,12 @@ export class LlamaEngine implements ChatEngine {
             sequencesBusy: pool?.busyCount ?? 0,
             sequencesTotal: pool?.size ?? 0,
             queueDepth: pool?.queueDepth ?? 0,
-            queueLimit: pool?.limit ?? this.options.queueLimit ?? defaultQueueLimit
+            queueLimit: pool?.limit ?? this.options.queueLimit ?? defaultQueueLimit,
+            ...this.loaded != null && {speculative: {
+                kind: this.loaded.speculative.kind,
+                draftedTokens: this.loaded.speculative.counts.drafted,
+                acceptedTokens: this.loaded.speculative.counts.accepted
+            }}
         };
     }
 
@@ -235,9 +246,16 @@ export class LlamaEngine implements ChatEngine {
                     experimentalKvCacheKeyType: nativeKeyCacheType(keyCache.type),
                     batching: {dispatchSchedule: afterDispatch.dispatchSchedule}
                 });
-                BatchThreads.install(context, {promptThreads: this.promptThreads, generationThreads: this.threads});
+                const speculative = await SpeculativeDecoding.open(this.options.speculative ?? {kind: "off"}, binding, this.llama, {
+                    contextSize: context.contextSize, sequences: parallel, threads: this.threads, gpuLayers: modelGpuLayers(this.options.gpu ?? false)
+                });
+                // A generation step with predictions holds each sequence's token and what was predicted after it: still generation.
+                BatchThreads.install(context, {
+                    promptThreads: this.promptThreads, generationThreads: this.threads,
+                    promptBatchTokens: parallel * (1 + speculative.maxPredictedTokens) + 1
+                });
                 const chatWrapper = binding.resolveChatWrapper(model);
-                const sequences = Array.from({length: parallel}, () => context.getSequence());
+                const sequences = Array.from({length: parallel}, () => context.getSequence({tokenPredictor: speculative.predictorForNewSequence()}));
                 const loaded = new LoadedModel({
                     model,
                     context,
@@ -246,6 +264,7 @@ export class LlamaEngine implements ChatEngine {
                     grammars: new JsonGrammars(this.llama),
                     pool: new SequencePool(sequences, (sequence) => sequence.contextTokens as number[], {queueLimit: this.options.queueLimit}),
                     afterDispatch,
+                    speculative,
                     segments,
                     promptTokenizer: new PromptTokenizer(segments, tokenizerWorker),
                     tokenizerWorker,

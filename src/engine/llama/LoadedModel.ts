@@ -12,6 +12,7 @@ import type {PromptStateCache} from "./PromptStateCache.js";
 import type {PromptTokenizer} from "./PromptTokenizer.js";
 import type {SegmentTokenizer} from "./SegmentTokenizer.js";
 import type {SequenceLease, SequencePool} from "./SequencePool.js";
+import type {SpeculativeDecoding} from "./SpeculativeDecoding.js";
 import type {TokenizerWorker} from "./TokenizerWorker.js";
 import type {ChatTurn, ModelInfo, ToolSpec} from "../types.js";
 
@@ -30,6 +31,8 @@ export type LoadedModelParts = {
     info: ModelInfo,
     /** The context's batch dispatch hook: generation events are delivered right after each dispatch. */
     afterDispatch: AfterDispatch,
+    /** Each sequence's token predictor and the draft model behind them, if any. */
+    speculative: SpeculativeDecoding,
     /** The model's tokenizer (installed as `model.tokenizer`), remembering earlier prompts' segments and answers. */
     segments: SegmentTokenizer,
     /** Tokenizes rendered prompts with `segments`, long segments off the event loop. */
@@ -53,6 +56,7 @@ export class LoadedModel {
     public readonly pool: SequencePool<LlamaContextSequence>;
     public readonly info: ModelInfo;
     public readonly afterDispatch: AfterDispatch;
+    public readonly speculative: SpeculativeDecoding;
     public readonly segments: SegmentTokenizer;
     /** Running generations, so unloading can abort them and wait until they let go of the context. */
     public readonly active = new Map<AbortController, Promise<unknown>>();
@@ -79,6 +83,7 @@ export class LoadedModel {
         this.pool = parts.pool;
         this.info = parts.info;
         this.afterDispatch = parts.afterDispatch;
+        this.speculative = parts.speculative;
         this.segments = parts.segments;
         this.promptTokenizer = parts.promptTokenizer;
         this.tokenizerWorker = parts.tokenizerWorker;
@@ -184,6 +189,7 @@ export class LoadedModel {
         for (const completion of this.completions.values())
             completion.dispose({disposeSequence: false});
         await this.context.dispose();
+        await this.speculative.dispose();
         await this.model.dispose();
     }
 }

@@ -54,6 +54,7 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
     let reasoningTokens = 0;
     let inThought = false;
     const meterBefore = sequence.tokenMeter.getState();
+    const predictionsBefore = {...sequence.tokenPredictions};
 
     const roomLeft = contextSize - promptTokens;
     const maxTokens = Math.max(1, Math.min(request.maxOutputTokens ?? roomLeft, roomLeft));
@@ -198,7 +199,8 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
 
     const meterAfter = sequence.tokenMeter.getState();
     // At most maxTokens: a token past a plain answer's budget (see AnswerTokenBudget) was evaluated, but is no part of it.
-    const outputTokens = Math.min(maxTokens, meterAfter.usedOutputTokens - meterBefore.usedOutputTokens);
+    // The meter also counts predicted tokens the model evaluated and did not keep (speculative decoding): not output.
+    const outputTokens = Math.min(maxTokens, meterAfter.usedOutputTokens - meterBefore.usedOutputTokens - unusedPredictions(sequence, predictionsBefore));
     // The meter counts the last prompt token as an "output" evaluation (it yields the first sampled token).
     const evaluatedPrompt = meterAfter.usedInputTokens - meterBefore.usedInputTokens + (outputTokens > 0 ? 1 : 0);
     const cachedTokens = Math.max(0, Math.min(promptTokens, promptTokens - evaluatedPrompt));
@@ -325,4 +327,10 @@ function anySignal(first: AbortSignal | undefined, second: AbortSignal): AbortSi
     first.addEventListener("abort", abort, {once: true});
     second.addEventListener("abort", abort, {once: true});
     return controller.signal;
+}
+
+/** Predicted tokens evaluated on `sequence` since `before` that the answer did not take (refuted, or validated and left). */
+function unusedPredictions(sequence: LlamaContextSequence, before: LlamaContextSequence["tokenPredictions"]): number {
+    const after = sequence.tokenPredictions;
+    return after.validated - before.validated + after.refuted - before.refuted - (after.used - before.used);
 }

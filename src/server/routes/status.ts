@@ -15,7 +15,7 @@ export function statusRouter(sources: MetricsSources, metrics: ServerMetrics): R
         res.json({
             object: "status",
             model: model == null ? null : {id: model.id, context_size: model.contextSize, sequences: model.sequences, chat_wrapper: model.chatWrapper, ...model.keyCache != null && {cache_type_k: model.keyCache.type}, ...model.batchSize != null && {batch_size: model.batchSize}},
-            engine: {state: sources.engine.state, ...snake(sources.engine.stats())},
+            engine: engineStatus(sources),
             responses: storeStatus(store),
             conversations: storeStatus(conversations),
             background: {
@@ -33,6 +33,12 @@ export function statusRouter(sources: MetricsSources, metrics: ServerMetrics): R
     });
 
     return router;
+}
+
+/** The engine's state and load; speculative decoding's counts when the local engine has them. */
+function engineStatus(sources: MetricsSources): Record<string, unknown> {
+    const {speculative, ...stats} = sources.engine.stats();
+    return {state: sources.engine.state, ...snake(stats), ...speculative != null && {speculative: snake(speculative)}};
 }
 
 /** A store's occupancy and counters, then the bounds it applies. */

@@ -1,6 +1,6 @@
 import os from "node:os";
 import path from "node:path";
-import type {GpuChoice} from "../../engine/types.js";
+import type {GpuChoice, SpeculativeKind} from "../../engine/types.js";
 import {defaultPromptThreads, defaultThreads} from "../../engine/engineDefaults.js";
 import {isKeyCacheType, keyCacheTypes, type KeyCacheType} from "../../engine/keyCacheType.js";
 import {defaultConfig, isUpstreamUrl, type HostConfig} from "../../host/config.js";
@@ -29,6 +29,9 @@ export type ExtensionSettings = {
     gpu: GpuChoice,
     /** The KV cache's key type (see KeyCacheType). */
     cacheTypeK: KeyCacheType,
+    /** Speculative decoding (see SpeculativeKind); `draft` needs `draftModel`. */
+    speculative: SpeculativeKind,
+    draftModel: string | null,
     allowedOrigins: string[],
     strictModel: boolean,
     strictTools: boolean,
@@ -65,6 +68,8 @@ export const settingKeys: Record<keyof ExtensionSettings, string> = {
     queueLimit: "queueLimit",
     gpu: "gpu",
     cacheTypeK: "cacheTypeK",
+    speculative: "speculative.mode",
+    draftModel: "speculative.draftModel",
     allowedOrigins: "server.allowedOrigins",
     strictModel: "strictModel",
     strictTools: "strictTools",
@@ -143,6 +148,16 @@ export function readSettings(get: SettingReader): {settings: ExtensionSettings, 
     else
         problems.push(`${settingsSection}.cacheTypeK must be ${keyCacheTypes.join(" or ")} (got ${JSON.stringify(keysRaw)}); using ${defaults.cacheTypeK}.`);
 
+    const draftModel = text(settingKeys.draftModel);
+    const speculativeRaw = get(settingKeys.speculative) ?? "off";
+    let speculative: SpeculativeKind = "off";
+    if (speculativeRaw === "lookup" || (speculativeRaw === "draft" && draftModel != null))
+        speculative = speculativeRaw;
+    else if (speculativeRaw === "draft")
+        problems.push(`${settingsSection}.speculative.mode is draft but ${settingsSection}.speculative.draftModel names no model; using off.`);
+    else if (speculativeRaw !== "off")
+        problems.push(`${settingsSection}.speculative.mode must be off, lookup or draft (got ${JSON.stringify(speculativeRaw)}); using off.`);
+
     const originsRaw = get(settingKeys.allowedOrigins) ?? [];
     let allowedOrigins: string[] = [];
     if (Array.isArray(originsRaw) && originsRaw.every((origin) => typeof origin === "string"))
@@ -171,6 +186,8 @@ export function readSettings(get: SettingReader): {settings: ExtensionSettings, 
             queueLimit: integer(settingKeys.queueLimit, defaults.queueLimit, 0, 100_000),
             gpu,
             cacheTypeK,
+            speculative,
+            draftModel,
             allowedOrigins,
             strictModel: flag(settingKeys.strictModel, false),
             strictTools: flag(settingKeys.strictTools, false),
@@ -255,6 +272,8 @@ export function toHostConfig(settings: ExtensionSettings, apiKey: string, modelP
         queueLimit: settings.queueLimit,
         gpu: settings.gpu,
         cacheTypeK: settings.cacheTypeK,
+        speculative: settings.speculative,
+        draftModelPath: settings.speculative === "draft" ? settings.draftModel : null,
         strictModel: settings.strictModel,
         strictTools: settings.strictTools,
         allowedOrigins: settings.allowedOrigins,
@@ -274,7 +293,7 @@ export function toHostConfig(settings: ExtensionSettings, apiKey: string, modelP
 export type SettingsChangePlan = {action: "none" | "loadModel" | "restartServer" | "rebuild", changed: (keyof ExtensionSettings)[]};
 
 const rebuildKeys: (keyof ExtensionSettings)[] = [
-    "modelAlias", "threads", "promptThreads", "contextSize", "parallel", "queueLimit", "gpu", "cacheTypeK", "allowedOrigins", "strictModel", "strictTools",
+    "modelAlias", "threads", "promptThreads", "contextSize", "parallel", "queueLimit", "gpu", "cacheTypeK", "speculative", "draftModel", "allowedOrigins", "strictModel", "strictTools",
     "storeMaxEntries", "storeMaxBytes", "storeTtlSeconds", "jobsMaxActive", "jobsWorkers", "jobsDeadlineSeconds",
     "engine", "upstreamUrls", "upstreamModel", "upstreamTimeoutSeconds"
 ];
