@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import {readFileSync} from "node:fs";
-import {describe, it} from "node:test";
+import {after, before, describe, it} from "node:test";
 import Anthropic, {AuthenticationError, BadRequestError} from "@anthropic-ai/sdk";
+import {skipUpstream, startClientHarness, type ClientHarness} from "../../helpers/clientHarness.js";
 import {models} from "../../helpers/paths.js";
 import {useTestServer} from "../../helpers/testServer.js";
 
@@ -23,9 +24,27 @@ function clientOf(server: {origin: string, apiKey: string}, apiKey = server.apiK
     return new Anthropic({baseURL: server.origin, apiKey, maxRetries: 0, timeout: 60_000});
 }
 
-/** The official `@anthropic-ai/sdk` against the real server (Messages on the Responses generation path). */
+const noForcedCalls = "llama-server does not force a tool call on the tiny models (docs/upstream.md)";
+
+/**
+ * The official `@anthropic-ai/sdk` against the real server (Messages on the Responses generation path), through the
+ * client harness: on the local engine, or with `LOCAL_RESPONSES_TEST_ENGINE=upstream` in front of a real llama-server.
+ */
 describe("Anthropic Messages with @anthropic-ai/sdk (real engine)", () => {
-    const server = useTestServer();
+    let harness: ClientHarness;
+    before(async () => {
+        harness = await startClientHarness({parallel: 2});
+    });
+    after(() => harness?.close());
+    const server = {
+        get origin() {
+            return harness.url.replace(/\/v1$/, "");
+        },
+        get apiKey() {
+            return harness.apiKey;
+        },
+        fetch: (path: string, init?: RequestInit & {json?: unknown}) => harness.server.fetch(path, init)
+    };
 
     it("messages.create returns a message with text and usage", async () => {
         const message = await clientOf(server).messages.create({model: "local", max_tokens: 16, messages: [{role: "user", content: "Once upon a time"}]});
@@ -76,7 +95,7 @@ describe("Anthropic Messages with @anthropic-ai/sdk (real engine)", () => {
         assert.equal(message.usage.output_tokens, 2);
     });
 
-    it("stop_sequences cut the text and report the sequence", async () => {
+    it("stop_sequences cut the text and report the sequence", {skip: skipUpstream("a Chat Completions upstream does not say which stop sequence matched")}, async () => {
         const client = clientOf(server);
         // `temperature` is accepted though this SDK's types dropped it: greedy answers repeat.
         const greedy = {model: "local", max_tokens: 24, temperature: 0, messages: [{role: "user", content: "Once upon a time"}]} as Anthropic.MessageCreateParamsNonStreaming;
@@ -93,7 +112,7 @@ describe("Anthropic Messages with @anthropic-ai/sdk (real engine)", () => {
     });
 
     for (const choice of [{type: "tool" as const, name: "get_weather"}, {type: "any" as const}]) {
-        it(`tool_choice '${choice.type}' forces a tool_use, and its tool_result turn answers`, async () => {
+        it(`tool_choice '${choice.type}' forces a tool_use, and its tool_result turn answers`, {skip: skipUpstream(noForcedCalls)}, async () => {
             const client = clientOf(server);
             const question = {role: "user" as const, content: "What is the weather in Paris? Use the tool."};
             const first = await client.messages.create({model: "local", max_tokens: 64, tools: [weatherTool], tool_choice: choice, messages: [question]});
@@ -113,7 +132,7 @@ describe("Anthropic Messages with @anthropic-ai/sdk (real engine)", () => {
         });
     }
 
-    it("a streamed tool_use: its input_json_delta fragments concatenate to the call's input", async () => {
+    it("a streamed tool_use: its input_json_delta fragments concatenate to the call's input", {skip: skipUpstream(noForcedCalls)}, async () => {
         const stream = clientOf(server).messages.stream({
             model: "local", max_tokens: 64, tools: [weatherTool], tool_choice: {type: "tool", name: "get_weather"},
             messages: [{role: "user", content: "Weather in Oslo?"}]
@@ -204,7 +223,9 @@ describe("Anthropic Messages with @anthropic-ai/sdk (real engine)", () => {
     });
 });
 
-describe("Anthropic Messages on a thinking model (real engine)", () => {
+// These two run on the local engine only (the upstream run would repeat them there): the thought's signature is this
+// server's own, and the captured request does not fit llama-server's 2048-token slot for stories260K.
+describe("Anthropic Messages on a thinking model (real engine)", {skip: skipUpstream("the local engine's run covers the sealed thought")}, () => {
     const server = useTestServer({model: models.think});
 
     it("streams thinking_delta and a signed thinking block, whose signature alone gives the thought back", async () => {
@@ -233,7 +254,7 @@ describe("Anthropic Messages on a thinking model (real engine)", () => {
     });
 });
 
-describe("Anthropic Messages: Claude Code's captured first request (real engine)", () => {
+describe("Anthropic Messages: Claude Code's captured first request (real engine)", {skip: skipUpstream("its ~30k-token prompt does not fit llama-server's 2048-token slot")}, () => {
     // Its prompt is 30,110 tokens on stories260K's tokenizer: minutes of prefill on one thread, so the test reads the
     // stream's opening (every check passed, a sequence admitted) and the `ping`s of the prefill, then goes away.
     const server = useTestServer({contextSize: 32_768, stopSequences: ["."], streamKeepAliveSeconds: 0.2});
