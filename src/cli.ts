@@ -35,7 +35,8 @@ async function main(argv: string[]): Promise<number> {
             try {
                 config.upstream.apiKey = fs.readFileSync(keyFile, "utf8").split(/\r?\n/)[0]!.trim() || null;
             } catch (error) {
-                process.stderr.write(`error: cannot read --upstream-api-key-file ${keyFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
+                const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+                process.stderr.write(`error: cannot read --upstream-api-key-file ${keyFile}: ${reason}\n`);
                 return 2;
             }
         }
@@ -50,7 +51,9 @@ async function main(argv: string[]): Promise<number> {
     const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
     let exposureWarnings: string[];
     try {
-        exposureWarnings = checkExposure({host: config.host, authRequired: config.apiKeys.length > 0 || !options.noAuth, allowedOrigins: config.allowedOrigins});
+        exposureWarnings = checkExposure({
+            host: config.host, authRequired: config.apiKeys.length > 0 || !options.noAuth, allowedOrigins: config.allowedOrigins
+        });
     } catch (error) {
         if (!(error instanceof ExposureRefusal))
             throw error;

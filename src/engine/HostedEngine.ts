@@ -11,7 +11,10 @@ export interface HostedEngine extends ChatEngine {
     readonly upstreamModelName?: string;
     onStateChange(listener: (state: EngineState) => void): () => void;
     onGeneration(listener: (summary: GenerationSummary) => void): () => void;
-    /** The local engine loads a GGUF file; the upstream engine connects and takes this as the upstream model's name ("" = the upstream's first). */
+    /**
+     * The local engine loads a GGUF file; the upstream engine connects and takes this as the upstream model's name (""
+     * = the upstream's first).
+     */
     load(source: string, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo>;
     unload(): Promise<void>;
     dispose(): Promise<void>;

@@ -78,8 +78,12 @@ export class LocalResponsesHost {
         });
         this.jobs = this.createJobs(config.background);
         this.forgetPromptStatesOnDelete();
-        const readers = new StreamReaderSlots({maxReaders: config.background.streamReaders, maxReadersPerOwner: config.background.streamReadersPerKey});
-        this.metrics = new ServerMetrics({engine: this.engine, store: this.store, conversations: this.conversations, jobs: this.jobs, readers});
+        const readers = new StreamReaderSlots({
+            maxReaders: config.background.streamReaders, maxReadersPerOwner: config.background.streamReadersPerKey
+        });
+        this.metrics = new ServerMetrics({
+            engine: this.engine, store: this.store, conversations: this.conversations, jobs: this.jobs, readers
+        });
         this.http = new HttpServer(createApp({
             engine: this.engine,
             responses: this.responses,
@@ -113,7 +117,10 @@ export class LocalResponsesHost {
             const partition = owner == null ? undefined : this.responses.cachePartition(owner);
             void this.engine.forgetPromptStates(partition).then((count) => {
                 if (count > 0)
-                    this.events.log?.(`prompt cache: deleted ${count} saved prompt state${count === 1 ? "" : "s"} with the stored data they were made from`);
+                    this.events.log?.(
+                        `prompt cache: deleted ${count} saved prompt state${count === 1 ? "" : "s"} with the stored `
+                            + `data they were made from`
+                    );
             }, (error: unknown) => this.events.log?.(`prompt cache: deleting saved states failed: ${(error as Error).message}`));
         };
         this.store.onChange((change) => {
@@ -172,8 +179,11 @@ export class LocalResponsesHost {
         // files there must not be touched (nor a whole model loaded that could not be served).
         await this.openStorage();
         const info = await this.engine.load(this.config.engine === "upstream" ? this.config.upstream.model ?? "" : modelPath, onProgress);
-        const keys = info.keyCache == null ? "" : `, ${info.keyCache.type} keys${info.keyCache.note == null ? "" : ` (${info.keyCache.note})`}`;
-        this.events.log?.(`model: loaded ${info.id} (context ${info.contextSize} × ${info.sequences} sequences, ${info.chatWrapper}${keys})`);
+        const keys = info.keyCache == null ? ""
+            : `, ${info.keyCache.type} keys${info.keyCache.note == null ? "" : ` (${info.keyCache.note})`}`;
+        this.events.log?.(
+            `model: loaded ${info.id} (context ${info.contextSize} × ${info.sequences} sequences, ${info.chatWrapper}${keys})`
+        );
         return info;
     }
 
@@ -209,22 +219,28 @@ export class LocalResponsesHost {
      */
     public openStorage(): Promise<StoreDatabase | null> {
         const {kind, dataDir} = this.config.storage;
-        this.storage ??= kind !== "durable" || dataDir == null ? Promise.resolve(null) : StoreDatabase.open(dataDir, this.events.log, {lockWaitMs: this.config.storage.lockWaitMs}).then((db) => {
-            this.store.persistTo(db.journal("responses/"), db.entries("responses/"));
-            this.conversations.persistTo(db.journal("conversations/"), db.entries("conversations/"));
-            this.jobs.persistTo(db.journal("jobs/"), db.entries("jobs/"));
-            this.store.onChange((change) => {
-                if (change.type === "clear")
-                    void db.purgeDeleted().catch((error: unknown) => this.events.log?.(`store: purging cleared data failed: ${(error as Error).message}`));
+        this.storage ??= kind !== "durable" || dataDir == null ? Promise.resolve(null)
+            : StoreDatabase.open(dataDir, this.events.log, {lockWaitMs: this.config.storage.lockWaitMs}).then((db) => {
+                this.store.persistTo(db.journal("responses/"), db.entries("responses/"));
+                this.conversations.persistTo(db.journal("conversations/"), db.entries("conversations/"));
+                this.jobs.persistTo(db.journal("jobs/"), db.entries("jobs/"));
+                this.store.onChange((change) => {
+                    if (change.type === "clear")
+                        void db.purgeDeleted().catch(
+                            (error: unknown) => this.events.log?.(`store: purging cleared data failed: ${(error as Error).message}`)
+                        );
+                });
+                this.events.log?.(
+                    `store: durable in ${dataDir} (${this.store.stats().entries} responses, ${this.conversations.stats().entries} `
+                        + `conversations, ${this.jobs.stats().retained} finished background responses restored)`
+                );
+                return db;
+            }, (error: unknown) => {
+                if (!(error instanceof DurableStoreUnavailableError))
+                    throw error;
+                this.events.log?.(`store: ${error.message}; everything is kept in memory and lost when the server stops`);
+                return null;
             });
-            this.events.log?.(`store: durable in ${dataDir} (${this.store.stats().entries} responses, ${this.conversations.stats().entries} conversations, ${this.jobs.stats().retained} finished background responses restored)`);
-            return db;
-        }, (error: unknown) => {
-            if (!(error instanceof DurableStoreUnavailableError))
-                throw error;
-            this.events.log?.(`store: ${error.message}; everything is kept in memory and lost when the server stops`);
-            return null;
-        });
         return this.storage;
     }
 

@@ -14,7 +14,8 @@ export function defaultDataDir(platform: NodeJS.Platform = process.platform, env
         return path.join(env.LOCALAPPDATA ?? path.join(home, "AppData", "Local"), "local-responses");
     if (platform === "darwin")
         return path.join(home, "Library", "Application Support", "local-responses");
-    return path.join(env.XDG_DATA_HOME != null && env.XDG_DATA_HOME !== "" ? env.XDG_DATA_HOME : path.join(home, ".local", "share"), "local-responses");
+    return path.join(env.XDG_DATA_HOME != null && env.XDG_DATA_HOME !== "" ? env.XDG_DATA_HOME : path.join(home, ".local", "share"),
+        "local-responses");
 }
 
 /**
@@ -26,7 +27,9 @@ export function readOrCreateSecret(file: string): string {
     try {
         const stat = fs.statSync(file);
         if (process.platform !== "win32" && (stat.mode & 0o077) !== 0)
-            throw new Error(`Secret file ${file} is readable by other users (mode ${(stat.mode & 0o777).toString(8)}); run: chmod 600 ${file}`);
+            throw new Error(
+                `Secret file ${file} is readable by other users (mode ${(stat.mode & 0o777).toString(8)}); run: chmod 600 ${file}`
+            );
         const secret = fs.readFileSync(file, "utf8").trim();
         if (secret !== "")
             return secret;

@@ -21,9 +21,12 @@ export function checkExposure(settings: ExposureSettings): string[] {
     const loopback = isLoopbackBindAddress(settings.host);
     if (!loopback && !settings.authRequired)
         throw new ExposureRefusal(`--host ${settings.host} is not a loopback address, and --no-auth would serve the model and every stored `
-            + "response to the network without a key. Drop --no-auth (a key is then generated or read from --api-key-file), or bind 127.0.0.1.");
+            + "response to the network without a key. Drop --no-auth (a key is then generated or read from "
+            + "--api-key-file), or bind 127.0.0.1.");
     if (settings.allowedOrigins.includes("*") && !settings.authRequired)
-        throw new ExposureRefusal("--allowed-origins '*' lets any web page call the server: it needs an API key. Drop --no-auth, or list the origins.");
+        throw new ExposureRefusal(
+            "--allowed-origins '*' lets any web page call the server: it needs an API key. Drop --no-auth, or list the origins."
+        );
     return loopback ? [] : [
         `listening on ${settings.host}, which is reachable from other machines: the API key is now the only barrier `
         + "(the Host check can be passed by any client that sends 'Host: localhost'). Keep the key secret, or bind 127.0.0.1."
@@ -39,7 +42,8 @@ export function isLoopbackBindAddress(host: string): boolean {
 /** The start's auth line, true to what runs: a configured key wins over `--no-auth`. */
 export function describeAuth(keysConfigured: number, noAuthFlag: boolean): string | null {
     if (keysConfigured > 0 && noAuthFlag)
-        return `auth: on (${keysConfigured} key${keysConfigured === 1 ? "" : "s"} given with --api-key or LOCAL_RESPONSES_API_KEY; --no-auth ignored)`;
+        return `auth: on (${keysConfigured} key${keysConfigured === 1 ? "" : "s"} given with --api-key or `
+            + `LOCAL_RESPONSES_API_KEY; --no-auth ignored)`;
     if (keysConfigured === 0 && noAuthFlag)
         return "auth: disabled (--no-auth); anything on this machine can use the server";
     return null;

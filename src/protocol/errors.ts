@@ -125,7 +125,9 @@ export function invalidJson(what: string, detail: string): ApiError {
 }
 
 export function nestingTooDeep(maxDepth: number, param: string | null): ApiError {
-    return new ApiError(400, `The request nests JSON objects and arrays deeper than ${maxDepth} levels${param == null ? "" : ` (in '${param}')`}.`, {param, code: "nesting_too_deep"});
+    return new ApiError(400,
+        `The request nests JSON objects and arrays deeper than ${maxDepth} levels${param == null ? "" : ` (in '${param}')`}.`,
+        {param, code: "nesting_too_deep"});
 }
 
 export function contextLengthExceeded(message: string): ApiError {
@@ -140,11 +142,13 @@ export function upstreamRejected(message: string): ApiError {
 // 4xx: the HTTP envelope, before any route.
 
 export function invalidBodyEncoding(encoding: string): ApiError {
-    return new ApiError(400, `The request body is not valid ${encoding} data, as its Content-Encoding header says it is.`, {code: "invalid_body_encoding"});
+    return new ApiError(400, `The request body is not valid ${encoding} data, as its Content-Encoding header says it is.`,
+        {code: "invalid_body_encoding"});
 }
 
 export function invalidPath(): ApiError {
-    return new ApiError(400, "The URL path holds a malformed percent-escape ('%' must be followed by two hex digits that decode to UTF-8).", {code: "invalid_path"});
+    return new ApiError(400, "The URL path holds a malformed percent-escape ('%' must be followed by two hex digits that decode to UTF-8).",
+        {code: "invalid_path"});
 }
 
 export function invalidHttpRequest(message: string): ApiError {
@@ -156,7 +160,8 @@ export function invalidWebSocketHandshake(detail: string): ApiError {
 }
 
 export function missingHost(): ApiError {
-    return new ApiError(400, "The request has no Host header, which HTTP/1.1 requires: send 'Host: localhost' (or 127.0.0.1, [::1]).", {code: "missing_host"});
+    return new ApiError(400, "The request has no Host header, which HTTP/1.1 requires: send 'Host: localhost' (or 127.0.0.1, [::1]).",
+        {code: "missing_host"});
 }
 
 /** A 4xx an HTTP library raised (Express, its router, body-parser), kept at its status with no code of ours. */
@@ -165,7 +170,8 @@ export function httpLibraryError(status: number, message: string): ApiError {
 }
 
 export function invalidApiKey(): ApiError {
-    return new ApiError(401, "Invalid or missing API key. Send it as 'Authorization: Bearer KEY' or 'x-api-key: KEY'.", {code: "invalid_api_key"});
+    return new ApiError(401, "Invalid or missing API key. Send it as 'Authorization: Bearer KEY' or 'x-api-key: KEY'.",
+        {code: "invalid_api_key"});
 }
 
 export function invalidHost(): ApiError {
@@ -173,7 +179,8 @@ export function invalidHost(): ApiError {
 }
 
 export function originNotAllowed(origin: string): ApiError {
-    return new ApiError(403, `Origin '${origin}' is not allowed. Configure allowed origins to use the API from a browser.`, {code: "origin_not_allowed"});
+    return new ApiError(403, `Origin '${origin}' is not allowed. Configure allowed origins to use the API from a browser.`,
+        {code: "origin_not_allowed"});
 }
 
 export function unknownRoute(message: string): ApiError {
@@ -203,7 +210,8 @@ export function headerFieldsTooLarge(): ApiError {
 // 404: lookups.
 
 export function responseNotFound(id: string, param: string | null = null): ApiError {
-    return new ApiError(404, `No response found with id '${id}'.`, {param, code: param === "previous_response_id" ? "previous_response_not_found" : "not_found"});
+    return new ApiError(404, `No response found with id '${id}'.`,
+        {param, code: param === "previous_response_id" ? "previous_response_not_found" : "not_found"});
 }
 
 export function conversationNotFound(id: string, param: string | null = null): ApiError {
@@ -215,13 +223,16 @@ export function itemNotFound(message: string, param: string | null = null): ApiE
 }
 
 export function modelNotFound(requested: string, served: string): ApiError {
-    return new ApiError(404, `The model '${requested}' does not exist; this server serves '${served}'.`, {param: "model", code: "model_not_found"});
+    return new ApiError(404, `The model '${requested}' does not exist; this server serves '${served}'.`,
+        {param: "model", code: "model_not_found"});
 }
 
 // 409, 410, 413: state.
 
 export function eventsNotRetained(id: string): ApiError {
-    return new ApiError(409, `The events of response '${id}' are not kept (only background responses keep them, until their record expires); retrieve it without 'stream'.`, {code: "events_not_retained"});
+    return new ApiError(409,
+        `The events of response '${id}' are not kept (only background responses keep them, until their record expires); retrieve it `
+            + `without 'stream'.`, {code: "events_not_retained"});
 }
 
 export function responseActive(id: string, status: string): ApiError {
@@ -229,11 +240,14 @@ export function responseActive(id: string, status: string): ApiError {
 }
 
 export function eventsExpired(after: number, firstRetained: number): ApiError {
-    return new ApiError(410, `Events after ${after} are no longer retained (the oldest kept is ${firstRetained}); retrieve the response instead.`, {param: "starting_after", code: "events_expired"});
+    return new ApiError(410,
+        `Events after ${after} are no longer retained (the oldest kept is ${firstRetained}); retrieve the response instead.`,
+        {param: "starting_after", code: "events_expired"});
 }
 
 export function inputTooLarge(bytes: number, limit: number): ApiError {
-    return new ApiError(413, `The input of this background response is ${bytes} bytes; the limit is ${limit}.`, {param: "input", code: "input_too_large"});
+    return new ApiError(413, `The input of this background response is ${bytes} bytes; the limit is ${limit}.`,
+        {param: "input", code: "input_too_large"});
 }
 
 // 429, 499, 5xx: admission and failures.
@@ -244,7 +258,8 @@ export function rateLimited(message: string, retryAfter = 1): ApiError {
 }
 
 export function tooManyPendingTurns(): ApiError {
-    return new ApiError(429, "Too many response.create messages are waiting on this connection: wait for the running turn to end.", {code: "too_many_pending_turns"});
+    return new ApiError(429, "Too many response.create messages are waiting on this connection: wait for the running turn to end.",
+        {code: "too_many_pending_turns"});
 }
 
 /** The client went away (a pseudo-status: never sent over HTTP, and a WebSocket error event reports it as 400). */

@@ -120,7 +120,9 @@ export type Item =
     | CompactionItem;
 
 /** Reasoning the model produced here: its text is always present (`encrypted_content` only when asked for). */
-export type OutputReasoningItem = Omit<ReasoningItem, "content" | "encrypted_content"> & {content: ReasoningTextPart[], encrypted_content?: string};
+export type OutputReasoningItem = Omit<ReasoningItem, "content" | "encrypted_content"> & {
+    content: ReasoningTextPart[], encrypted_content?: string
+};
 
 export type OutputItem =
     OutputMessageItem | FunctionCallItem | CustomToolCallItem | OutputReasoningItem | ToolSearchCallItem | CompactionItem;
@@ -213,10 +215,13 @@ type InPart = InItem & {content_index: number};
 
 /** Events carrying the response object as it stands. */
 export type ResponseLifecycleEvent = Numbered & {
-    type: "response.created" | "response.queued" | "response.in_progress" | "response.completed" | "response.incomplete" | "response.failed",
+    type: "response.created" | "response.queued" | "response.in_progress" | "response.completed" | "response.incomplete"
+        | "response.failed",
     response: ResponseObject
 };
-export type OutputItemEvent = Numbered & {type: "response.output_item.added" | "response.output_item.done", output_index: number, item: OutputItem};
+export type OutputItemEvent = Numbered & {
+    type: "response.output_item.added" | "response.output_item.done", output_index: number, item: OutputItem
+};
 export type ContentPartEvent = Numbered & InPart & {
     type: "response.content_part.added" | "response.content_part.done",
     part: GeneratedTextPart | ReasoningTextPart
@@ -226,7 +231,9 @@ export type OutputTextDoneEvent = Numbered & InPart & {type: "response.output_te
 export type ReasoningTextDeltaEvent = Numbered & InPart & {type: "response.reasoning_text.delta", delta: string};
 export type ReasoningTextDoneEvent = Numbered & InPart & {type: "response.reasoning_text.done", text: string};
 export type FunctionCallArgumentsDeltaEvent = Numbered & InItem & {type: "response.function_call_arguments.delta", delta: string};
-export type FunctionCallArgumentsDoneEvent = Numbered & InItem & {type: "response.function_call_arguments.done", name: string, arguments: string};
+export type FunctionCallArgumentsDoneEvent = Numbered & InItem & {
+    type: "response.function_call_arguments.done", name: string, arguments: string
+};
 export type CustomToolCallInputDeltaEvent = Numbered & InItem & {type: "response.custom_tool_call_input.delta", delta: string};
 export type CustomToolCallInputDoneEvent = Numbered & InItem & {type: "response.custom_tool_call_input.done", input: string};
 /** The stream's `error` event: the Open Responses spec nests the payload, OpenAI's SDK reads `code`/`message` at the top. */

@@ -42,9 +42,13 @@ export type BackgroundJobsOptions = {
     schedule?: (callback: () => void, ms: number) => () => void
 };
 
-/** Background mode's limits where the options leave them unset: 64 active jobs, 4 per key, 2 workers, 300 s deadline, 900 s retention, 64 finished records, 2 MiB input. */
+/**
+ * Background mode's limits where the options leave them unset: 64 active jobs, 4 per key, 2 workers, 300 s deadline,
+ * 900 s retention, 64 finished records, 2 MiB input.
+ */
 export const defaultBackgroundJobLimits = {
-    maxActive: 64, maxActivePerOwner: 4, workers: 2, deadlineSeconds: 300, retentionSeconds: 900, maxRetained: 64, maxInputBytes: 2 * 1024 * 1024
+    maxActive: 64, maxActivePerOwner: 4, workers: 2, deadlineSeconds: 300, retentionSeconds: 900, maxRetained: 64,
+    maxInputBytes: 2 * 1024 * 1024
 } as const satisfies BackgroundJobsOptions;
 
 /**
@@ -52,7 +56,9 @@ export const defaultBackgroundJobLimits = {
  * the timings generation measured. A submitted job's payload is its `PreparedResponse` itself (so it sees the object
  * and timings as `run` sets them); a job restored from a journal has only these fields.
  */
-export type JobPayload = {readonly owner: string, readonly response: ResponseObject, readonly history: readonly Item[], readonly timings?: ResponseTimings};
+export type JobPayload = {
+    readonly owner: string, readonly response: ResponseObject, readonly history: readonly Item[], readonly timings?: ResponseTimings
+};
 
 /** Runs one prepared response to its end (admit, then run), publishing its events through `sink`; rejects when `signal` aborted it. */
 export type JobRunner = (prepared: PreparedResponse, sink: (event: LoggedEvent) => void, signal: AbortSignal) => Promise<ResponseObject>;
@@ -92,7 +98,9 @@ export type BackgroundJobsStats = {
 const activeStatuses = new Set<ResponseStatus>(["queued", "in_progress"]);
 
 /** A finished job as its journal keeps it (`j/<id>`): what a poll, `input_items` and a stream replay read. */
-type PersistedJob = {owner: string, payload: JobPayload, bytes: number, stopReason: StopReason | null, finishedAt: number, log: EventLogSnapshot};
+type PersistedJob = {
+    owner: string, payload: JobPayload, bytes: number, stopReason: StopReason | null, finishedAt: number, log: EventLogSnapshot
+};
 
 /** A job waiting for a worker, with the prepared response the worker will run. */
 type QueuedJob = {readonly job: BackgroundJob, readonly prepared: PreparedResponse};
@@ -146,7 +154,8 @@ export class BackgroundJobs {
      */
     public submit(prepared: PreparedResponse): ResponseObject {
         if (!this.enabled)
-            throw invalidRequest("Background mode is disabled on this server (background job limit is 0).", "background", "unsupported_parameter");
+            throw invalidRequest("Background mode is disabled on this server (background job limit is 0).", "background",
+                "unsupported_parameter");
         if (this.closed)
             throw serverShuttingDown();
         this.sweep();
@@ -156,10 +165,15 @@ export class BackgroundJobs {
         const refusal = bytes > this.maxInputBytes
             ? inputTooLarge(bytes, this.maxInputBytes)
             : active.length >= this.maxActive
-                ? rateLimited(`${active.length} background responses are already active (limit ${this.maxActive}); retry when one finishes.`)
+                ? rateLimited(
+                    `${active.length} background responses are already active (limit ${this.maxActive}); retry when one finishes.`
+                )
                 : active.filter((job) => job.owner === prepared.owner).length >= this.maxActivePerOwner
-                    ? rateLimited(`This API key already has ${this.maxActivePerOwner} active background responses; retry when one finishes.`)
-                    : this.options.activeBytesBudget != null && active.reduce((sum, job) => sum + job.bytes, 0) + bytes > this.options.activeBytesBudget()
+                    ? rateLimited(
+                        `This API key already has ${this.maxActivePerOwner} active background responses; retry when one finishes.`
+                    )
+                    : this.options.activeBytesBudget != null
+                        && active.reduce((sum, job) => sum + job.bytes, 0) + bytes > this.options.activeBytesBudget()
                         ? rateLimited("Active background responses fill the store byte budget; retry when one finishes.")
                         : this.options.generationQueueFull?.() === true
                             ? serverOverloaded()
@@ -400,7 +414,10 @@ function describe(error: unknown): {code: string, message: string} {
 }
 
 function zeroUsage(): NonNullable<ResponseObject["usage"]> {
-    return {input_tokens: 0, input_tokens_details: {cached_tokens: 0}, output_tokens: 0, output_tokens_details: {reasoning_tokens: 0}, total_tokens: 0};
+    return {
+        input_tokens: 0, input_tokens_details: {cached_tokens: 0}, output_tokens: 0, output_tokens_details: {reasoning_tokens: 0},
+        total_tokens: 0
+    };
 }
 
 function withoutSequence(event: LoggedEvent): UnloggedEvent {

@@ -45,7 +45,10 @@ type CompactAttempt =
     | {kind: "nothing_to_summarize", tokensBefore: number}
     | {kind: "not_shorter", tokensBefore: number, tokensAfter: number, usage: GenerationUsage};
 
-/** A compaction done automatically before a generation (`context_management`): announced in its stream, its usage counted in the response's. */
+/**
+ * A compaction done automatically before a generation (`context_management`): announced in its stream, its usage
+ * counted in the response's.
+ */
 export type AutoCompaction = Omit<CompactResult, "history">;
 
 const summarizerPrompt = "You compress conversations. Write a concise summary of the conversation below that keeps every fact, "
@@ -86,7 +89,8 @@ export class Compactor {
     /** Rendered prompt tokens of a history, counted as `/v1/responses/input_tokens` counts them. */
     public async count(items: readonly Item[], options: Pick<CompactOptions, "instructions" | "tools"> = {}): Promise<number> {
         try {
-            return await this.engine.countPromptTokens(itemsToTurns(this.expand(items), {instructions: options.instructions}), options.tools ?? []);
+            return await this.engine.countPromptTokens(itemsToTurns(this.expand(items), {instructions: options.instructions}),
+                options.tools ?? []);
         } catch (error) {
             throw toApiError(error);
         }
@@ -101,7 +105,10 @@ export class Compactor {
         if (attempt.kind === "nothing_to_summarize")
             throw contextLengthExceeded("Nothing older than the latest turn is left to compact.");
         if (attempt.kind === "not_shorter")
-            throw contextLengthExceeded(`Compaction would not shorten the history (${attempt.tokensBefore} tokens before, ${attempt.tokensAfter} after); nothing was changed.`);
+            throw contextLengthExceeded(
+                `Compaction would not shorten the history (${attempt.tokensBefore} tokens before, ${attempt.tokensAfter} `
+                    + `after); nothing was changed.`
+            );
         return attempt.result;
     }
 
@@ -127,7 +134,9 @@ export class Compactor {
         const contextSize = this.contextSize;
         const tokensBefore = await this.count(history, options);
         if (tokensBefore > contextSize)
-            throw contextLengthExceeded(`The history is ${tokensBefore} tokens, longer than the context of ${contextSize}: it cannot be summarized in one pass.`);
+            throw contextLengthExceeded(
+                `The history is ${tokensBefore} tokens, longer than the context of ${contextSize}: it cannot be summarized in one pass.`
+            );
 
         const expanded = this.expand(history);
         const plan = await planCompaction(expanded, options.keepTokens ?? this.defaultKeepTokens, (items) => this.count(items));
@@ -166,7 +175,8 @@ export class Compactor {
         });
     }
 
-    private async summarize(items: readonly Item[], maxOutputTokens: number, {signal, cachePartition}: CompactOptions): Promise<{text: string, usage: GenerationUsage}> {
+    private async summarize(items: readonly Item[], maxOutputTokens: number,
+        {signal, cachePartition}: CompactOptions): Promise<{text: string, usage: GenerationUsage}> {
         try {
             const result = await this.engine.generate({
                 turns: [

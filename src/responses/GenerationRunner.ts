@@ -76,7 +76,8 @@ export class GenerationRunner {
         const request = generationRequest(prepared, {
             signal: options.signal,
             onEvent: (event) => assembler.onEngineEvent(event),
-            onPromptProgress: this.options.onPromptProgress == null ? undefined : (progress) => this.options.onPromptProgress!(prepared.response.id, progress)
+            onPromptProgress: this.options.onPromptProgress == null ? undefined
+                : (progress) => this.options.onPromptProgress!(prepared.response.id, progress)
         });
         const started = performance.now();
         const generated = await this.generate(lease, request, assembler, options.signal);
@@ -85,7 +86,8 @@ export class GenerationRunner {
         const {result} = generated;
         prepared.stoppedAt = result.stopSequence;
         prepared.timings = responseTimings({
-            acceptedAt: prepared.acceptedAt, startedAt: started, endedAt: performance.now(), timeToFirstTokenMs: result.timeToFirstTokenMs, usage: result.usage
+            acceptedAt: prepared.acceptedAt, startedAt: started, endedAt: performance.now(), timeToFirstTokenMs: result.timeToFirstTokenMs,
+            usage: result.usage
         });
 
         // OpenAI bills automatic compaction as part of the response: its summary generation counts in `usage`.
@@ -125,7 +127,8 @@ export class GenerationRunner {
      * Runs the engine on the lease and releases it. An engine error fails the response (published as
      * `response.failed`); a stop by `signal` or by the client going away rejects, and nothing is stored.
      */
-    private async generate(lease: EngineLease, request: GenerationRequest, assembler: ResponseAssembler, signal?: AbortSignal): Promise<Generated> {
+    private async generate(lease: EngineLease, request: GenerationRequest, assembler: ResponseAssembler,
+        signal?: AbortSignal): Promise<Generated> {
         let result;
         try {
             result = await lease.generate(request);
@@ -160,7 +163,8 @@ export class GenerationRunner {
         if (params.store && this.store.put(prepared.owner, response, prepared.history, prepared.timings))
             writes.push(this.store.written());
         const conversations = this.options.conversations;
-        if (params.conversationId != null && response.output.length > 0 && conversations?.append(prepared.owner, params.conversationId, [...prepared.input, ...response.output]))
+        if (params.conversationId != null && response.output.length > 0
+            && conversations?.append(prepared.owner, params.conversationId, [...prepared.input, ...response.output]))
             writes.push(conversations.written());
         this.options.onGeneration?.({
             protocol: prepared.protocol,
@@ -180,7 +184,8 @@ export class GenerationRunner {
  * validated, so it is withdrawn; what it finished (each completed call is checked) is published, the cut call marked
  * incomplete.
  */
-function complete(assembler: ResponseAssembler, validator: OutputValidator, result: GenerationResult, usage: GenerationUsage): ResponseObject {
+function complete(assembler: ResponseAssembler, validator: OutputValidator, result: GenerationResult,
+    usage: GenerationUsage): ResponseObject {
     if (result.stopReason === "length" && validator.holds)
         assembler.withdrawCut(validator.unvalidatedCut);
     if (result.logprobs != null)
@@ -195,7 +200,8 @@ function announceCompaction(assembler: ResponseAssembler, compaction: AutoCompac
     assembler.custom({type: "response.compaction.started", input_tokens: compaction.tokensBefore});
     // The summary's own usage, so a client can tell it apart from the answer's within the response's `usage`.
     assembler.custom({
-        type: "response.compaction.completed", input_tokens_before: compaction.tokensBefore, input_tokens_after: compaction.tokensAfter, usage: toUsage(compaction.usage)
+        type: "response.compaction.completed", input_tokens_before: compaction.tokensBefore, input_tokens_after: compaction.tokensAfter,
+        usage: toUsage(compaction.usage)
     });
     assembler.addCompleteItem(compaction.item);
 }

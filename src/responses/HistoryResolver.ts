@@ -54,9 +54,11 @@ export class HistoryResolver {
             throw responseNotFound(previousId, "previous_response_id");
         const status = previous.response.status;
         if (status === "queued" || status === "in_progress")
-            throw invalidRequest(`previous response '${previousId}' has not finished (status: ${status}).`, "previous_response_id", "previous_response_not_finished");
+            throw invalidRequest(`previous response '${previousId}' has not finished (status: ${status}).`, "previous_response_id",
+                "previous_response_not_finished");
         if (status === "failed" || status === "cancelled")
-            throw invalidRequest(`previous response '${previousId}' cannot be continued (status: ${status}).`, "previous_response_id", "previous_response_unusable");
+            throw invalidRequest(`previous response '${previousId}' cannot be continued (status: ${status}).`, "previous_response_id",
+                "previous_response_unusable");
         return [...previous.inputItems, ...previous.response.output];
     }
 

@@ -16,7 +16,8 @@ export function checkClientSchema(schema: Record<string, unknown>, options: Sche
     try {
         schemaValidators.get(schema);
     } catch (error) {
-        throw invalidRequest(`Invalid JSON schema: ${error instanceof Error ? error.message : String(error)}`, options.param, "invalid_schema");
+        throw invalidRequest(`Invalid JSON schema: ${error instanceof Error ? error.message : String(error)}`, options.param,
+            "invalid_schema");
     }
 }
 
@@ -50,7 +51,10 @@ export class OutputValidator {
             const parsed = parseJson(call.arguments);
             const problem = parsed.ok ? schemaValidators.problem(schema, parsed.value) : `not JSON (${parsed.error})`;
             if (problem != null)
-                return {code: "invalid_tool_arguments", message: `The arguments generated for strict tool '${call.name}' do not match its schema: ${problem}.`};
+                return {
+                    code: "invalid_tool_arguments",
+                    message: `The arguments generated for strict tool '${call.name}' do not match its schema: ${problem}.`
+                };
         }
         // A length stop cuts the JSON: it is reported as incomplete, with nothing published, not as invalid.
         if (this.format.type === "text" || result.calls.length > 0 || result.stopReason === "length")
@@ -63,7 +67,8 @@ export class OutputValidator {
                 ? null
                 : {code: "invalid_output", message: "The generated output is not a JSON object."};
         const problem = schemaValidators.problem(this.format.schema, parsed.value);
-        return problem == null ? null : {code: "invalid_output", message: `The generated output does not match the schema '${this.format.name}': ${problem}.`};
+        return problem == null ? null
+            : {code: "invalid_output", message: `The generated output does not match the schema '${this.format.name}': ${problem}.`};
     }
 }
 

@@ -53,7 +53,8 @@ export class RequestPreparer {
 
         const stopSequences = options.stopSequences != null && options.stopSequences.length > 0 ? options.stopSequences : undefined;
         return {
-            params, owner, protocol: options.protocol ?? "responses", history, input, turns, response: initialResponse(params, model), acceptedAt,
+            params, owner, protocol: options.protocol ?? "responses", history, input, turns, response: initialResponse(params, model),
+            acceptedAt,
             ...stopSequences != null && {stopSequences}
         };
     }
@@ -62,7 +63,9 @@ export class RequestPreparer {
         const loaded = this.engine.model;
         if (loaded == null)
             // An upstream engine has no model to load: what is missing is its connection (Load Model… connects).
-            throw modelNotLoaded(this.engine.kind === "upstream" ? "The upstream servers are not connected: no model is served." : undefined);
+            throw modelNotLoaded(
+                this.engine.kind === "upstream" ? "The upstream servers are not connected: no model is served." : undefined
+            );
         if (this.options.strictModel && requested != null && requested !== loaded.id)
             throw modelNotFound(requested, loaded.id);
         return loaded.id;
@@ -100,7 +103,8 @@ function initialResponse(params: CreateParams, model: string): ResponseObject {
         top_logprobs: params.topLogprobs,
         temperature: params.temperature,
         // The Open Responses schema has no "minimal" effort: it is echoed as "low" (its budget stays minimal's).
-        reasoning: params.reasoning == null ? null : {...params.reasoning, effort: params.reasoning.effort === "minimal" ? "low" : params.reasoning.effort},
+        reasoning: params.reasoning == null ? null
+            : {...params.reasoning, effort: params.reasoning.effort === "minimal" ? "low" : params.reasoning.effort},
         usage: null,
         max_output_tokens: params.maxOutputTokens,
         max_tool_calls: params.maxToolCalls,

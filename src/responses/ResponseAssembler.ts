@@ -3,7 +3,8 @@ import {FreeformInputDecoder} from "./FreeformInputDecoder.js";
 import {newId, nowSeconds} from "../protocol/ids.js";
 import type {PublicationBuffer} from "./PublicationBuffer.js";
 import type {
-    CompactionCompletedEvent, CompactionStartedEvent, FunctionCallItem, Logprob, OutputItem, OutputMessageItem, OutputReasoningItem, ResponseObject, UnnumberedEvent, Usage
+    CompactionCompletedEvent, CompactionStartedEvent, FunctionCallItem, Logprob, OutputItem, OutputMessageItem, OutputReasoningItem,
+    ResponseObject, UnnumberedEvent, Usage
 } from "../protocol/wire.js";
 
 /** The compaction extension events, as a caller gives them (the assembler adds the response id and number). */
@@ -177,11 +178,16 @@ export class ResponseAssembler {
             const index = this.response.output.push(item) - 1;
             this.open = {kind: "reasoning", item, index, text: ""};
             this.content({type: "response.output_item.added", output_index: index, item: structuredClone(item)});
-            this.content({type: "response.content_part.added", item_id: item.id, output_index: index, content_index: 0, part: {type: "reasoning_text", text: ""}});
+            this.content({
+                type: "response.content_part.added", item_id: item.id, output_index: index, content_index: 0,
+                part: {type: "reasoning_text", text: ""}
+            });
         }
         const open = this.open;
         open.text += text;
-        this.content({type: "response.reasoning_text.delta", item_id: open.item.id, output_index: open.index, content_index: 0, delta: text});
+        this.content({
+            type: "response.reasoning_text.delta", item_id: open.item.id, output_index: open.index, content_index: 0, delta: text
+        });
     }
 
     private appendText(text: string): void {
@@ -191,11 +197,16 @@ export class ResponseAssembler {
             const index = this.response.output.push(item) - 1;
             this.open = {kind: "message", item, index, text: ""};
             this.content({type: "response.output_item.added", output_index: index, item: structuredClone(item)});
-            this.content({type: "response.content_part.added", item_id: item.id, output_index: index, content_index: 0, part: {type: "output_text", text: "", annotations: [], logprobs: []}});
+            this.content({
+                type: "response.content_part.added", item_id: item.id, output_index: index, content_index: 0,
+                part: {type: "output_text", text: "", annotations: [], logprobs: []}
+            });
         }
         const open = this.open;
         open.text += text;
-        this.content({type: "response.output_text.delta", item_id: open.item.id, output_index: open.index, content_index: 0, delta: text, logprobs: []});
+        this.content({
+            type: "response.output_text.delta", item_id: open.item.id, output_index: open.index, content_index: 0, delta: text, logprobs: []
+        });
     }
 
     private closeOpen(status: "completed" | "incomplete"): void {
@@ -208,16 +219,27 @@ export class ResponseAssembler {
             const part = {type: "output_text" as const, text: open.text, annotations: [], logprobs};
             open.item.content = [part];
             open.item.status = status;
-            this.content({type: "response.output_text.done", item_id: open.item.id, output_index: open.index, content_index: 0, text: open.text, logprobs: structuredClone(logprobs)});
-            this.content({type: "response.content_part.done", item_id: open.item.id, output_index: open.index, content_index: 0, part: structuredClone(part)});
+            this.content({
+                type: "response.output_text.done", item_id: open.item.id, output_index: open.index, content_index: 0, text: open.text,
+                logprobs: structuredClone(logprobs)
+            });
+            this.content({
+                type: "response.content_part.done", item_id: open.item.id, output_index: open.index, content_index: 0,
+                part: structuredClone(part)
+            });
         } else {
             const part = {type: "reasoning_text" as const, text: open.text};
             open.item.content = [part];
             open.item.status = status;
             if (this.options.sealReasoning != null)
                 open.item.encrypted_content = this.options.sealReasoning(open.text);
-            this.content({type: "response.reasoning_text.done", item_id: open.item.id, output_index: open.index, content_index: 0, text: open.text});
-            this.content({type: "response.content_part.done", item_id: open.item.id, output_index: open.index, content_index: 0, part: structuredClone(part)});
+            this.content({
+                type: "response.reasoning_text.done", item_id: open.item.id, output_index: open.index, content_index: 0, text: open.text
+            });
+            this.content({
+                type: "response.content_part.done", item_id: open.item.id, output_index: open.index, content_index: 0,
+                part: structuredClone(part)
+            });
         }
         this.content({type: "response.output_item.done", output_index: open.index, item: structuredClone(open.item)});
     }
@@ -287,7 +309,10 @@ export class ResponseAssembler {
             return;
         }
         if (status === "completed")
-            this.content({type: "response.function_call_arguments.done", item_id: call.item.id, output_index: call.index, name: call.item.name, arguments: call.args});
+            this.content({
+                type: "response.function_call_arguments.done", item_id: call.item.id, output_index: call.index, name: call.item.name,
+                arguments: call.args
+            });
         this.content({type: "response.output_item.done", output_index: call.index, item: structuredClone(call.item)});
     }
 

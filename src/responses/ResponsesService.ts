@@ -13,7 +13,8 @@ import type {EventSink} from "./PublicationBuffer.js";
 import {ResponseLookup, type LookupOptions} from "./ResponseLookup.js";
 import type {ResponseObject} from "../protocol/wire.js";
 
-export type ResponsesServiceOptions = PreparerOptions & HistoryOptions & LookupOptions & RunnerOptions & ReasoningReplayOptions & AdmissionOptions;
+export type ResponsesServiceOptions =
+    PreparerOptions & HistoryOptions & LookupOptions & RunnerOptions & ReasoningReplayOptions & AdmissionOptions;
 
 /**
  * The Responses domain's entry point, transport-free: the HTTP routes and any other face (WebSocket, VS Code) call

@@ -126,7 +126,8 @@ export async function planCompaction(
     keepTokens: number,
     countTokens: (items: readonly Item[]) => Promise<number>
 ): Promise<CompactionPlan | null> {
-    const isKept = (item: Item) => item.type === "message" && (item.role === "system" || item.role === "developer") && !isCompactionSummary(item);
+    const isKept = (item: Item) => item.type === "message" && (item.role === "system" || item.role === "developer")
+        && !isCompactionSummary(item);
     const kept = items.filter(isKept);
     const rest = items.filter((item) => !isKept(item));
 

@@ -66,7 +66,8 @@ export function parseCreateRequest(body: unknown, options: ToolOptions = {}): Cr
 
     const background = b.background === true;
     if (background && b.store === false)
-        throw invalidRequest("Background responses must be stored: 'background: true' cannot be combined with 'store: false'.", "store", "invalid_value");
+        throw invalidRequest("Background responses must be stored: 'background: true' cannot be combined with 'store: false'.", "store",
+            "invalid_value");
 
     const tools = parseTools(b.tools, options);
     const toolChoice = parseToolChoice(b.tool_choice, tools);
@@ -92,7 +93,8 @@ export function parseCreateRequest(body: unknown, options: ToolOptions = {}): Cr
         maxToolCalls: b.max_tool_calls ?? null,
         textFormat: parseTextFormat(b.text?.format),
         verbosity: b.text?.verbosity ?? undefined,
-        reasoning: b.reasoning == null ? null : {effort: b.reasoning.effort ?? null, summary: b.reasoning.summary ?? b.reasoning.generate_summary ?? null},
+        reasoning: b.reasoning == null ? null
+            : {effort: b.reasoning.effort ?? null, summary: b.reasoning.summary ?? b.reasoning.generate_summary ?? null},
         background,
         conversationId,
         contextManagement: parseContextManagement(b.context_management),

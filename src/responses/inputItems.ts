@@ -84,7 +84,9 @@ function namespaceOf(raw: {namespace?: string}): {namespace?: string} {
 function normalizePart(part: ContentPartBody): MessageContentPart {
     switch (part.type) {
         case "input_text": return {type: "input_text", text: part.text};
-        case "output_text": return {type: "output_text", text: part.text, annotations: Array.isArray(part.annotations) ? part.annotations : []};
+        case "output_text": return {
+            type: "output_text", text: part.text, annotations: Array.isArray(part.annotations) ? part.annotations : []
+        };
         case "refusal": return {type: "refusal", refusal: part.refusal};
     }
 }

@@ -58,12 +58,14 @@ export function checkJsonSchema(schema: Record<string, unknown>, options: Schema
         if (++nodes > schemaLimits.nodes)
             throw invalidRequest(`The schema has more than ${schemaLimits.nodes} nodes.`, options.param, "schema_too_large");
         if (depth > schemaLimits.depth)
-            throw invalidRequest(`The schema nests deeper than ${schemaLimits.depth} levels (at '${path}').`, options.param, "schema_too_deep");
+            throw invalidRequest(`The schema nests deeper than ${schemaLimits.depth} levels (at '${path}').`, options.param,
+                "schema_too_deep");
         const record = node as Record<string, unknown>;
         for (const key of Object.keys(record))
             if (!enforcedKeywords.has(key) && !annotationKeywords.has(key))
                 throw invalidRequest(
-                    `Schema keyword '${key}' (at '${path}') is not supported: generation is constrained by a grammar that cannot enforce it. Supported: ${[...enforcedKeywords].join(", ")}.`,
+                    `Schema keyword '${key}' (at '${path}') is not supported: generation is constrained by a grammar that cannot enforce `
+                        + `it. Supported: ${[...enforcedKeywords].join(", ")}.`,
                     options.param,
                     "unsupported_schema_keyword"
                 );
@@ -98,13 +100,16 @@ function checkNode(node: Record<string, unknown>, path: string, options: SchemaR
         if (typeof type !== "string" || !types.has(type))
             throw invalidRequest(`Unknown type ${JSON.stringify(type)} at '${path}'.`, options.param, "invalid_schema");
     if (node.format != null && !grammarFormats.has(String(node.format)))
-        throw invalidRequest(`Schema format '${String(node.format)}' (at '${path}') is not supported: only ${[...grammarFormats].join(", ")}.`, options.param, "unsupported_schema_keyword");
+        throw invalidRequest(`Schema format '${String(node.format)}' (at '${path}') is not supported: `
+            + `only ${[...grammarFormats].join(", ")}.`, options.param, "unsupported_schema_keyword");
     if (typeof node.$ref === "string" && !/^#\/(\$defs|definitions)\/[^/]+$/.test(node.$ref))
-        throw invalidRequest(`Schema reference '${node.$ref}' (at '${path}') is not supported: only local '#/$defs/NAME' references.`, options.param, "unsupported_schema_keyword");
+        throw invalidRequest(`Schema reference '${node.$ref}' (at '${path}') is not supported: only local '#/$defs/NAME' references.`,
+            options.param, "unsupported_schema_keyword");
     for (const keyword of countKeywords) {
         const count = node[keyword];
         if (count != null && (typeof count !== "number" || !Number.isInteger(count) || count < 0 || count > schemaLimits.count))
-            throw invalidRequest(`'${keyword}' at '${path}' must be an integer from 0 to ${schemaLimits.count}.`, options.param, "invalid_schema");
+            throw invalidRequest(`'${keyword}' at '${path}' must be an integer from 0 to ${schemaLimits.count}.`, options.param,
+                "invalid_schema");
     }
     if (node.required != null && (!Array.isArray(node.required) || node.required.some((name) => typeof name !== "string")))
         throw invalidRequest(`'required' at '${path}' must be an array of property names.`, options.param, "invalid_schema");
@@ -112,10 +117,12 @@ function checkNode(node: Record<string, unknown>, path: string, options: SchemaR
     if (!options.strict || !typeList.includes("object"))
         return;
     if (node.additionalProperties !== false)
-        throw invalidRequest(`Strict schemas must set "additionalProperties": false on every object (missing at '${path}').`, options.param, "invalid_schema");
+        throw invalidRequest(`Strict schemas must set "additionalProperties": false on every object (missing at '${path}').`, options.param,
+            "invalid_schema");
     const properties = Object.keys((node.properties ?? {}) as object);
     const required = new Set((node.required ?? []) as string[]);
     const missing = properties.filter((name) => !required.has(name));
     if (missing.length > 0)
-        throw invalidRequest(`Strict schemas must list every property in 'required' (at '${path}': ${missing.join(", ")}); use a nullable type for optional values.`, options.param, "invalid_schema");
+        throw invalidRequest(`Strict schemas must list every property in 'required' (at '${path}': ${missing.join(", ")}); use a nullable `
+            + `type for optional values.`, options.param, "invalid_schema");
 }

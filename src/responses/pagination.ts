@@ -22,5 +22,7 @@ export function pageById<T extends {id: string}>(items: readonly T[], rawQuery: 
         start = index + 1;
     }
     const data = ordered.slice(start, start + limit);
-    return {object: "list", data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: start + limit < ordered.length};
+    return {
+        object: "list", data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: start + limit < ordered.length
+    };
 }

@@ -24,7 +24,8 @@ export function requestSchemaError(errors: ErrorObject[] | null | undefined): Ap
     if (error.keyword === "required") {
         const missing = String((error.params as {missingProperty: string}).missingProperty);
         const property = notesOf((error.parentSchema as {properties?: Record<string, unknown>} | undefined)?.properties?.[missing]);
-        return refusal(path, missing, {value: undefined, data: error.data}, notes.required ?? property.required ?? withoutCode(property.default), "missing_required_parameter");
+        return refusal(path, missing, {value: undefined, data: error.data},
+            notes.required ?? property.required ?? withoutCode(property.default), "missing_required_parameter");
     }
 
     if (error.keyword === "discriminator") {
@@ -35,14 +36,16 @@ export function requestSchemaError(errors: ErrorObject[] | null | undefined): Ap
     }
 
     const note = notes[error.keyword as keyof ErrorNotes] ?? notes.default;
-    return refusal(path, undefined, {value: error.data, data: error.data}, note, error.keyword === "type" ? "invalid_type" : "invalid_value", error);
+    return refusal(path, undefined, {value: error.data, data: error.data}, note,
+        error.keyword === "type" ? "invalid_type" : "invalid_value", error);
 }
 
 /**
  * The 400 for a failure at `path` (`leaf`, when given, names a property of the object there). A note may move the
  * parameter (`at`, `atParent`) and words the message; without one, ajv's wording is kept behind the parameter's name.
  */
-function refusal(path: Path, leaf: string | undefined, found: {value: unknown, data: unknown}, note: ErrorNote | undefined, code: InvalidRequestCode, error?: ErrorObject): ApiError {
+function refusal(path: Path, leaf: string | undefined, found: {value: unknown, data: unknown}, note: ErrorNote | undefined,
+    code: InvalidRequestCode, error?: ErrorObject): ApiError {
     const item = paramOfPath(path);
     const place = note?.atParent === true ? path.slice(0, -1)
         : note?.at != null ? (note.at === "" ? path : [...path, note.at])
@@ -61,8 +64,9 @@ function refusal(path: Path, leaf: string | undefined, found: {value: unknown, d
 function genericMessage(param: string, leaf: string | undefined, error: ErrorObject | undefined): string {
     if (error == null)
         return leaf == null ? `Invalid value for '${param || "body"}'.` : `Missing required parameter: '${param}'.`;
-    const detail = error.keyword === "enum"
-        ? `must be one of ${(error.params as {allowedValues: unknown[]}).allowedValues.filter((value) => value !== null).map((value) => JSON.stringify(value)).join(", ")}`
+    const allowed = error.keyword === "enum" ? (error.params as {allowedValues: unknown[]}).allowedValues : null;
+    const detail = allowed != null
+        ? `must be one of ${allowed.filter((value) => value !== null).map((value) => JSON.stringify(value)).join(", ")}`
         : error.message ?? "is invalid";
     return `Invalid value for '${param || "body"}': ${detail}.`;
 }
@@ -73,14 +77,17 @@ function withoutCode(note: ErrorNote | undefined): ErrorNote | undefined {
 }
 
 function notesOf(schema: unknown): ErrorNotes {
-    return (typeof schema === "object" && schema != null ? (schema as Record<string, ErrorNotes | undefined>)[errorNotesKeyword] : undefined) ?? {};
+    return (typeof schema === "object" && schema != null ? (schema as Record<string, ErrorNotes | undefined>)[errorNotesKeyword]
+        : undefined) ?? {};
 }
 
 /** The wrappers (`oneOf`, `if`, …) only say that a branch failed: the failure inside is the one to report. */
 const wrappers = new Set(["anyOf", "oneOf", "allOf", "if", "not"]);
 
 function pickMostSpecific(errors: ErrorObject[]): ErrorObject | undefined {
-    const useful = errors.filter((error) => !wrappers.has(error.keyword) || notesOf(error.parentSchema)[error.keyword as keyof ErrorNotes] != null);
+    const useful = errors.filter(
+        (error) => !wrappers.has(error.keyword) || notesOf(error.parentSchema)[error.keyword as keyof ErrorNotes] != null
+    );
     const candidates = useful.length > 0 ? useful : errors;
     return candidates.reduce<ErrorObject | undefined>((best, error) => (
         best == null || error.instancePath.length > best.instancePath.length ? error : best

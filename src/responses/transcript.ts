@@ -53,7 +53,8 @@ export function itemsToTurns(items: readonly Item[], options: TranscriptOptions 
                 const result = results.get(item.call_id);
                 if (result == null)
                     throw invalidRequest(
-                        `No tool output found for call '${item.call_id}' (input[${index}]): send a ${item.type}_output item with this call_id.`,
+                        `No tool output found for call '${item.call_id}' (input[${index}]): send a ${item.type}_output `
+                            + `item with this call_id.`,
                         "input",
                         "missing_tool_output"
                     );
@@ -86,7 +87,8 @@ export function itemsToTurns(items: readonly Item[], options: TranscriptOptions 
                 break;
             case "compaction":
                 // Compaction items are expanded before rendering (see compaction.ts); reaching here means an unknown token.
-                throw invalidRequest(`input[${index}] is a compaction item this server cannot read.`, `input[${index}].encrypted_content`, "invalid_encrypted_content");
+                throw invalidRequest(`input[${index}] is a compaction item this server cannot read.`, `input[${index}].encrypted_content`,
+                    "invalid_encrypted_content");
         }
     });
 

@@ -28,13 +28,17 @@ export class HttpServer {
     /** The response being written on each socket: a parser error after the app answered must not write another. */
     private readonly inFlight = new WeakMap<Duplex, http.ServerResponse>();
 
-    public constructor(private readonly app: Express, private readonly upgrade?: UpgradeHandler, private readonly options: HttpServerOptions = {}) {}
+    public constructor(private readonly app: Express, private readonly upgrade?: UpgradeHandler,
+        private readonly options: HttpServerOptions = {}) {}
 
     public async listen(host: string, port: number): Promise<{host: string, port: number, url: string}> {
         const server = http.createServer({
             requireHostHeader: false,
             ...(this.options.headersTimeoutMs == null ? {} : {headersTimeout: this.options.headersTimeoutMs}),
-            ...(this.options.connectionsCheckingIntervalMs == null ? {} : {connectionsCheckingInterval: this.options.connectionsCheckingIntervalMs})
+            ...(
+                this.options.connectionsCheckingIntervalMs == null ? {}
+                    : {connectionsCheckingInterval: this.options.connectionsCheckingIntervalMs}
+            )
         }, this.app);
         server.keepAliveTimeout = 5000;
         server.on("connection", (socket) => {

@@ -5,7 +5,8 @@ import {rawErrorResponse} from "./rawErrorResponse.js";
 
 /** What each refusal of Node's HTTP parser (llhttp) means to a client, by error code. */
 const parserRefusals: Record<string, string> = {
-    HPE_INVALID_URL: "The request target holds a character HTTP does not allow (such as a space or a control character); percent-encode it.",
+    HPE_INVALID_URL: "The request target holds a character HTTP does not allow (such as a space or a control "
+        + "character); percent-encode it.",
     HPE_INVALID_METHOD: "The request line does not start with an HTTP method.",
     HPE_INVALID_CONSTANT: "The request is not HTTP/1.1.",
     HPE_INVALID_VERSION: "The request line does not end with a valid HTTP version.",

@@ -19,7 +19,8 @@ export function parseCursor(raw: unknown): number {
 export function checkCursor(log: JobEventLog, after: number): void {
     const read = log.read(after);
     if (read.kind === "future")
-        throw invalidRequest(`'starting_after' ${after} is beyond the last event published (${read.lastPublished}).`, "starting_after", "invalid_cursor");
+        throw invalidRequest(`'starting_after' ${after} is beyond the last event published (${read.lastPublished}).`, "starting_after",
+            "invalid_cursor");
     if (read.kind === "gone")
         throw eventsExpired(after, read.firstRetained);
 }
@@ -30,7 +31,8 @@ export function checkCursor(log: JobEventLog, after: number): void {
  * that stays unwritable for `writeTimeoutMs` is cut. While the job waits (queued, or evaluating a long prompt)
  * the stream gets a keep-alive comment every `keepAliveMs` of silence. Disconnecting stops reading only, never the job.
  */
-export async function streamJobEvents(res: Response, log: JobEventLog, after: number, options: {writeTimeoutMs: number, keepAliveMs?: number}): Promise<void> {
+export async function streamJobEvents(res: Response, log: JobEventLog, after: number,
+    options: {writeTimeoutMs: number, keepAliveMs?: number}): Promise<void> {
     const {writeTimeoutMs} = options;
     const stream = new SseStream(res, {flushHeaders: true, keepAliveMs: options.keepAliveMs});
     const closed = new AbortController();
@@ -40,7 +42,9 @@ export async function streamJobEvents(res: Response, log: JobEventLog, after: nu
         while (!stream.isClosed) {
             const read = log.read(cursor);
             if (read.kind !== "events") {
-                const expired = streamErrorEvent({code: "stream_events_expired", message: `This reader fell behind: events after ${cursor} are no longer retained.`});
+                const expired = streamErrorEvent({
+                    code: "stream_events_expired", message: `This reader fell behind: events after ${cursor} are no longer retained.`
+                });
                 stream.send({...expired, sequence_number: log.lastSequence + 1} as LoggedEvent);
                 return;
             }

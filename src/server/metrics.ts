@@ -34,7 +34,10 @@ export class ServerMetrics {
 
     public constructor(sources: MetricsSources) {
         const registers = [this.registry];
-        this.requests = new Counter({name: `${prefix}http_requests_total`, help: "HTTP requests by method, route and status.", labelNames: ["method", "route", "status"], registers});
+        this.requests = new Counter({
+            name: `${prefix}http_requests_total`, help: "HTTP requests by method, route and status.",
+            labelNames: ["method", "route", "status"], registers
+        });
         this.latency = new Histogram({
             name: `${prefix}http_request_duration_seconds`, help: "HTTP request time (a stream counts until its last event).",
             labelNames: ["method", "route"], buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300], registers
@@ -45,11 +48,13 @@ export class ServerMetrics {
             labelNames: ["protocol", "kind"], registers
         });
         this.generations = new Counter({
-            name: `${prefix}generations_total`, help: "Finished generations by API and response status.", labelNames: ["protocol", "status"], registers
+            name: `${prefix}generations_total`, help: "Finished generations by API and response status.",
+            labelNames: ["protocol", "status"], registers
         });
         this.abortedGenerations = new Counter({
             name: `${prefix}generations_aborted_total`, registers, labelNames: ["reason"],
-            help: "Generations stopped before they finished, by reason: client_disconnected, cancelled, deadline, shutdown, model_unloaded, other."
+            help: "Generations stopped before they finished, by reason: client_disconnected, cancelled, deadline, "
+                + "shutdown, model_unloaded, other."
         });
         // Every reason is exported from the start (at 0), so a rate query sees each series before its first abort.
         for (const reason of abortKinds)
@@ -87,18 +92,30 @@ export class ServerMetrics {
         upstreamMetrics(this.registry, sources.engine);
 
         // Cumulative counts the stores keep themselves, exported as counters by their growth since the last scrape.
-        cumulativeCounter(this.registry, "store_events_total", "Response store events: hit, miss, write, eviction, expiration, deletion.", () => {
-            const stats = sources.store.stats();
-            return {hit: stats.hits, miss: stats.misses, write: stats.writes, eviction: stats.evictions, expiration: stats.expirations, deletion: stats.deletions};
-        });
-        cumulativeCounter(this.registry, "conversation_events_total", "Conversation store events: hit, miss, write, eviction, expiration, deletion.", () => {
-            const stats = sources.conversations.stats();
-            return {hit: stats.hits, miss: stats.misses, write: stats.writes, eviction: stats.evictions, expiration: stats.expirations, deletion: stats.deletions};
-        });
-        cumulativeCounter(this.registry, "background_jobs_total", "Background responses by outcome: submitted, rejected, completed, failed, cancelled, expired.", () => {
-            const stats = sources.jobs.stats();
-            return {submitted: stats.submitted, rejected: stats.rejected, completed: stats.completed, failed: stats.failed, cancelled: stats.cancelled, expired: stats.expired};
-        });
+        cumulativeCounter(this.registry, "store_events_total", "Response store events: hit, miss, write, eviction, expiration, deletion.",
+            () => {
+                const stats = sources.store.stats();
+                return {
+                    hit: stats.hits, miss: stats.misses, write: stats.writes, eviction: stats.evictions, expiration: stats.expirations,
+                    deletion: stats.deletions
+                };
+            });
+        cumulativeCounter(this.registry, "conversation_events_total",
+            "Conversation store events: hit, miss, write, eviction, expiration, deletion.", () => {
+                const stats = sources.conversations.stats();
+                return {
+                    hit: stats.hits, miss: stats.misses, write: stats.writes, eviction: stats.evictions, expiration: stats.expirations,
+                    deletion: stats.deletions
+                };
+            });
+        cumulativeCounter(this.registry, "background_jobs_total",
+            "Background responses by outcome: submitted, rejected, completed, failed, cancelled, expired.", () => {
+                const stats = sources.jobs.stats();
+                return {
+                    submitted: stats.submitted, rejected: stats.rejected, completed: stats.completed, failed: stats.failed,
+                    cancelled: stats.cancelled, expired: stats.expired
+                };
+            });
     }
 
     /** Counts and times every request under its route pattern (ids never become labels). */
@@ -106,7 +123,7 @@ export class ServerMetrics {
         return (req, res, next) => {
             const started = performance.now();
             res.on("close", () => {
-                const pattern = req.route?.path;
+                const pattern = (req.route as {path?: unknown} | undefined)?.path;
                 const route = typeof pattern === "string" ? `${req.baseUrl.replace(/^\/v1/, "")}${pattern}` : "unmatched";
                 this.requests.inc({method: req.method, route, status: String(res.statusCode)});
                 this.latency.observe({method: req.method, route}, (performance.now() - started) / 1000);
@@ -154,11 +171,15 @@ function upstreamMetrics(registry: Registry, engine: ChatEngine): void {
                 this.set({upstream: upstream.url}, read(upstream));
         }
     });
-    labelled("upstream_up", "1 when the upstream answers its health check or last request.", (upstream) => (upstream.state === "down" ? 0 : 1));
+    labelled("upstream_up", "1 when the upstream answers its health check or last request.",
+        (upstream) => (upstream.state === "down" ? 0 : 1));
     labelled("upstream_outstanding_requests", "Requests sent to the upstream and not finished.", (upstream) => upstream.outstanding);
     for (const [name, help, read] of [
         ["upstream_requests_total", "Requests sent to the upstream.", (upstream: UpstreamStats) => upstream.requests],
-        ["upstream_errors_total", "Requests the upstream failed (unreachable, error status, cut or malformed stream, timeout).", (upstream: UpstreamStats) => upstream.errors]
+        [
+            "upstream_errors_total", "Requests the upstream failed (unreachable, error status, cut or malformed stream, timeout).",
+            (upstream: UpstreamStats) => upstream.errors
+        ]
     ] as const) {
         const last = new Map<string, number>();
         new Counter({

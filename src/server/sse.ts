@@ -122,7 +122,8 @@ export class SseStream {
         if (!this.beginWrite(event.type.endsWith(".delta") || event.type === "content_block_delta"))
             return false;
         this.eventSent = true;
-        const wire = this.inserted === 0 || event.sequence_number == null ? event : {...event, sequence_number: event.sequence_number + this.inserted};
+        const wire = this.inserted === 0 || event.sequence_number == null ? event
+            : {...event, sequence_number: event.sequence_number + this.inserted};
         this.lastSequence = wire.sequence_number ?? this.lastSequence;
         return this.res.write(frame(wire));
     }

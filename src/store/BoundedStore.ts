@@ -49,7 +49,8 @@ export class BoundedStore<E extends BoundedEntry> implements AppliedBounds {
     private useCounter = 0;
 
     /** `released` runs after a record left the index and its own bytes were uncharged: the store drops its parts and journal keys there. */
-    public constructor(bounds: StoreBounds, defaults: BoundDefaults, private readonly released: (record: E, reason: RemovalReason) => void) {
+    public constructor(bounds: StoreBounds, defaults: BoundDefaults,
+        private readonly released: (record: E, reason: RemovalReason) => void) {
         this.maxEntries = bounds.maxEntries ?? defaults.maxEntries;
         this.maxBytes = bounds.maxBytes ?? defaults.maxBytes;
         this.ttlSeconds = bounds.ttlSeconds ?? defaults.ttlSeconds;

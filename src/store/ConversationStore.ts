@@ -10,7 +10,8 @@ import type {JournalEntries, StoreJournal} from "../protocol/StoreJournal.js";
 export type ConversationStoreOptions = StoreBounds;
 
 /** 256 conversations, 64 MiB of transcripts, 3600 s after a conversation's last use. */
-export const defaultConversationStoreBounds = {maxEntries: 256, maxBytes: 64 * 1024 * 1024, ttlSeconds: 3600} as const satisfies BoundDefaults;
+export const defaultConversationStoreBounds = {maxEntries: 256, maxBytes: 64 * 1024 * 1024,
+    ttlSeconds: 3600} as const satisfies BoundDefaults;
 
 /** The Conversations API object. */
 export type ConversationObject = {id: string, object: "conversation", created_at: number, metadata: Record<string, string>};
@@ -208,7 +209,8 @@ export class ConversationStore {
     /** Writes a conversation's object, owner, expiry and last use (its items are written as they come). */
     private persist(record: Conversation): void {
         this.records.journal?.put(`c/${record.id}`, {
-            conversation: record.conversation, owner: record.owner, expiresAt: journaledExpiry(record.expiresAt), used: this.records.nextUse()
+            conversation: record.conversation, owner: record.owner, expiresAt: journaledExpiry(record.expiresAt),
+            used: this.records.nextUse()
         } satisfies PersistedConversation);
     }
 

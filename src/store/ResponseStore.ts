@@ -12,7 +12,8 @@ import {Emitter} from "../protocol/Emitter.js";
 export type ResponseStoreOptions = StoreBounds;
 
 /** 1024 responses, 256 MiB (unique item blocks plus response objects), 3600 s after a response finished, read or not. */
-export const defaultResponseStoreBounds = {maxEntries: 1024, maxBytes: 256 * 1024 * 1024, ttlSeconds: 3600} as const satisfies BoundDefaults;
+export const defaultResponseStoreBounds = {maxEntries: 1024, maxBytes: 256 * 1024 * 1024,
+    ttlSeconds: 3600} as const satisfies BoundDefaults;
 
 export type ResponseStoreStats = StoreCounters & {blocks: number};
 
@@ -22,9 +23,13 @@ export type ResponseStoreChange = {type: "put" | "delete" | "evict" | "expire" |
 
 type Block = {item: Item, bytes: number, refs: number};
 /** `bytes`: the response object and 8 per block reference; the blocks are charged to the owner apart, once each. */
-type StoreRecord = {id: string, owner: string, response: ResponseObject, bytes: number, blockKeys: string[], expiresAt: number, timings?: ResponseTimings};
+type StoreRecord = {
+    id: string, owner: string, response: ResponseObject, bytes: number, blockKeys: string[], expiresAt: number, timings?: ResponseTimings
+};
 /** A record as its journal keeps it (`r/<id>`); its blocks are `b/<key>`, its last use `u/<id>` (the LRU order). */
-type PersistedRecord = {owner: string, response: ResponseObject, blockKeys: string[], expiresAt: number | null, timings?: ResponseTimings, used: number};
+type PersistedRecord = {
+    owner: string, response: ResponseObject, blockKeys: string[], expiresAt: number | null, timings?: ResponseTimings, used: number
+};
 
 /**
  * In-memory response store bounded by entries, bytes and TTL, evicting least recently used first.
@@ -162,7 +167,8 @@ export class ResponseStore {
                 this.retainBlock(record.owner, item!);
             this.records.restore({
                 id, owner: record.owner, response: record.response, bytes: recordBytes(record.response, record.blockKeys),
-                blockKeys: record.blockKeys, expiresAt: restoredExpiry(record.expiresAt), ...(record.timings != null ? {timings: record.timings} : {})
+                blockKeys: record.blockKeys, expiresAt: restoredExpiry(record.expiresAt),
+                ...(record.timings != null ? {timings: record.timings} : {})
             }, lastUse(entry));
         }
         // Blocks no record references any more (their record was dropped) go too.

@@ -67,7 +67,8 @@ export class LocalResponsesExtension implements CommandContext, vscode.Disposabl
             dataDir: vscode.Uri.joinPath(context.globalStorageUri, "data").fsPath
         });
         this.controller.onHost((host) => this.followHost(host));
-        this.statusBar = new StatusBar(this.controller, this.stats, () => this.jobsSource?.list().filter((job) => job.cancellable).length ?? null);
+        this.statusBar = new StatusBar(this.controller, this.stats,
+            () => this.jobsSource?.list().filter((job) => job.cancellable).length ?? null);
         this.firstRun = new FirstRun(this);
         this.vscodeChat = new ChatProviderRegistration(this.controller, (line) => this.log.info(line));
         this.vscodeChat.update(settings.chatProviderEnabled);
@@ -96,7 +97,9 @@ export class LocalResponsesExtension implements CommandContext, vscode.Disposabl
         this.controller.initialize().then(() => {
             const {model, endpoint, lastError} = this.controller.state;
             if (lastError != null)
-                void vscode.window.showErrorMessage(`Local Responses: ${lastError}`, "Show Logs").then((choice) => choice != null && this.log.show());
+                void vscode.window.showErrorMessage(`Local Responses: ${lastError}`, "Show Logs").then(
+                    (choice) => choice != null && this.log.show()
+                );
             else if (model != null && endpoint != null)
                 this.log.info(`ready: ${model.id} on ${endpoint}`);
         }, (error: unknown) => this.log.error(`start: ${(error as Error).message}`));

@@ -19,7 +19,8 @@ export class Throttle {
     private lastRun = Number.NEGATIVE_INFINITY;
     private pending: unknown;
 
-    public constructor(private readonly action: () => void, private readonly intervalMs: number, private readonly timers: Timers = realTimers) {}
+    public constructor(private readonly action: () => void, private readonly intervalMs: number,
+        private readonly timers: Timers = realTimers) {}
 
     public schedule(): void {
         if (this.pending != null)

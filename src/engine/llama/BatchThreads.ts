@@ -40,7 +40,8 @@ export class BatchThreads {
     /** Installs the per-batch choice on a context; false (nothing changed) if its native context is not as expected. */
     public static install(context: LlamaContext, options: BatchThreadsOptions): BatchThreads | null {
         const addon = (context as unknown as {_ctx?: Partial<AddonContext>})._ctx;
-        if (addon == null || typeof addon.initBatch !== "function" || typeof addon.setThreads !== "function" || typeof addon.decodeBatch !== "function")
+        if (addon == null || typeof addon.initBatch !== "function" || typeof addon.setThreads !== "function"
+            || typeof addon.decodeBatch !== "function")
             return null;
         const threads = new BatchThreads(addon as AddonContext, {promptBatchTokens: context.totalSequences + 1, ...options});
         threads.wrap(addon as AddonContext);
@@ -57,7 +58,8 @@ export class BatchThreads {
         const setThreads = addon.setThreads.bind(addon);
         const decodeBatch = addon.decodeBatch.bind(addon);
         // The native methods are read-only on the prototype: own properties shadow them.
-        const define = (name: keyof AddonContext, value: unknown) => Object.defineProperty(addon, name, {value, configurable: true, writable: true});
+        const define = (name: keyof AddonContext, value: unknown) => Object.defineProperty(addon, name,
+            {value, configurable: true, writable: true});
         define("initBatch", (size: number) => {
             this.batchTokens = size;
             initBatch(size);

@@ -53,7 +53,8 @@ export function nextStepTokens(last: {tokens: number, ms: number}, targetStepMs:
  * (64, 10, then the last token), now one. The sequence's token meter counts these evaluations as input, as it would
  * have counted LlamaChat's.
  */
-export async function prefillPrompt(sequence: LlamaContextSequence, prompt: readonly number[], options: PromptPrefillOptions): Promise<PromptProgress> {
+export async function prefillPrompt(sequence: LlamaContextSequence, prompt: readonly number[],
+    options: PromptPrefillOptions): Promise<PromptProgress> {
     const {signal, onProgress, maxStepTokens} = options;
     const targetStepMs = options.targetStepMs ?? defaultPromptStepMs;
     const body = prompt.slice(0, -1) as Token[];

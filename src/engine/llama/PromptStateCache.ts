@@ -159,7 +159,10 @@ export class PromptStateCache {
         const written = this.writing.then(() => write(temporary)).then(() => undefined);
         this.writing = written.catch(() => undefined);
         const done = written
-            .then(() => this.commit({version: manifestVersion, key, model, context, partition, tokens: [...tokens], stateBytes: 0, stateSha256: "", usedAt: 0}, temporary))
+            .then(
+                () => this.commit({version: manifestVersion, key, model, context, partition, tokens: [...tokens], stateBytes: 0,
+                    stateSha256: "", usedAt: 0}, temporary)
+            )
             .catch(async (error: unknown) => {
                 await removeQuietly(temporary);
                 this.options.log?.(`prompt cache: could not save a state: ${error instanceof Error ? error.message : String(error)}`);
@@ -198,7 +201,8 @@ export class PromptStateCache {
     }
 
     private usable(entry: Manifest, partition: string): boolean {
-        return entry.model === this.options.identity.model && entry.context === this.options.identity.context && entry.partition === partition
+        return entry.model === this.options.identity.model && entry.context === this.options.identity.context
+            && entry.partition === partition
             && !this.expired(entry);
     }
 
@@ -273,7 +277,8 @@ function sharedPrefixLength(a: readonly number[], b: readonly number[]): number 
 async function readManifest(file: string): Promise<Manifest | null> {
     try {
         const manifest = JSON.parse(await fsp.readFile(file, "utf8")) as Manifest;
-        return manifest.version === manifestVersion && typeof manifest.key === "string" && typeof manifest.partition === "string" && Array.isArray(manifest.tokens)
+        return manifest.version === manifestVersion && typeof manifest.key === "string" && typeof manifest.partition === "string"
+            && Array.isArray(manifest.tokens)
             && typeof manifest.stateBytes === "number" && typeof manifest.stateSha256 === "string" ? manifest : null;
     } catch {
         return null;
@@ -289,7 +294,8 @@ async function writeAtomically(file: string, text: string): Promise<void> {
 function sha256File(file: string): Promise<string> {
     return new Promise((resolve, reject) => {
         const hash = createHash("sha256");
-        fs.createReadStream(file).on("error", reject).on("data", (chunk) => hash.update(chunk)).on("end", () => resolve(hash.digest("hex")));
+        fs.createReadStream(file).on("error", reject).on("data", (chunk) => hash.update(chunk)).on("end",
+            () => resolve(hash.digest("hex")));
     });
 }
 

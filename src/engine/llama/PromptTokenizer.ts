@@ -19,7 +19,8 @@ export type PromptTokenizerOptions = {
 export class PromptTokenizer {
     private readonly offThreadCharacters: number;
 
-    public constructor(private readonly segments: SegmentTokenizer, private readonly worker: TokenizerWorker | null, options: PromptTokenizerOptions = {}) {
+    public constructor(private readonly segments: SegmentTokenizer, private readonly worker: TokenizerWorker | null,
+        options: PromptTokenizerOptions = {}) {
         this.offThreadCharacters = options.offThreadCharacters ?? 16 * 1024;
     }
 
@@ -54,7 +55,10 @@ export class PromptTokenizer {
     private withCalls(tokenize: (...call: TokenizeCall) => Token[]): Tokenizer {
         return Object.assign(tokenize, {
             detokenize: this.segments.detokenize,
+            // node-llama-cpp's Tokenizer type declares these as methods; SegmentTokenizer's are arrow functions.
+            // eslint-disable-next-line @typescript-eslint/unbound-method
             isSpecialToken: this.segments.isSpecialToken,
+            // eslint-disable-next-line @typescript-eslint/unbound-method
             isEogToken: this.segments.isEogToken
         }) as Tokenizer;
     }

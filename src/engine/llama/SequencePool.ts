@@ -61,7 +61,8 @@ export class SequencePool<S> {
     private useCounter = 0;
     private closedWith: Error | null = null;
 
-    public constructor(sequences: readonly S[], private readonly tokensOf: (sequence: S) => readonly number[], options: SequencePoolOptions = {}) {
+    public constructor(sequences: readonly S[], private readonly tokensOf: (sequence: S) => readonly number[],
+        options: SequencePoolOptions = {}) {
         this.slots = sequences.map((sequence) => ({sequence, busy: false, settling: false, lastUsed: 0, partition: null}));
         this.queueLimit = options.queueLimit ?? defaultQueueLimit;
     }
@@ -95,7 +96,10 @@ export class SequencePool<S> {
             return Promise.resolve(this.lease(free.slot, prompt, partition));
 
         if (this.waiters.length >= this.queueLimit)
-            return Promise.reject(new EngineError("queue_full", `All ${this.slots.length} sequences are busy and ${this.queueLimit} requests are already waiting.`));
+            return Promise.reject(
+                new EngineError("queue_full",
+                    `All ${this.slots.length} sequences are busy and ${this.queueLimit} requests are already waiting.`)
+            );
 
         return new Promise((resolve, reject) => {
             const onAbort = () => {
@@ -129,7 +133,8 @@ export class SequencePool<S> {
         return slot.partition == null || slot.partition === partition ? commonPrefixLength(this.tokensOf(slot.sequence), prompt) : 0;
     }
 
-    private bestSlot(prompt: readonly number[], partition: string, eligible: (slot: Slot<S>) => boolean): {slot: Slot<S>, shared: number} | undefined {
+    private bestSlot(prompt: readonly number[], partition: string,
+        eligible: (slot: Slot<S>) => boolean): {slot: Slot<S>, shared: number} | undefined {
         let best: {slot: Slot<S>, shared: number} | undefined;
         for (const slot of this.slots) {
             if (!eligible(slot))

@@ -16,8 +16,11 @@ export function toGrammarSchema(schema: unknown): unknown {
     for (const [key, value] of Object.entries(schema)) {
         if (key === "$schema" || key === "$id" || key === "$comment" || key === "title" || key === "default" || key === "examples")
             continue;
-        if ((key === "properties" || key === "$defs" || key === "definitions") && value != null && typeof value === "object" && !Array.isArray(value))
-            out[key === "definitions" ? "$defs" : key] = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, sub]) => [name, toGrammarSchema(sub)]));
+        if ((key === "properties" || key === "$defs" || key === "definitions") && value != null && typeof value === "object"
+            && !Array.isArray(value))
+            out[key === "definitions" ? "$defs" : key] = Object.fromEntries(
+                Object.entries(value as Record<string, unknown>).map(([name, sub]) => [name, toGrammarSchema(sub)])
+            );
         else if (key === "$ref" && typeof value === "string")
             out.$ref = value.replace(/^#\/definitions\//, "#/$defs/");
         else if (key === "anyOf")

@@ -13,14 +13,19 @@ const q8BlockValues = 32;
  * The key type a model's context can take: `q8_0` only where each attention head's keys fill whole 32-value blocks
  * (llama.cpp refuses the context otherwise; stories260K's heads hold 8), else `f16`, with why.
  */
-export function usableKeyCacheType(requested: KeyCacheType, model: Pick<LlamaModel, "fileInfo">): {type: KeyCacheType, note: string | null} {
+export function usableKeyCacheType(requested: KeyCacheType,
+    model: Pick<LlamaModel, "fileInfo">): {type: KeyCacheType, note: string | null} {
     if (requested === "f16")
         return {type: "f16", note: null};
     const {embedding_length: width, attention} = model.fileInfo.architectureMetadata;
     const headKeys = attention?.key_length ?? (width != null && attention?.head_count ? width / attention.head_count : null);
     if (headKeys != null && headKeys % q8BlockValues === 0)
         return {type: "q8_0", note: null};
-    return {type: "f16", note: `q8_0 keys need attention heads of a multiple of ${q8BlockValues} values; this model's hold ${headKeys ?? "an unknown number"}: keys stay f16`};
+    return {
+        type: "f16",
+        note: `q8_0 keys need attention heads of a multiple of ${q8BlockValues} values; this model's `
+            + `hold ${headKeys ?? "an unknown number"}: keys stay f16`
+    };
 }
 
 /** node-llama-cpp's spelling of a key type (`createContext`'s `experimentalKvCacheKeyType`). */

@@ -18,7 +18,7 @@ export function maxTokenCharacters(model: LlamaModel): number {
     const types = Array.isArray(ggml?.token_type) ? ggml.token_type as number[] : [];
     let longest = 1;
     for (let index = 0; index < tokens.length; index++) {
-        const token = tokens[index];
+        const token: unknown = tokens[index];
         if (typeof token === "string" && types[index] !== controlTokenType)
             longest = Math.max(longest, token.length);
     }

@@ -17,14 +17,17 @@ const modelDistribution = {temperature: 1, topK: 0, topP: 1, minP: 0};
  * `lastEvaluated`: false when the token limit cut the answer: its last token was sampled but never evaluated, so it
  * ends the context one token short. Otherwise a stop trigger or end-of-turn token (never evaluated) followed it.
  */
-export async function scoreAnswerTokens(sequence: LlamaContextSequence, answer: readonly Token[], top: number, lastEvaluated: boolean): Promise<TokenLogprob[]> {
+export async function scoreAnswerTokens(sequence: LlamaContextSequence, answer: readonly Token[], top: number,
+    lastEvaluated: boolean): Promise<TokenLogprob[]> {
     const context = sequence.contextTokens;
     const start = answerStart(context, answer, lastEvaluated);
     if (start == null || answer.length === 0)
         return [];
     await sequence.eraseContextTokenRanges([{start: start - 1, end: sequence.nextTokenIndex}]);
     const inputs = [context[start - 1]!, ...answer.slice(0, -1)];
-    const outputs = await sequence.controlledEvaluate(inputs.map((token) => [token, {generateNext: {probabilities: true, options: modelDistribution}}]));
+    const outputs = await sequence.controlledEvaluate(
+        inputs.map((token) => [token, {generateNext: {probabilities: true, options: modelDistribution}}])
+    );
     const model = sequence.model;
     return answer.map((token, index) => {
         const probabilities = outputs[index]?.next.probabilities ?? new Map<Token, number>();

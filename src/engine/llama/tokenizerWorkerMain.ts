@@ -17,7 +17,9 @@ async function main(): Promise<void> {
         let reply: TokenizeReply;
         try {
             // The tokenizer is an overload pair; the request carries the arguments of one of its calls unchanged.
-            const tokenize = model.tokenize as (text: string, specialTokens?: boolean | "builtin", options?: "trimLeadingSpace") => number[];
+            // eslint-disable-next-line @typescript-eslint/unbound-method -- called with `model` as `this` below
+            const tokenize = model.tokenize as (text: string, specialTokens?: boolean | "builtin",
+                options?: "trimLeadingSpace") => number[];
             const tokens = Uint32Array.from(tokenize.call(model, text, specialTokens, options));
             reply = {id, tokens};
             port.postMessage(reply, [tokens.buffer]);

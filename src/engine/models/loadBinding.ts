@@ -28,7 +28,8 @@ export async function loadLlama(binding: NodeLlamaCpp, gpu: GpuSetting, options:
         return await binding.getLlama({...options, gpu: choice.plan.llamaGpu, build: "never"});
     } catch (error) {
         if (error instanceof binding.NoBinaryFoundError)
-            throw new Error(`No usable node-llama-cpp binary for gpu ${String(gpu)} on ${platform}-${arch} (looked for ${choice.plan.packages.join(", ")}).${missingBinaryHint(platform, arch, gpu)}`, {cause: error});
+            throw new Error(`No usable node-llama-cpp binary for gpu ${String(gpu)} on ${platform}-${arch} (looked `
+                + `for ${choice.plan.packages.join(", ")}).${missingBinaryHint(platform, arch, gpu)}`, {cause: error});
         throw error;
     }
 }

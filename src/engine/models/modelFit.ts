@@ -44,10 +44,14 @@ export type ModelFit = {
  */
 export async function estimateModelFit(options: ModelFitOptions): Promise<ModelFit> {
     const {readGgufFileInfo, GgufInsights} = await loadNodeLlamaCpp();
-    const info = await readGgufFileInfo(options.uri, {signal: options.signal, logWarnings: false, ignoreKeys: ["tokenizer.ggml.tokens", "tokenizer.ggml.merges", "tokenizer.ggml.token_type", "tokenizer.ggml.scores"]});
+    const info = await readGgufFileInfo(options.uri, {
+        signal: options.signal, logWarnings: false,
+        ignoreKeys: ["tokenizer.ggml.tokens", "tokenizer.ggml.merges", "tokenizer.ggml.token_type", "tokenizer.ggml.scores"]
+    });
     const insights = await GgufInsights.from(info);
     const trainContextSize = insights.trainContextSize ?? null;
-    const {contextSize, parallel: sequences} = planContext(trainContextSize ?? defaultContextSize, {contextSize: options.contextSize, parallel: options.sequences});
+    const {contextSize, parallel: sequences} = planContext(trainContextSize ?? defaultContextSize,
+        {contextSize: options.contextSize, parallel: options.sequences});
     const model = await insights.estimateModelResourceRequirementsV2({gpuLayers: 0});
     const context = await insights.estimateContextResourceRequirementsV2({
         contextSize, modelGpuLayers: 0, sequences, batchSize: options.batchSize

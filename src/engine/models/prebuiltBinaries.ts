@@ -41,7 +41,9 @@ export const platformBinaries: readonly PlatformBinaries[] = [
     {platform: "darwin", arch: "x64", vscodeTarget: "darwin-x64", packages: {cpu: [`${scope}mac-x64`]}, shipped: ["cpu"]},
     {
         platform: "linux", arch: "x64", vscodeTarget: "linux-x64",
-        packages: {cpu: [`${scope}linux-x64`], vulkan: [`${scope}linux-x64-vulkan`], cuda: [`${scope}linux-x64-cuda`, `${scope}linux-x64-cuda-ext`]},
+        packages: {
+            cpu: [`${scope}linux-x64`], vulkan: [`${scope}linux-x64-vulkan`], cuda: [`${scope}linux-x64-cuda`, `${scope}linux-x64-cuda-ext`]
+        },
         shipped: ["cpu"]
     },
     {platform: "linux", arch: "arm64", vscodeTarget: "linux-arm64", packages: {cpu: [`${scope}linux-arm64`]}, shipped: ["cpu"]},
@@ -53,7 +55,9 @@ export const platformBinaries: readonly PlatformBinaries[] = [
     {platform: "linux", arch: "riscv64", vscodeTarget: null, packages: {cpu: [`${scope}linux-riscv64`]}, shipped: ["cpu"]},
     {
         platform: "win32", arch: "x64", vscodeTarget: "win32-x64",
-        packages: {cpu: [`${scope}win-x64`], vulkan: [`${scope}win-x64-vulkan`], cuda: [`${scope}win-x64-cuda`, `${scope}win-x64-cuda-ext`]},
+        packages: {
+            cpu: [`${scope}win-x64`], vulkan: [`${scope}win-x64-vulkan`], cuda: [`${scope}win-x64-cuda`, `${scope}win-x64-cuda-ext`]
+        },
         shipped: ["cpu"]
     },
     {platform: "win32", arch: "arm64", vscodeTarget: "win32-arm64", packages: {cpu: [`${scope}win-arm64`]}, shipped: ["cpu"]}
@@ -118,7 +122,9 @@ export function chooseLlamaBinary(platform: string, arch: string, gpu: GpuSettin
     }
     const wanted = packages[gpu];
     if (wanted == null) {
-        const available = (Object.keys(packages) as Backend[]).filter((backend) => backend !== "cpu").map((backend) => backendNames[backend]);
+        const available = (Object.keys(packages) as Backend[]).filter((backend) => backend !== "cpu").map(
+            (backend) => backendNames[backend]
+        );
         return {
             ok: false,
             reason: `There is no ${backendNames[gpu]} build for ${platform}-${arch}`

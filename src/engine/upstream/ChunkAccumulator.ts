@@ -27,7 +27,12 @@ export type ChatCompletionChunk = {
     error?: unknown
 };
 
-type UpstreamLogprob = {token: string, logprob: number, bytes?: number[] | null, top_logprobs?: {token: string, logprob: number, bytes?: number[] | null}[]};
+/** One tool call's delta in a chunk. */
+type ToolCallDelta = NonNullable<NonNullable<NonNullable<ChatCompletionChunk["choices"]>[number]["delta"]>["tool_calls"]>[number];
+
+type UpstreamLogprob = {
+    token: string, logprob: number, bytes?: number[] | null, top_logprobs?: {token: string, logprob: number, bytes?: number[] | null}[]
+};
 
 type OpenCall = {index: number, name: string, arguments: string, started: boolean};
 
@@ -130,7 +135,7 @@ export class ChunkAccumulator {
         return this.usage?.prompt_tokens != null;
     }
 
-    private pushCall(delta: NonNullable<NonNullable<NonNullable<ChatCompletionChunk["choices"]>[number]["delta"]>["tool_calls"]>[number]): void {
+    private pushCall(delta: ToolCallDelta): void {
         this.firstToken();
         this.endThought();
         const upstreamIndex = delta.index ?? this.byUpstreamIndex.size;

@@ -71,6 +71,9 @@ export class Upstream {
     }
 
     public stats(): UpstreamStats {
-        return {url: this.label, state: this.state, outstanding: this.outstanding, requests: this.requests, errors: this.errors, lastError: this.lastError};
+        return {
+            url: this.label, state: this.state, outstanding: this.outstanding, requests: this.requests, errors: this.errors,
+            lastError: this.lastError
+        };
     }
 }

@@ -6,7 +6,8 @@ import {Emitter} from "../../protocol/Emitter.js";
 import {generateOnLease} from "../generateOnLease.js";
 import type {HostedEngine} from "../HostedEngine.js";
 import type {
-    ChatEngine, ChatTurn, EngineLease, EngineState, EngineStats, GenerationRequest, GenerationResult, GenerationSummary, ModelInfo, PromptShape,
+    ChatEngine, ChatTurn, EngineLease, EngineState, EngineStats, GenerationRequest, GenerationResult, GenerationSummary, ModelInfo,
+    PromptShape,
     ToolSpec
 } from "../types.js";
 import {estimatePromptTokens, toChatCompletionsBody, toChatMessages, toChatTools} from "./chatRequest.js";
@@ -24,7 +25,10 @@ export type UpstreamEngineOptions = {
     apiKey?: string | null,
     /** Name clients see (`--model-alias`); defaults to the upstream model's name. */
     alias?: string | null,
-    /** Seconds an upstream may stay silent (before its headers, between chunks) before the request fails with 504. Defaults to `defaultUpstreamTimeoutSeconds`. */
+    /**
+     * Seconds an upstream may stay silent (before its headers, between chunks) before the request fails with 504.
+     * Defaults to `defaultUpstreamTimeoutSeconds`.
+     */
     timeoutSeconds?: number,
     /** Milliseconds between health checks. Defaults to `defaultUpstreamHealthIntervalMs`. */
     healthIntervalMs?: number,
@@ -112,7 +116,10 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
             };
             this.startHealthChecks();
             this.setState("ready");
-            this.options.log?.(`upstream: ${found.model} on ${this.upstreams.map((upstream) => `${upstream.label} (${upstream.state})`).join(", ")}; context ${contextSize}`);
+            this.options.log?.(
+                `upstream: ${found.model} on ${this.upstreams.map((upstream) => `${upstream.label} (${upstream.state})`).join(", ")}; `
+                    + `context ${contextSize}`
+            );
             return this.info;
         } catch (error) {
             this.setState("failed");
@@ -155,7 +162,8 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
     public async countPromptTokens(turns: ChatTurn[], tools: ToolSpec[] = []): Promise<number> {
         const upstream = this.router.pick(undefined);
         const counted = upstream == null ? null
-            : await this.tokenCounter.count(upstream, this.upstreamModel, toChatMessages(turns), tools.length === 0 ? undefined : toChatTools(tools));
+            : await this.tokenCounter.count(upstream, this.upstreamModel, toChatMessages(turns),
+                tools.length === 0 ? undefined : toChatTools(tools));
         return counted ?? estimatePromptTokens(turns, tools);
     }
 
@@ -170,11 +178,13 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
             throw new EngineError("aborted", "The request was aborted before it started.");
         const stats = this.stats();
         if (stats.queueDepth >= stats.queueLimit)
-            throw new EngineError("queue_full", `Every upstream slot is busy and ${stats.queueDepth} requests already wait; retry shortly.`);
+            throw new EngineError("queue_full",
+                `Every upstream slot is busy and ${stats.queueDepth} requests already wait; retry shortly.`);
         const promptTokens = estimatePromptTokens(turns, tools);
         if (promptTokens > (this.info?.contextSize ?? Infinity) * 2)
             // Only a clear overflow is refused here (the estimate is rough); the upstream refuses the rest itself.
-            throw new EngineError("context_overflow", `The input (about ${promptTokens} tokens) does not fit the upstream's context of ${this.info!.contextSize} tokens.`);
+            throw new EngineError("context_overflow",
+                `The input (about ${promptTokens} tokens) does not fit the upstream's context of ${this.info!.contextSize} tokens.`);
         const key = shape.affinityKey ?? prefixKey(turns);
         let upstream = this.pickOrThrow(key);
         upstream.outstanding++;
@@ -199,7 +209,8 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
         };
     }
 
-    private async run(first: Upstream, key: string, request: GenerationRequest, moveTo: (next: Upstream) => void): Promise<GenerationResult> {
+    private async run(first: Upstream, key: string, request: GenerationRequest,
+        moveTo: (next: Upstream) => void): Promise<GenerationResult> {
         const stop = [...this.options.stopSequences ?? [], ...request.stopSequences ?? []];
         const body = toChatCompletionsBody(request, {model: this.upstreamModel, stop});
         const started = performance.now();
@@ -223,7 +234,8 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
                     this.report(result, started);
                     return result;
                 } catch (error) {
-                    const retryable = error instanceof UpstreamConnectError || (error instanceof EngineError && error.kind === "upstream_busy");
+                    const retryable = error instanceof UpstreamConnectError
+                        || (error instanceof EngineError && error.kind === "upstream_busy");
                     if (error instanceof EngineError && error.kind === "aborted")
                         throw error;
                     upstream.recordError(error instanceof Error ? error.message : String(error));
@@ -237,10 +249,14 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
                     const next = retryable ? this.router.pick(key, tried) : null;
                     if (next == null) {
                         if (error instanceof UpstreamConnectError)
-                            throw new EngineError("upstream_unavailable", tried.size > 1 ? `No upstream can be reached (last: ${error.message})` : error.message);
+                            throw new EngineError("upstream_unavailable",
+                                tried.size > 1 ? `No upstream can be reached (last: ${error.message})` : error.message);
                         throw error;
                     }
-                    this.options.log?.(`upstream: ${upstream.label} failed before answering (${error instanceof Error ? error.message : String(error)}); trying ${next.label}`);
+                    this.options.log?.(
+                        `upstream: ${upstream.label} failed before answering `
+                            + `(${error instanceof Error ? error.message : String(error)}); trying ${next.label}`
+                    );
                     moveTo(next);
                     upstream = next;
                 }
@@ -258,7 +274,8 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
         if (busy.length > 0) {
             const wait = Math.max(1, Math.ceil((Math.min(...busy.map((candidate) => candidate.busyUntil)) - Date.now()) / 1000));
             const status = busy.every((candidate) => candidate.busyStatus === 429) ? 429 : 503;
-            throw new EngineError("upstream_busy", `Every upstream asked to wait (${status}); retry in ${wait} s.`, {status, retryAfterSeconds: wait});
+            throw new EngineError("upstream_busy", `Every upstream asked to wait (${status}); retry in ${wait} s.`,
+                {status, retryAfterSeconds: wait});
         }
         const reasons = this.upstreams.map((candidate) => `${candidate.label}: ${candidate.lastError ?? "down"}`).join("; ");
         throw new EngineError("upstream_unavailable", `No upstream is reachable (${reasons}).`);

@@ -16,7 +16,8 @@ export type ChatCompletionsBody = {
     tools?: {type: "function", function: {name: string, description?: string, parameters: Record<string, unknown>}}[],
     tool_choice?: "auto" | "required",
     parallel_tool_calls?: boolean,
-    response_format?: {type: "json_object"} | {type: "json_schema", json_schema: {name: string, schema: Record<string, unknown>, strict: true}},
+    response_format?: {type: "json_object"}
+        | {type: "json_schema", json_schema: {name: string, schema: Record<string, unknown>, strict: true}},
     max_tokens?: number,
     temperature?: number,
     top_p?: number,
@@ -60,7 +61,10 @@ export function toChatMessages(turns: readonly ChatTurn[]): ChatMessage[] {
         const flush = () => {
             if (text === "" && calls.length === 0)
                 return;
-            messages.push(calls.length === 0 ? {role: "assistant", content: text} : {role: "assistant", content: text === "" ? null : text, tool_calls: calls});
+            messages.push(
+                calls.length === 0 ? {role: "assistant", content: text}
+                    : {role: "assistant", content: text === "" ? null : text, tool_calls: calls}
+            );
             messages.push(...results);
             text = "";
             calls = [];
@@ -103,7 +107,8 @@ export type ChatRequestOptions = {
 
 /**
  * One generation request as a streaming Chat Completions body. `tool_choice` narrows as the engine's
- * `ToolMode` says: `required` with names offers only those tools and requires a call (one name: a named call). One call at most (`maxToolCalls: 1`) is `parallel_tool_calls: false`;
+ * `ToolMode` says: `required` with names offers only those tools and requires a call (one name: a named call). One call
+ * at most (`maxToolCalls: 1`) is `parallel_tool_calls: false`;
  * a larger limit is enforced on the stream (calls past it end the generation).
  */
 export function toChatCompletionsBody(request: GenerationRequest, options: ChatRequestOptions): ChatCompletionsBody {

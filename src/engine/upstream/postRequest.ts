@@ -16,7 +16,8 @@ export class PostFailure extends Error {
  * upstream), below `--upstream-timeout-secs`, and its web-stream body costs several promises per upstream read.
  * No timeout of its own: the caller's silence timer aborts through `signal`.
  */
-export function postRequest(url: string, agent: http.Agent, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<http.IncomingMessage> {
+export function postRequest(url: string, agent: http.Agent, headers: Record<string, string>, body: string,
+    signal: AbortSignal): Promise<http.IncomingMessage> {
     return new Promise((resolve, reject) => {
         const target = new URL(url);
         const send = target.protocol === "https:" ? https.request : http.request;

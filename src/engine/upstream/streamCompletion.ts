@@ -57,7 +57,8 @@ export async function streamCompletion(upstream: Upstream, body: ChatCompletions
         if (options.signal?.aborted)
             return new EngineError("aborted", "The generation was aborted.");
         if (timedOut)
-            return new EngineError("upstream_timeout", `The upstream ${upstream.label} sent nothing for ${Math.round(options.timeoutMs / 1000)} s ${phase}.`);
+            return new EngineError("upstream_timeout",
+                `The upstream ${upstream.label} sent nothing for ${Math.round(options.timeoutMs / 1000)} s ${phase}.`);
         if (error instanceof EngineError)
             return error;
         return new EngineError("upstream_unavailable", `The upstream ${upstream.label} closed the stream ${phase}: ${causeText(error)}`);
@@ -71,7 +72,8 @@ export async function streamCompletion(upstream: Upstream, body: ChatCompletions
         const requestBody = JSON.stringify(body);
         for (let attempt = 0; response == null; attempt++) {
             try {
-                response = await postRequest(upstream.url("/v1/chat/completions"), upstream.agent, upstream.headers(true), requestBody, controller.signal);
+                response = await postRequest(upstream.url("/v1/chat/completions"), upstream.agent, upstream.headers(true), requestBody,
+                    controller.signal);
             } catch (error) {
                 if (options.signal?.aborted || timedOut)
                     throw failure(error, "before answering");
@@ -94,7 +96,8 @@ export async function streamCompletion(upstream: Upstream, body: ChatCompletions
         /** Handles one event; true once the stream is over (`[DONE]`, or a call past `max_tool_calls`). */
         const handle = (event: SseDataEvent): boolean => {
             if ("error" in event)
-                throw new EngineError("upstream_error", `The upstream ${upstream.label} reported an error mid-stream: ${event.error.slice(0, 300)}`);
+                throw new EngineError("upstream_error",
+                    `The upstream ${upstream.label} reported an error mid-stream: ${event.error.slice(0, 300)}`);
             if (event.data === "[DONE]")
                 return true;
             const before = accumulator.deltaCount;
@@ -126,7 +129,8 @@ export async function streamCompletion(upstream: Upstream, body: ChatCompletions
         if (options.signal?.aborted)
             throw new EngineError("aborted", "The generation was aborted.");
         if (!done)
-            throw new EngineError("upstream_error", `The upstream ${upstream.label} ended its stream without the final [DONE]: the answer may be cut.`);
+            throw new EngineError("upstream_error",
+                `The upstream ${upstream.label} ended its stream without the final [DONE]: the answer may be cut.`);
         ended = true;
         return {result: accumulator.finish(false, started), upstreamUsage: accumulator.hasUsage};
     } finally {
@@ -161,7 +165,8 @@ function parseChunk(label: string, data: string): ChatCompletionChunk {
         throw new EngineError("upstream_error", `The upstream ${label} sent a stream chunk that is not JSON: ${data.slice(0, 200)}`);
     }
     if (chunk == null || typeof chunk !== "object" || Array.isArray(chunk))
-        throw new EngineError("upstream_error", `The upstream ${label} sent a stream chunk that is not a Chat Completions chunk: ${data.slice(0, 200)}`);
+        throw new EngineError("upstream_error",
+            `The upstream ${label} sent a stream chunk that is not a Chat Completions chunk: ${data.slice(0, 200)}`);
     const choices = (chunk as {choices?: unknown}).choices;
     if (choices != null && !Array.isArray(choices))
         throw new EngineError("upstream_error", `The upstream ${label} sent a chunk whose 'choices' is not a list: ${data.slice(0, 200)}`);

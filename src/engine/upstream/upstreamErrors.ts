@@ -62,7 +62,8 @@ export function parseRetryAfter(value: string | null): number | undefined {
 export function causeText(error: unknown): string {
     if (error instanceof Error) {
         const cause = (error as {cause?: unknown}).cause;
-        const code = cause != null && typeof cause === "object" && typeof (cause as {code?: unknown}).code === "string" ? (cause as {code: string}).code : null;
+        const code = cause != null && typeof cause === "object" && typeof (cause as {code?: unknown}).code === "string"
+            ? (cause as {code: string}).code : null;
         const causeMessage = cause instanceof Error ? cause.message : null;
         return [error.message, code, causeMessage].filter((part) => part != null && part !== "").join(": ");
     }

@@ -21,7 +21,8 @@ export async function discoverModel(upstreams: readonly Upstream[], wanted: stri
         try {
             const entries = await modelEntries(upstream);
             upstream.markUp();
-            const props = await getJson(upstream, "/props").catch(() => null) as {total_slots?: unknown, default_generation_settings?: {n_ctx?: unknown}} | null;
+            type Props = {total_slots?: unknown, default_generation_settings?: {n_ctx?: unknown}};
+            const props = await getJson(upstream, "/props").catch(() => null) as Props | null;
             if (typeof props?.total_slots === "number" && props.total_slots > 0)
                 upstream.slots = props.total_slots;
             const slotContext = props?.default_generation_settings?.n_ctx;
@@ -33,16 +34,20 @@ export async function discoverModel(upstreams: readonly Upstream[], wanted: stri
     }));
     const reachable = answers.filter((answer) => answer != null);
     if (reachable.length === 0)
-        throw new EngineError("load_failed", `No upstream answered GET /v1/models: ${upstreams.map((upstream) => `${upstream.label}: ${upstream.lastError}`).join("; ")}`);
+        throw new EngineError("load_failed",
+            `No upstream answered GET /v1/models: ${upstreams.map((upstream) => `${upstream.label}: ${upstream.lastError}`).join("; ")}`);
     const listed = reachable.flatMap((answer) => answer.entries).filter((entry) => typeof entry.id === "string");
     const model = wanted ?? (listed[0]?.id as string | undefined);
     if (model == null)
         throw new EngineError("load_failed", "The upstreams list no model; name one with --upstream-model.");
     if (wanted != null && listed.length > 0 && !listed.some((entry) => entry.id === wanted))
-        throw new EngineError("load_failed", `No upstream serves the model '${wanted}' (they list: ${[...new Set(listed.map((entry) => entry.id))].join(", ")}).`);
+        throw new EngineError("load_failed",
+            `No upstream serves the model '${wanted}' (they list: ${[...new Set(listed.map((entry) => entry.id))].join(", ")}).`);
     const sizes = reachable.flatMap((answer) => {
         const entry = answer.entries.find((candidate) => candidate.id === model);
-        return [answer.slotContext, entry?.max_model_len, entry?.context_length, answer.slotContext == null ? entry?.meta?.n_ctx_train : null]
+        return [
+            answer.slotContext, entry?.max_model_len, entry?.context_length, answer.slotContext == null ? entry?.meta?.n_ctx_train : null
+        ]
             .filter((value): value is number => typeof value === "number" && value > 0);
     });
     return {model, contextSize: sizes.length === 0 ? null : Math.min(...sizes)};
@@ -62,7 +67,8 @@ async function modelEntries(upstream: Upstream): Promise<ModelEntry[]> {
 /** Whether the upstream answers: `GET /health` (llama-server, vLLM, SGLang), else `GET /v1/models` (Ollama, others). */
 export async function probeHealth(upstream: Upstream): Promise<boolean> {
     try {
-        const response = await fetch(upstream.url("/health"), {headers: upstream.headers(false), signal: AbortSignal.timeout(probeTimeoutMs)});
+        const response = await fetch(upstream.url("/health"),
+            {headers: upstream.headers(false), signal: AbortSignal.timeout(probeTimeoutMs)});
         await response.arrayBuffer().catch(() => undefined);
         if (response.ok)
             return true;

@@ -14,7 +14,8 @@ const timeoutMs = 10_000;
 export class UpstreamTokenCounter {
     private readonly styles = new Map<Upstream, Style>();
 
-    public async count(upstream: Upstream, model: string, messages: ChatMessage[], tools: ChatCompletionsBody["tools"]): Promise<number | null> {
+    public async count(upstream: Upstream, model: string, messages: ChatMessage[],
+        tools: ChatCompletionsBody["tools"]): Promise<number | null> {
         const known = this.styles.get(upstream);
         for (const style of known != null ? [known] : ["messages", "template"] as const) {
             const count = await this.countAs(style, upstream, model, messages, tools).catch(() => null);
@@ -28,10 +29,13 @@ export class UpstreamTokenCounter {
         return null;
     }
 
-    private async countAs(style: Style, upstream: Upstream, model: string, messages: ChatMessage[], tools: ChatCompletionsBody["tools"]): Promise<number | null> {
+    private async countAs(style: Style, upstream: Upstream, model: string, messages: ChatMessage[],
+        tools: ChatCompletionsBody["tools"]): Promise<number | null> {
         const withTools = tools == null || tools.length === 0 ? {} : {tools};
         if (style === "messages") {
-            const answer = await post(upstream, "/tokenize", {model, messages, add_generation_prompt: true, ...withTools}) as {count?: unknown};
+            const answer = await post(upstream, "/tokenize", {model, messages, add_generation_prompt: true, ...withTools}) as {
+                count?: unknown
+            };
             return typeof answer?.count === "number" ? answer.count : null;
         }
         if (style === "template") {
@@ -46,7 +50,8 @@ export class UpstreamTokenCounter {
 }
 
 async function post(upstream: Upstream, path: string, body: unknown): Promise<unknown> {
-    const response = await fetch(upstream.url(path), {method: "POST", headers: upstream.headers(true), body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs)});
+    const response = await fetch(upstream.url(path),
+        {method: "POST", headers: upstream.headers(true), body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs)});
     const text = await response.text();
     return response.ok ? JSON.parse(text) : null;
 }

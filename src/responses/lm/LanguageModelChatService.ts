@@ -40,7 +40,8 @@ export class LanguageModelChatService {
         if (prepared.response.model !== model)
             throw modelNotFound(model, prepared.response.model);
         const lease = await this.responses.admit(prepared, signal);
-        let unparsed: ApiError | null = null;
+        // Set inside the sink: declared with `as`, so that TypeScript does not narrow it to `null` for good.
+        let unparsed = null as ApiError | null;
         const response = await this.responses.run(prepared, lease, {signal, sink: (event) => {
             const call = event.type === "response.output_item.done" && event.item.type === "function_call" ? event.item : null;
             if (event.type === "response.output_text.delta")
@@ -50,8 +51,7 @@ export class LanguageModelChatService {
                 if (input === notJson) {
                     const message = `The model's call of '${call.name}' has arguments that are not JSON.`;
                     unparsed = generatedOutputInvalid("invalid_tool_arguments", message);
-                }
-                else
+                } else
                     sink.toolCall({callId: call.call_id, name: call.name, input});
             }
         }});

@@ -22,7 +22,10 @@ export class MessagesService {
     /** Every check that can refuse the request, before any generation. */
     public prepare(owner: string, body: unknown): PreparedMessage {
         const request = parseMessagesRequest(body);
-        return {request, prepared: this.responses.prepare(owner, request.responsesBody, {stopSequences: request.stopSequences, protocol: "messages"})};
+        return {
+            request,
+            prepared: this.responses.prepare(owner, request.responsesBody, {stopSequences: request.stopSequences, protocol: "messages"})
+        };
     }
 
     /** A sequence for the prompt: a full queue or an oversized prompt fails here, before any event. */

@@ -23,8 +23,12 @@ export const compactRequestSchema = {
         model: {},
         input: inputField({minItems: 1, errors: {...historyNeeded.errors, type: inputType}}),
         instructions: {type: ["string", "null"], ...always("'{param}' must be a string.", "invalid_type")},
-        max_output_tokens: {type: ["integer", "null"], minimum: 1, maximum: 16_384, ...always("'{param}' must be an integer from 1 to 16384.")},
-        keep_tokens: {type: ["integer", "null"], minimum: 1, maximum: 1_000_000, ...always("'{param}' must be an integer from 1 to 1000000.")},
+        max_output_tokens: {
+            type: ["integer", "null"], minimum: 1, maximum: 16_384, ...always("'{param}' must be an integer from 1 to 16384.")
+        },
+        keep_tokens: {
+            type: ["integer", "null"], minimum: 1, maximum: 1_000_000, ...always("'{param}' must be an integer from 1 to 1000000.")
+        },
         ...Object.fromEntries(ignoredFields.map((field) => [field, {}])),
         ...Object.fromEntries(refusedFields.map((field) => [field, {
             enum: [null, false],

@@ -47,12 +47,18 @@ export const createRequestSchema = {
         prompt_cache_key: {type: ["string", "null"], maxLength: 256},
         prompt_cache_retention: {enum: ["in-memory", "in_memory", "24h", null]},
         client_metadata: {type: ["object", "null"], additionalProperties: {type: "string"}},
-        truncation: {enum: ["disabled", null], ...always("truncation '{value}' is not supported: only 'disabled' (the input must fit the context).", "unsupported_parameter")},
+        truncation: {
+            enum: ["disabled", null],
+            ...always("truncation '{value}' is not supported: only 'disabled' (the input must fit the context).", "unsupported_parameter")
+        },
         include: {
             type: ["array", "null"],
             items: {
                 enum: knownIncludes,
-                errors: {default: note(`Unknown include value '{value}'. Supported: ${knownIncludes.join(", ")}.`, "invalid_value", {atParent: true})}
+                errors: {
+                    default: note(`Unknown include value '{value}'. Supported: ${knownIncludes.join(", ")}.`, "invalid_value",
+                        {atParent: true})
+                }
             }
         },
         tools: {
@@ -74,13 +80,19 @@ export const createRequestSchema = {
         context_management: {$ref: "defs#/$defs/contextManagement"},
         user: {type: ["string", "null"], maxLength: 512},
         safety_identifier: {type: ["string", "null"], maxLength: 512},
-        service_tier: {enum: ["auto", "default", null], ...always("service_tier '{value}' is not supported: use 'auto' or 'default'.", "unsupported_parameter")},
+        service_tier: {
+            enum: ["auto", "default", null],
+            ...always("service_tier '{value}' is not supported: use 'auto' or 'default'.", "unsupported_parameter")
+        },
         top_logprobs: {type: ["integer", "null"], minimum: 0, maximum: 20},
         presence_penalty: {type: ["number", "null"], minimum: -2, maximum: 2},
         frequency_penalty: {type: ["number", "null"], minimum: -2, maximum: 2},
         // OpenAI's seed is a 64-bit integer; the sampler uses its low 32 bits.
         seed: {type: ["integer", "null"], minimum: -(2 ** 63), maximum: 2 ** 63},
-        prompt: {type: "null", ...always("Reusable prompts ('prompt') are not supported by this server: send 'input' and 'instructions'.", "unsupported_parameter")}
+        prompt: {
+            type: "null", ...always("Reusable prompts ('prompt') are not supported by this server: send 'input' and 'instructions'.",
+                "unsupported_parameter")
+        }
     }
 };
 

@@ -61,7 +61,10 @@ const contextManagement = {
         oneOf: [{
             properties: {
                 type: {const: "compaction"},
-                compact_threshold: {type: "integer", minimum: 1, maximum: 100_000_000, ...always("'compact_threshold' must be an integer from 1 to 100000000.")}
+                compact_threshold: {
+                    type: "integer", minimum: 1, maximum: 100_000_000,
+                    ...always("'compact_threshold' must be an integer from 1 to 100000000.")
+                }
             },
             required: ["type", "compact_threshold"]
         }],
@@ -84,6 +87,7 @@ export type TextFormatBody =
 
 export type TextBody = {format?: TextFormatBody, verbosity?: "low" | "medium" | "high" | null} | null;
 
-export type ReasoningBody = {effort?: ReasoningEffort | null, summary?: ReasoningSummary | null, generate_summary?: ReasoningSummary | null} | null;
+export type ReasoningBody = {effort?: ReasoningEffort | null, summary?: ReasoningSummary | null, generate_summary?: ReasoningSummary | null}
+    | null;
 
 export type ContextManagementBody = Array<{type: "compaction", compact_threshold: number}> | null;

@@ -19,7 +19,9 @@ const mediaRefused = note(
 const nonEmptyString = {type: "string", minLength: 1, ...always("'{param}' must be a non-empty string.")};
 /** A client's own item id, kept so that replayed output keeps its identity. */
 const id = {...nonEmptyString, type: ["string", "null"], maxLength: 256};
-const status = {enum: ["in_progress", "completed", "incomplete", null], ...always("'{param}' must be one of in_progress, completed, incomplete.")};
+const status = {
+    enum: ["in_progress", "completed", "incomplete", null], ...always("'{param}' must be one of in_progress, completed, incomplete.")
+};
 const anyString = {type: "string", ...always("'{param}' must be a string.")};
 
 /** A part of a fixed type with a text (reasoning summaries and contents): anything else names the part. */
@@ -29,7 +31,10 @@ function textPart(type: string) {
         type: "object",
         required: ["type", "text"],
         properties: {type: {const: type, errors: {default: refused}}, text: {type: "string", errors: {default: refused}}},
-        errors: {type: note(`'{param}' must be a '${type}' part with a text.`, "invalid_value"), required: note(`'{item}' must be a '${type}' part with a text.`, "invalid_value", {at: ""})}
+        errors: {
+            type: note(`'{param}' must be a '${type}' part with a text.`, "invalid_value"),
+            required: note(`'{item}' must be a '${type}' part with a text.`, "invalid_value", {at: ""})
+        }
     };
 }
 
@@ -65,7 +70,12 @@ const toolOutput = {
         then: {not: {}, errors: {not: mediaRefused}},
         else: {
             required: ["type"],
-            properties: {type: {enum: ["input_text", "output_text"], errors: {default: note("'{param}' must be a text part.", "invalid_value", {atParent: true})}}},
+            properties: {
+                type: {
+                    enum: ["input_text", "output_text"],
+                    errors: {default: note("'{param}' must be a text part.", "invalid_value", {atParent: true})}
+                }
+            },
             errors: {required: note("'{item}' must be a text part.", "invalid_value", {at: ""})}
         },
         errors: {type: note("'{param}' must be a text part.", "invalid_value")}
@@ -80,8 +90,13 @@ const messageFields = {
     properties: {
         id,
         status,
-        role: {enum: ["user", "assistant", "system", "developer"], ...always("'{param}' must be one of user, assistant, system, developer.")},
-        content: {type: ["string", "array"], items: {$ref: "#/$defs/contentPart"}, ...always("'{param}' must be a string or an array of content parts.", "invalid_type")},
+        role: {
+            enum: ["user", "assistant", "system", "developer"], ...always("'{param}' must be one of user, assistant, system, developer.")
+        },
+        content: {
+            type: ["string", "array"], items: {$ref: "#/$defs/contentPart"},
+            ...always("'{param}' must be a string or an array of content parts.", "invalid_type")
+        },
         phase: {enum: ["commentary", "final_answer", null], ...always("'{param}' must be 'commentary' or 'final_answer'.")}
     }
 };
@@ -116,7 +131,9 @@ const inputItem = {
             tagged("reasoning", {
                 id,
                 summary: {type: "array", items: textPart("summary_text"), errors: {type: note("'{param}' must be an array.")}},
-                content: {type: ["array", "null"], items: textPart("reasoning_text"), errors: {type: note("'{param}' must be an array or null.")}},
+                content: {
+                    type: ["array", "null"], items: textPart("reasoning_text"), errors: {type: note("'{param}' must be an array or null.")}
+                },
                 encrypted_content: {type: ["string", "null"], ...always("'{param}' must be a string.")}
             }),
             tagged("compaction", {id, encrypted_content: nonEmptyString}, ["encrypted_content"]),
@@ -127,7 +144,10 @@ const inputItem = {
     else: {
         if: {required: ["role"]},
         then: {$ref: "#/$defs/messageFields"},
-        else: {required: ["type"], errors: {required: note("'{item}' needs a 'type' (or a 'role' for a message).", "missing_required_parameter")}}
+        else: {
+            required: ["type"],
+            errors: {required: note("'{item}' needs a 'type' (or a 'role' for a message).", "missing_required_parameter")}
+        }
     },
     errors: {type: objectRequired}
 };

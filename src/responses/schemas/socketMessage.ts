@@ -13,8 +13,13 @@ export const socketMessageSchema = {
     required: ["type"],
     properties: {
         type: {const: "response.create", errors: {default: unsupportedType, required: unsupportedType}},
-        stream: {enum: [true, null], ...always("'stream' does not apply over WebSocket: every turn streams its events.", "unsupported_parameter")},
-        background: {enum: [false, null], ...always("'background' is not supported over WebSocket: use HTTP for background responses.", "unsupported_parameter")},
+        stream: {
+            enum: [true, null], ...always("'stream' does not apply over WebSocket: every turn streams its events.", "unsupported_parameter")
+        },
+        background: {
+            enum: [false, null],
+            ...always("'background' is not supported over WebSocket: use HTTP for background responses.", "unsupported_parameter")
+        },
         stream_options: {type: ["object", "null"], ...always("'stream_options' must be an object.", "invalid_type")}
     },
     errors: {type: note("A WebSocket message must be a JSON object.", "invalid_message")}

@@ -82,13 +82,17 @@ const toolChoice = {
                     properties: {
                         type: {const: "allowed_tools"},
                         mode: {enum: ["auto", "required", null], ...always("tool_choice.mode must be 'auto' or 'required'.")},
-                        tools: {type: "array", minItems: 1, items: {type: "object"}, ...always("tool_choice.tools must list at least one tool.")}
+                        tools: {
+                            type: "array", minItems: 1, items: {type: "object"}, ...always("tool_choice.tools must list at least one tool.")
+                        }
                     },
                     required: ["type", "tools"]
                 },
                 {
                     properties: {type: {enum: hostedToolTypes}}, required: ["type"], not: {},
-                    errors: {not: note("tool_choice '{type}' names a hosted tool this server cannot run.", "unsupported_tool_type", {at: "type"})}
+                    errors: {
+                        not: note("tool_choice '{type}' names a hosted tool this server cannot run.", "unsupported_tool_type", {at: "type"})
+                    }
                 }
             ],
             errors: {discriminator: note("Invalid tool_choice type '{value}'.")}

@@ -23,7 +23,8 @@ export function isLoopbackHost(host: string | undefined, extraHosts: readonly st
     const name = rawName!.toLowerCase();
     if (name.startsWith("["))
         return isIPv6(name.slice(1, -1)) && new URL(`http://${name}`).hostname === "[::1]";
-    return name === "localhost" || localhostName.test(name) || ipv4Loopback.test(name) || extraHosts.some((extra) => extra.toLowerCase() === name);
+    return name === "localhost" || localhostName.test(name) || ipv4Loopback.test(name)
+        || extraHosts.some((extra) => extra.toLowerCase() === name);
 }
 
 /** Refuses requests whose Host header is missing (400) or not a loopback name (403), defeating DNS rebinding. */

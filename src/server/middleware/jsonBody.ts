@@ -35,5 +35,6 @@ export const bodyErrors: ErrorRequestHandler = (error, req, _res, next) => {
 /** zlib's errors (gzip, deflate, brotli) reach body-parser's callback untyped: a `Z_*` or brotli `ERR_*` code. */
 function isDecompressionError(error: unknown): boolean {
     const code = (error as {code?: unknown}).code;
-    return typeof code === "string" && (code.startsWith("Z_") || code.startsWith("ERR__ERROR_") || code === "ERR_BROTLI_DECOMPRESSION_FAILED");
+    return typeof code === "string"
+        && (code.startsWith("Z_") || code.startsWith("ERR__ERROR_") || code === "ERR_BROTLI_DECOMPRESSION_FAILED");
 }

@@ -21,7 +21,8 @@ export function originCheck(allowedOrigins: readonly string[] = []): RequestHand
         res.setHeader("Vary", "Origin");
         if (req.method === "OPTIONS") {
             res.setHeader("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS");
-            res.setHeader("Access-Control-Allow-Headers", req.headers["access-control-request-headers"] ?? "authorization, content-type, x-api-key");
+            res.setHeader("Access-Control-Allow-Headers",
+                req.headers["access-control-request-headers"] ?? "authorization, content-type, x-api-key");
             res.setHeader("Access-Control-Max-Age", "600");
             res.status(204).end();
             return;

@@ -42,7 +42,8 @@ export function backgroundRouter(options: BackgroundRouteOptions): Router {
         }
         const prepared = responses.prepare(req.owner, req.body);
         if (!responses.store.enabled)
-            throw invalidRequest("Background responses need the response store, which is disabled on this server.", "background", "unsupported_parameter");
+            throw invalidRequest("Background responses need the response store, which is disabled on this server.", "background",
+                "unsupported_parameter");
         // A reader slot is taken before admission, so a refused stream creates no job.
         const release = prepared.params.stream ? readers.acquire(req.owner) : null;
         let created;

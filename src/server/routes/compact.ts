@@ -8,7 +8,8 @@ export function compactRouter(compactor: Compactor, responses: ResponsesService)
     const router = Router();
     router.post("/responses/compact", async (req, res) => {
         const model = responses.modelId ?? "unloaded";
-        const result = await compactResponse(compactor, model, req.body, (id) => responses.store.findItem(req.owner, id), responses.cachePartition(req.owner));
+        const result = await compactResponse(compactor, model, req.body, (id) => responses.store.findItem(req.owner, id),
+            responses.cachePartition(req.owner));
         res.locals.usage = {input: result.usage.input_tokens, output: result.usage.output_tokens};
         res.json(result);
     });

@@ -4,7 +4,9 @@ import {normalizeInput} from "../../responses/inputItems.js";
 import {isObject} from "../../protocol/isObject.js";
 import {pageById} from "../../responses/pagination.js";
 import type {InputItemBody} from "../../responses/schemas/itemDefs.js";
-import {checkBody, validateConversationCreate, validateConversationItems, validateConversationUpdate} from "../../responses/schemas/validators.js";
+import {
+    checkBody, validateConversationCreate, validateConversationItems, validateConversationUpdate
+} from "../../responses/schemas/validators.js";
 import type {ResponseStore} from "../../store/ResponseStore.js";
 import type {ConversationStore} from "../../store/ConversationStore.js";
 
@@ -20,7 +22,11 @@ export function conversationsRouter(conversations: ConversationStore, responses:
     const router = Router();
 
     router.use("/conversations", (_req, _res, next) => {
-        next(conversations.enabled ? undefined : invalidRequest("Conversations are disabled on this server (conversation store entries is 0).", null, "unsupported_parameter"));
+        next(
+            conversations.enabled ? undefined
+                : invalidRequest("Conversations are disabled on this server (conversation store entries is 0).", null,
+                    "unsupported_parameter")
+        );
     });
 
     const items = (owner: string, raw: InputItemBody[] | null | undefined) =>
@@ -36,7 +42,9 @@ export function conversationsRouter(conversations: ConversationStore, responses:
             throw invalidRequestBody();
         return raw ?? {};
     };
-    const itemMissing = (conversationId: string, itemId: string) => itemNotFound(`No item with id '${itemId}' in conversation '${conversationId}'.`);
+    const itemMissing = (conversationId: string, itemId: string) => itemNotFound(
+        `No item with id '${itemId}' in conversation '${conversationId}'.`
+    );
 
     router.post("/conversations", async (req, res) => {
         const {items: raw, metadata} = checkBody(validateConversationCreate, body(req.body));

@@ -44,7 +44,8 @@ export class ResponsesSocketSession {
         socket.on("close", () => this.closed.abort(new GenerationAbort("client_disconnected", "WebSocket closed")));
         socket.on("error", (error) => this.options.log?.(`websocket: ${error.message}`));
         if (options.pingIntervalMs != null && options.pingIntervalMs > 0)
-            new SocketHeartbeat(socket, options.pingIntervalMs, () => this.options.log?.("websocket: the peer answered no ping (gone, or stalled mid-frame); connection terminated"));
+            new SocketHeartbeat(socket, options.pingIntervalMs,
+                () => this.options.log?.("websocket: the peer answered no ping (gone, or stalled mid-frame); connection terminated"));
     }
 
     /** Ends the connection (server shutdown): a running turn is aborted with it. */

@@ -24,7 +24,8 @@ export function parseCreateMessage(data: RawData, isBinary: boolean): Record<str
         throw invalidJson("message", (error as Error).message);
     }
     checkJsonNesting(message);
-    const {type: _type, stream: _stream, stream_options: _streamOptions, background: _background, ...body} = checkBody(validateSocketMessage, message);
+    const {type: _type, stream: _stream, stream_options: _streamOptions, background: _background,
+        ...body} = checkBody(validateSocketMessage, message);
     return body;
 }
 

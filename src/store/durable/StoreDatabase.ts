@@ -98,7 +98,8 @@ export class StoreDatabase {
     }
 
     /** Retries while another process holds the folder, until `deadline` (a reloaded window's old process may still be exiting). */
-    private static async loadWhenFree(folder: string, location: string, log: (line: string) => void, deadline: number): Promise<StoreDatabase> {
+    private static async loadWhenFree(folder: string, location: string, log: (line: string) => void,
+        deadline: number): Promise<StoreDatabase> {
         for (;;)
             try {
                 return await StoreDatabase.load(folder, location, log);
@@ -246,7 +247,7 @@ export class StoreDatabase {
             const copy = new (await loadLevelDb())<string, unknown>(copyLocation, {valueEncoding: "json"});
             try {
                 await copy.open();
-                let batch: Operation[] = [];
+                const batch: Operation[] = [];
                 for await (const [key, value] of this.db.iterator()) {
                     batch.push({type: "put", key, value});
                     if (batch.length >= 512)
@@ -330,7 +331,10 @@ function describeLevelError(error: unknown): string {
 }
 
 function lockedError(folder: string): DataFolderLockedError {
-    return new DataFolderLockedError(`The data folder ${folder} is in use by another Local Responses server. Stop that one, or give this one its own --data-dir (or --store memory).`);
+    return new DataFolderLockedError(
+        `The data folder ${folder} is in use by another Local Responses server. Stop that one, or give this one its own `
+            + `--data-dir (or --store memory).`
+    );
 }
 
 /** Raised where LevelDB has no prebuild (Windows on ARM): the host keeps its stores in memory there. */
@@ -344,6 +348,9 @@ async function loadLevelDb(): Promise<typeof ClassicLevel> {
     try {
         return (await import("classic-level")).ClassicLevel;
     } catch (error) {
-        throw new DurableStoreUnavailableError(`The durable store's database (LevelDB, classic-level) has no build for ${process.platform}-${process.arch}: ${(error as Error).message}`);
+        throw new DurableStoreUnavailableError(
+            `The durable store's database (LevelDB, classic-level) has no build `
+                + `for ${process.platform}-${process.arch}: ${(error as Error).message}`
+        );
     }
 }

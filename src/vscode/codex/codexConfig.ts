@@ -25,7 +25,8 @@ const autoCompactShare = 0.8;
 export function codexTopLevelKeys(provider: CodexProvider): string[] {
     const keys = [`model_provider = "${codexProviderId}"`, `model = ${tomlString(provider.model)}`];
     if (provider.contextWindow != null)
-        keys.push(`model_context_window = ${provider.contextWindow}`, `model_auto_compact_token_limit = ${Math.floor(provider.contextWindow * autoCompactShare)}`);
+        keys.push(`model_context_window = ${provider.contextWindow}`,
+            `model_auto_compact_token_limit = ${Math.floor(provider.contextWindow * autoCompactShare)}`);
     return keys;
 }
 

@@ -13,7 +13,8 @@ import {commandIds} from "../manifest/commandIds.js";
 export async function configureCodex(context: Pick<CommandContext, "controller" | "log" | "firstRun">): Promise<void> {
     const {endpoint, model} = context.controller.state;
     if (endpoint == null) {
-        const choice = await vscode.window.showWarningMessage("Local Responses: start the server first, so Codex has an endpoint to point at.", "Start Server");
+        const choice = await vscode.window.showWarningMessage("Local Responses: start the server first, so Codex has an endpoint to "
+            + "point at.", "Start Server");
         if (choice === "Start Server")
             await vscode.commands.executeCommand(commandIds.startServer);
         return;
@@ -30,7 +31,8 @@ export async function configureCodex(context: Pick<CommandContext, "controller" 
     if (choice.action === "show") {
         const document = await vscode.workspace.openTextDocument({
             language: "toml",
-            content: `# ${configFile}\n${codexTopLevelKeys(provider).join("\n")}\n\n${codexProviderBlock(provider)}\n# Then, in the shell that runs codex:\n# ${codexShellHint()}\n`
+            content: `# ${configFile}\n${codexTopLevelKeys(provider).join("\n")}\n\n${codexProviderBlock(provider)}\n# Then, in the shell `
+                + `that runs codex:\n# ${codexShellHint()}\n`
         });
         await vscode.window.showTextDocument(document);
         context.firstRun.record("codexConfigured");
@@ -47,7 +49,8 @@ export async function configureCodex(context: Pick<CommandContext, "controller" 
     context.log.info(`codex: wrote provider 'local-responses' (${endpoint}) to ${configFile}`);
     context.firstRun.record("codexConfigured");
     const next = await vscode.window.showInformationMessage(
-        `Codex now uses Local Responses (${configFile}). Set ${codexKeyVariable} in the shell that runs codex.`, "Copy API Key", "Open config.toml");
+        `Codex now uses Local Responses (${configFile}). Set ${codexKeyVariable} in the shell that runs codex.`, "Copy API Key",
+        "Open config.toml");
     if (next === "Copy API Key")
         await vscode.commands.executeCommand(commandIds.copyApiKey);
     else if (next === "Open config.toml")

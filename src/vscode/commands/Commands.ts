@@ -51,7 +51,9 @@ export class Commands implements vscode.Disposable {
         const {model, engineKind} = this.context.controller.state;
         const upstream = engineKind === "upstream";
         if (model == null) {
-            void vscode.window.showInformationMessage(upstream ? "Local Responses: not connected to the upstreams." : "Local Responses: no model is loaded.");
+            void vscode.window.showInformationMessage(
+                upstream ? "Local Responses: not connected to the upstreams." : "Local Responses: no model is loaded."
+            );
             return;
         }
         await this.context.controller.unloadModel();
@@ -102,7 +104,8 @@ export class Commands implements vscode.Disposable {
     private async copyEndpoint(): Promise<void> {
         const endpoint = this.context.controller.state.endpoint;
         if (endpoint == null) {
-            const choice = await vscode.window.showWarningMessage("Local Responses: the server is stopped, so there is no endpoint to copy.", "Start Server");
+            const choice = await vscode.window.showWarningMessage("Local Responses: the server is stopped, so there is no endpoint "
+                + "to copy.", "Start Server");
             if (choice === "Start Server")
                 await vscode.commands.executeCommand(commandIds.startServer);
             return;
@@ -146,7 +149,9 @@ export class Commands implements vscode.Disposable {
         this.context.log.info(key.trim() === "" ? "auth: upstream API key removed" : "auth: upstream API key set");
         const controller = this.context.controller;
         if (controller.currentSettings.engine !== "upstream") {
-            void vscode.window.showInformationMessage("Local Responses: upstream API key saved; it is used when localResponses.engine is upstream.");
+            void vscode.window.showInformationMessage(
+                "Local Responses: upstream API key saved; it is used when localResponses.engine is upstream."
+            );
             return;
         }
         const done = await controller.rebuild();
@@ -178,7 +183,9 @@ export class Commands implements vscode.Disposable {
         if (picked == null)
             return;
         const cancelled = await jobs.cancel(picked.label);
-        void vscode.window.showInformationMessage(cancelled ? `Local Responses: cancelled ${picked.label}.` : `Local Responses: ${picked.label} had already finished.`);
+        void vscode.window.showInformationMessage(
+            cancelled ? `Local Responses: cancelled ${picked.label}.` : `Local Responses: ${picked.label} had already finished.`
+        );
     }
 
     private async clearStore(): Promise<void> {
@@ -188,7 +195,8 @@ export class Commands implements vscode.Disposable {
             return;
         }
         const choice = await vscode.window.showWarningMessage(
-            `Delete all ${count} stored responses? Clients can no longer retrieve them or continue from them.`, {modal: true}, "Delete All");
+            `Delete all ${count} stored responses? Clients can no longer retrieve them or continue from them.`, {modal: true},
+            "Delete All");
         if (choice !== "Delete All")
             return;
         const deleted = this.context.responses.clear();

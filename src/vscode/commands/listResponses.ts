@@ -21,7 +21,8 @@ export async function listResponsesCommand(context: Pick<CommandContext, "respon
         pick.items = context.responses.list().map((response) => ({
             id: response.id,
             label: response.id,
-            description: `${response.status} · ${new Date(response.createdAt * 1000).toLocaleTimeString()} · ${response.inputTokens ?? "?"} in / ${response.outputTokens ?? "?"} out${response.background ? " · background" : ""}`,
+            description: `${response.status} · ${new Date(response.createdAt * 1000).toLocaleTimeString()} `
+                + `· ${response.inputTokens ?? "?"} in / ${response.outputTokens ?? "?"} out${response.background ? " · background" : ""}`,
             detail: response.preview,
             buttons: [deleteButton]
         }));

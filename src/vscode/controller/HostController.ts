@@ -3,7 +3,9 @@ import {LocalResponsesHost, type HostEvents} from "../../host/LocalResponsesHost
 import {checkExposure} from "../../host/exposure.js";
 import type {RequestLogEntry} from "../../server/middleware/requestLog.js";
 import type {UpstreamModelListing} from "../../host/upstreamModels.js";
-import {planSettingsChange, settingId, toHostConfig, type ExtensionSettings, type SettingsChangePlan} from "../settings/extensionSettings.js";
+import {
+    planSettingsChange, settingId, toHostConfig, type ExtensionSettings, type SettingsChangePlan
+} from "../settings/extensionSettings.js";
 
 export type HostControllerDeps = {
     /** The API key from SecretStorage. */
@@ -297,7 +299,8 @@ export class HostController {
 
     private onProgress(progress: LoadProgress): void {
         // Binding and context take little time; the model file is what a person waits for.
-        const overall = progress.phase === "binding" ? 0 : progress.phase === "model" ? progress.progress * 0.9 : 0.9 + progress.progress * 0.1;
+        const overall = progress.phase === "binding" ? 0 : progress.phase === "model" ? progress.progress * 0.9
+            : 0.9 + progress.progress * 0.1;
         this.loadProgress = overall;
         this.emitChange();
     }
@@ -312,14 +315,16 @@ export class HostController {
             this.serverState = "listening";
             this.deps.log(`server: listening on ${url}`);
             // The editor always requires its key, so an exposed address is permitted: said, not refused.
-            for (const warning of checkExposure({host: this.settings.host, authRequired: true, allowedOrigins: this.settings.allowedOrigins}))
+            for (const warning of checkExposure({
+                host: this.settings.host, authRequired: true, allowedOrigins: this.settings.allowedOrigins
+            }))
                 this.deps.log(`server: warning: ${warning}`);
             return url;
         } catch (error) {
             this.serverState = "stopped";
             this.lastError = `Cannot listen on ${this.settings.host}:${this.settings.port}: ${(error as Error).message}`;
             this.deps.log(`server: ${this.lastError}`);
-            throw new Error(this.lastError);
+            throw new Error(this.lastError, {cause: error});
         } finally {
             this.emitChange();
         }

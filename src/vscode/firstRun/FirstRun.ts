@@ -55,7 +55,9 @@ export class FirstRun implements vscode.Disposable {
     private async countModelFiles(): Promise<void> {
         const directory = this.context.modelDirectory();
         const downloaded = await listModelFiles(directory).catch(() => []);
-        this.progress.modelFiles(this.context.recentModels().length + downloaded.length + (this.context.controller.currentSettings.modelPath != null ? 1 : 0));
+        this.progress.modelFiles(
+            this.context.recentModels().length + downloaded.length + (this.context.controller.currentSettings.modelPath != null ? 1 : 0)
+        );
         this.apply();
     }
 

@@ -110,7 +110,9 @@ export class BackgroundJobsView implements InspectorJobs {
 
 /** One line per event: its type and what a person would want from it (text deltas, the status reached). */
 function describeEvent(event: LoggedEvent): JobEventView {
-    const typed = event as LoggedEvent & {delta?: unknown, response?: {status?: string}, item?: {type?: string}, error?: {code?: string}, code?: string};
+    const typed = event as LoggedEvent & {
+        delta?: unknown, response?: {status?: string}, item?: {type?: string}, error?: {code?: string}, code?: string
+    };
     let summary = "";
     if (typeof typed.delta === "string")
         summary = JSON.stringify(typed.delta);

@@ -19,7 +19,8 @@ export type InspectorData = {
     /** A stored response's detail was shown (the walkthrough's last step). */
     responseShown: () => void,
     /** Subscribes to everything the panel shows; returns the unsubscribe. */
-    subscribe: (listeners: {responses: () => void, jobs: (jobId: string) => void, status: (view: StatusView) => void, sources: () => void, timings: () => void}) => () => void
+    subscribe: (listeners: {responses: () => void, jobs: (jobId: string) => void, status: (view: StatusView) => void, sources: () => void,
+        timings: () => void}) => () => void
 };
 
 /**
@@ -43,7 +44,8 @@ export class InspectorPanel implements vscode.Disposable {
         if (InspectorPanel.current != null) {
             InspectorPanel.current.panel.reveal();
         } else {
-            const panel = vscode.window.createWebviewPanel(inspectorViewType, "Local Responses Inspector", vscode.ViewColumn.Active, InspectorPanel.options(extensionUri));
+            const panel = vscode.window.createWebviewPanel(inspectorViewType, "Local Responses Inspector", vscode.ViewColumn.Active,
+                InspectorPanel.options(extensionUri));
             InspectorPanel.current = new InspectorPanel(panel, extensionUri, data);
         }
         if (target != null)
@@ -72,12 +74,16 @@ export class InspectorPanel implements vscode.Disposable {
         webview.html = inspectorHtml({
             cspSource: webview.cspSource,
             scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "dist", "webview", "main.js")).toString(),
-            styleUris: ["uplot.min.css", "inspector.css"].map((name) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "media", name)).toString())
+            styleUris: ["uplot.min.css", "inspector.css"].map(
+                (name) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, "media", name)).toString()
+            )
         });
         this.disposables.push(
             webview.onDidReceiveMessage((message: unknown) => {
                 if (isFromWebview(message))
-                    void this.handle(message).catch((error: unknown) => vscode.window.showErrorMessage(`Inspector: ${(error as Error).message}`));
+                    void this.handle(message).catch(
+                        (error: unknown) => vscode.window.showErrorMessage(`Inspector: ${(error as Error).message}`)
+                    );
             }),
             panel.onDidDispose(() => this.dispose()),
             // A hidden panel's page is discarded (no retainContextWhenHidden); it sends `ready` again when shown.
@@ -155,7 +161,9 @@ export class InspectorPanel implements vscode.Disposable {
                     return;
                 }
                 const cancelled = await jobs.cancel(message.id);
-                void vscode.window.showInformationMessage(cancelled ? `Background job ${message.id} cancelled.` : `Background job ${message.id} had already finished.`);
+                void vscode.window.showInformationMessage(
+                    cancelled ? `Background job ${message.id} cancelled.` : `Background job ${message.id} had already finished.`
+                );
                 this.jobsThrottle.schedule();
                 return;
             }

@@ -50,7 +50,8 @@ export function filterResponses(responses: readonly ResponseSummary[], filter: R
             return false;
         if (needle === "")
             return true;
-        const haystack = [response.id, response.model, response.preview, ...Object.entries(response.metadata).flat()].join("\n").toLowerCase();
+        const haystack = [response.id, response.model, response.preview,
+            ...Object.entries(response.metadata).flat()].join("\n").toLowerCase();
         return haystack.includes(needle);
     });
 }

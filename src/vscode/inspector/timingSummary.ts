@@ -8,7 +8,8 @@ export function describeTimingSamples(samples: readonly TimingSample[], minutes:
     const last = samples.at(-1)!;
     const ttft = median(samples.map((sample) => sample.timeToFirstTokenMs));
     const rate = median(samples.map((sample) => sample.outputTokensPerSecond));
-    return `${samples.length} response${samples.length === 1 ? "" : "s"} in the last ${minutes} minutes: median time to first token ${formatDuration(ttft)}, ` +
+    return `${samples.length} response${samples.length === 1 ? "" : "s"} in the last ${minutes} minutes: ` +
+        `median time to first token ${formatDuration(ttft)}, ` +
         `median ${formatPerSecond(rate)}; last ${formatDuration(last.timeToFirstTokenMs)}, ${formatPerSecond(last.outputTokensPerSecond)}.`;
 }
 

@@ -19,7 +19,9 @@ type CatalogContext = Pick<CommandContext, "controller" | "log" | "extensionUri"
  * whether it fits this machine read from its GGUF header, or any `hf:` URI or https URL; then a cancellable
  * download (checked against the entry's SHA-256 when it gives one) and the load.
  */
-export async function downloadModelCommand(context: CatalogContext & Pick<CommandContext, "modelDirectory" | "notifyModelsChanged" | "rememberModel">): Promise<void> {
+export async function downloadModelCommand(
+    context: CatalogContext & Pick<CommandContext, "modelDirectory" | "notifyModelsChanged" | "rememberModel">
+): Promise<void> {
     if (context.controller.state.engineKind === "upstream")
         return offerLocalEngine(context);
     const picked = await pickModel(context);
@@ -71,7 +73,8 @@ export async function downloadModelCommand(context: CatalogContext & Pick<Comman
 /** Download Model… with the upstream engine: downloads are GGUF files for the local engine; offers to switch to it. */
 async function offerLocalEngine(context: Pick<CommandContext, "log">): Promise<void> {
     const choice = await vscode.window.showInformationMessage(
-        "Local Responses: Download Model… fetches GGUF files for the local engine, and localResponses.engine is upstream: the upstream servers provide the models (Load Model… picks one).",
+        "Local Responses: Download Model… fetches GGUF files for the local engine, and localResponses.engine is upstream: the upstream "
+            + "servers provide the models (Load Model… picks one).",
         "Switch to Local Engine", "Cancel");
     if (choice !== "Switch to Local Engine")
         return;
@@ -102,7 +105,9 @@ async function pickModel(context: CatalogContext): Promise<Download | null> {
         detail: `$(loading~spin) Estimating fit… · ${entry.description}`,
         entry
     }));
-    const custom: PickItem = {label: "$(link) Enter a URL or hf: URI…", description: "any GGUF file (or paste it here)", alwaysShow: true, custom: true};
+    const custom: PickItem = {
+        label: "$(link) Enter a URL or hf: URI…", description: "any GGUF file (or paste it here)", alwaysShow: true, custom: true
+    };
     const render = () => {
         pick.items = [...items, {label: "", kind: vscode.QuickPickItemKind.Separator}, custom];
     };
@@ -127,7 +132,9 @@ async function pickModel(context: CatalogContext): Promise<Download | null> {
                         uri: entry.uri, ...planned, signal: stop.signal
                     });
                     item.detail = `${describeFit(fit)} · ${entry.description}`;
-                    context.log.info(`download: fit of ${entry.uri}: ${fit.verdict} (needs ${fit.requiredBytes} bytes, ${fit.availableBytes} available)`);
+                    context.log.info(
+                        `download: fit of ${entry.uri}: ${fit.verdict} (needs ${fit.requiredBytes} bytes, ${fit.availableBytes} available)`
+                    );
                 } catch (error) {
                     item.detail = `$(question) Fit unknown: ${(error as Error).message.split("\n")[0]} · ${entry.description}`;
                 }

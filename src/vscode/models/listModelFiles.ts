@@ -11,6 +11,8 @@ export async function listModelFiles(directory: string): Promise<ModelFile[]> {
             return [];
         throw error;
     });
-    const files = entries.filter((entry) => entry.isFile() && entry.name.toLowerCase().endsWith(".gguf")).map((entry) => path.join(directory, entry.name));
+    const files = entries.filter((entry) => entry.isFile() && entry.name.toLowerCase().endsWith(".gguf")).map(
+        (entry) => path.join(directory, entry.name)
+    );
     return Promise.all(files.sort().map(async (file) => ({path: file, bytes: await fs.stat(file).then((stat) => stat.size, () => null)})));
 }

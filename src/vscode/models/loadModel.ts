@@ -4,8 +4,13 @@ import type {CommandContext} from "../CommandContext.js";
 import {Settings} from "../settings/Settings.js";
 import {loadUpstreamModelCommand} from "./loadUpstreamModel.js";
 
-/** Load Model…: with the upstream engine, a model the upstreams serve; else recent models first, or a file picker for `.gguf`; the choice becomes the model setting. */
-export async function loadModelCommand(context: Pick<CommandContext, "controller" | "log" | "recentModels" | "rememberModel">): Promise<void> {
+/**
+ * Load Model…: with the upstream engine, a model the upstreams serve; else recent models first, or a file picker for
+ * `.gguf`; the choice becomes the model setting.
+ */
+export async function loadModelCommand(
+    context: Pick<CommandContext, "controller" | "log" | "recentModels" | "rememberModel">
+): Promise<void> {
     if (context.controller.state.engineKind === "upstream")
         return loadUpstreamModelCommand(context);
     const recent = context.recentModels();
@@ -48,5 +53,7 @@ export async function loadAndRemember(context: Pick<CommandContext, "controller"
     let where = context.controller.state.endpoint;
     if (where == null && context.controller.currentSettings.autoStart)
         where = await context.controller.startServer();
-    void vscode.window.showInformationMessage(`Local Responses: ${info.id} loaded${where != null ? `, serving on ${where}` : " (server stopped)"}.`);
+    void vscode.window.showInformationMessage(
+        `Local Responses: ${info.id} loaded${where != null ? `, serving on ${where}` : " (server stopped)"}.`
+    );
 }

@@ -12,8 +12,9 @@ type UpstreamContext = Pick<CommandContext, "controller" | "log">;
  */
 export async function loadUpstreamModelCommand(context: UpstreamContext): Promise<void> {
     const controller = context.controller;
-    const listings = await vscode.window.withProgress({location: vscode.ProgressLocation.Window, title: "Asking the upstreams for their models"},
-        () => controller.listUpstreamModels());
+    const listings = await vscode.window.withProgress({
+        location: vscode.ProgressLocation.Window, title: "Asking the upstreams for their models"
+    }, () => controller.listUpstreamModels());
     const reason = noUpstreamModelReason(listings);
     if (reason != null) {
         context.log.warn(`upstream: ${reason}`);
@@ -55,5 +56,6 @@ export async function connectUpstreamModel(context: UpstreamContext, model: stri
     if (where == null && controller.currentSettings.autoStart)
         where = await controller.startServer();
     void vscode.window.showInformationMessage(
-        `Local Responses: ${info.id} connected (upstream on ${info.path})${where != null ? `, serving on ${where}` : " (server stopped)"}.`);
+        `Local Responses: ${info.id} connected (upstream `
+            + `on ${info.path})${where != null ? `, serving on ${where}` : " (server stopped)"}.`);
 }

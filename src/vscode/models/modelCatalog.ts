@@ -84,7 +84,8 @@ export function describeEntry(entry: CatalogEntry): string {
 
 /** What the fit estimate says, in one line with its codicon: what it needs at this context, of what is available. */
 export function describeFit(fit: ModelFit): string {
-    const needs = `needs ${formatBytes(fit.requiredBytes)} (weights ${formatBytes(fit.modelRamBytes)} + context ${formatBytes(fit.contextRamBytes)} for ${fit.contextSize} tokens × ${fit.sequences})`;
+    const needs = `needs ${formatBytes(fit.requiredBytes)} (weights ${formatBytes(fit.modelRamBytes)} + `
+        + `context ${formatBytes(fit.contextRamBytes)} for ${fit.contextSize} tokens × ${fit.sequences})`;
     const available = `${formatBytes(fit.availableBytes)} available`;
     switch (fit.verdict) {
         case "fits":

@@ -36,6 +36,7 @@ export class Settings {
     }
 
     public static downloadDirectory(settings: ExtensionSettings, globalStorage: vscode.Uri): string {
-        return settings.downloadDirectory != null ? Settings.resolveModelPath(settings.downloadDirectory) : vscode.Uri.joinPath(globalStorage, "models").fsPath;
+        return settings.downloadDirectory != null ? Settings.resolveModelPath(settings.downloadDirectory)
+            : vscode.Uri.joinPath(globalStorage, "models").fsPath;
     }
 }

@@ -40,8 +40,10 @@ export class Sidebar implements vscode.Disposable {
     public constructor(private readonly context: SidebarContext) {
         this.server = new SidebarView(sidebarViewIds.server, () => this.serverRows(), {intervalMs: 500});
         this.models = new SidebarView(sidebarViewIds.models, () => this.modelRows());
-        this.responses = new SidebarView(sidebarViewIds.responses, () => context.hasHost ? responseRows(context.responses.list(), commandIds.sidebarOpenResponse, clock) : []);
-        this.jobs = new SidebarView(sidebarViewIds.jobs, () => jobRows(context.hasHost ? context.jobs?.list() ?? null : [], commandIds.sidebarOpenJob));
+        this.responses = new SidebarView(sidebarViewIds.responses,
+            () => context.hasHost ? responseRows(context.responses.list(), commandIds.sidebarOpenResponse, clock) : []);
+        this.jobs = new SidebarView(sidebarViewIds.jobs,
+            () => jobRows(context.hasHost ? context.jobs?.list() ?? null : [], commandIds.sidebarOpenJob));
         this.disposables.push(this.server, this.models, this.responses, this.jobs);
 
         this.unsubscribes.push(
@@ -59,22 +61,24 @@ export class Sidebar implements vscode.Disposable {
         this.followSources();
         this.setContextKeys();
 
-        const run = (id: string, view: SidebarView, action: (row: SidebarRow) => unknown) => vscode.commands.registerCommand(id, async (argument: unknown) => {
-            const row = view.targetOf(argument);
-            if (row?.target == null)
-                return;
-            try {
-                await action(row);
-            } catch (error) {
-                context.log.error(`${id}: ${(error as Error).message}`);
-                void vscode.window.showErrorMessage(`Local Responses: ${(error as Error).message}`);
-            }
-        });
+        const run = (id: string, view: SidebarView, action: (row: SidebarRow) => unknown) => vscode.commands.registerCommand(id,
+            async (argument: unknown) => {
+                const row = view.targetOf(argument);
+                if (row?.target == null)
+                    return;
+                try {
+                    await action(row);
+                } catch (error) {
+                    context.log.error(`${id}: ${(error as Error).message}`);
+                    void vscode.window.showErrorMessage(`Local Responses: ${(error as Error).message}`);
+                }
+            });
         this.disposables.push(
             run(commandIds.sidebarLoadModel, this.models, (row) => row.contextValue?.startsWith("upstreamModel")
                 ? connectUpstreamModel(context, row.target!)
                 : loadAndRemember(context, row.target!)),
-            run(commandIds.sidebarRevealModel, this.models, (row) => vscode.commands.executeCommand("revealFileInOS", vscode.Uri.file(row.target!))),
+            run(commandIds.sidebarRevealModel, this.models,
+                (row) => vscode.commands.executeCommand("revealFileInOS", vscode.Uri.file(row.target!))),
             run(commandIds.sidebarDeleteModel, this.models, (row) => this.deleteModel(row)),
             run(commandIds.sidebarForgetModel, this.models, (row) => context.forgetRecentModel(row.target!)),
             run(commandIds.sidebarOpenResponse, this.responses, (row) => context.openInspector({response: row.target!})),
@@ -141,18 +145,24 @@ export class Sidebar implements vscode.Disposable {
     private async deleteModel(row: SidebarRow): Promise<void> {
         const modelPath = row.target!;
         if (!row.contextValue?.startsWith("model.downloaded")) {
-            void vscode.window.showInformationMessage(`Local Responses: ${path.basename(modelPath)} was not downloaded here, so it is only removed from the list (the file stays).`);
+            void vscode.window.showInformationMessage(
+                `Local Responses: ${path.basename(modelPath)} was not downloaded here, so it is only removed from `
+                    + `the list (the file stays).`
+            );
             await this.context.forgetRecentModel(modelPath);
             return;
         }
         if (this.context.controller.state.model?.path === modelPath) {
-            void vscode.window.showWarningMessage(`Local Responses: ${path.basename(modelPath)} is loaded. Unload it first (Unload Model).`);
+            void vscode.window.showWarningMessage(
+                `Local Responses: ${path.basename(modelPath)} is loaded. Unload it first (Unload Model).`
+            );
             return;
         }
         // Refused (with why, shown by `run`) before asking: the command's argument may name any path.
         await deletableModel(modelPath, this.context.modelDirectory());
         const size = await fs.stat(modelPath).then((stat) => ` (${formatBytes(stat.size)})`, () => "");
-        const choice = await vscode.window.showWarningMessage(`Delete ${path.basename(modelPath)}${size} from disk?`, {modal: true, detail: modelPath}, "Delete");
+        const choice = await vscode.window.showWarningMessage(`Delete ${path.basename(modelPath)}${size} from disk?`,
+            {modal: true, detail: modelPath}, "Delete");
         if (choice !== "Delete")
             return;
         // Checked again: the file may have been swapped for a link while the dialog was open.
@@ -163,7 +173,8 @@ export class Sidebar implements vscode.Disposable {
 
     private async deleteResponse(row: SidebarRow): Promise<void> {
         const id = row.target!;
-        const choice = await vscode.window.showWarningMessage(`Delete stored response ${id}?`, {modal: true, detail: "Clients can no longer retrieve it or continue from it."}, "Delete");
+        const choice = await vscode.window.showWarningMessage(`Delete stored response ${id}?`,
+            {modal: true, detail: "Clients can no longer retrieve it or continue from it."}, "Delete");
         if (choice !== "Delete")
             return;
         if (this.context.responses.delete(id))
@@ -177,7 +188,9 @@ export class Sidebar implements vscode.Disposable {
         if (jobs == null || row.contextValue !== "job.active")
             return;
         const cancelled = await jobs.cancel(row.target!);
-        void vscode.window.showInformationMessage(cancelled ? `Local Responses: cancelled ${row.target}.` : `Local Responses: ${row.target} had already finished.`);
+        void vscode.window.showInformationMessage(
+            cancelled ? `Local Responses: cancelled ${row.target}.` : `Local Responses: ${row.target} had already finished.`
+        );
     }
 
     public dispose(): void {

@@ -13,7 +13,8 @@ export class SidebarView implements vscode.TreeDataProvider<SidebarRow>, vscode.
     private readonly throttle: Throttle;
     private rows: SidebarRow[] = [];
 
-    public constructor(id: string, private readonly build: () => SidebarRow[] | Promise<SidebarRow[]>, options: {intervalMs?: number, emptyMessage?: string} = {}) {
+    public constructor(id: string, private readonly build: () => SidebarRow[] | Promise<SidebarRow[]>,
+        options: {intervalMs?: number, emptyMessage?: string} = {}) {
         this.view = vscode.window.createTreeView(id, {treeDataProvider: this, showCollapseAll: false});
         this.throttle = new Throttle(() => this.changed.fire(), options.intervalMs ?? 250);
         this.emptyMessage = options.emptyMessage;

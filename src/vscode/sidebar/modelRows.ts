@@ -21,13 +21,17 @@ export type ModelsFacts = {
 export function modelRows(facts: ModelsFacts): SidebarRow[] {
     const sizes = new Map(facts.downloaded.map((file) => [file.path, file.bytes]));
     const downloaded = new Set(facts.downloaded.map((file) => file.path));
-    const order = [...new Set([...(facts.loadedPath != null ? [facts.loadedPath] : []), ...facts.recent, ...facts.downloaded.map((file) => file.path)])];
+    const order = [
+        ...new Set([...(facts.loadedPath != null ? [facts.loadedPath] : []), ...facts.recent, ...facts.downloaded.map((file) => file.path)])
+    ];
     return order.map((modelPath): SidebarRow => {
         const loaded = modelPath === facts.loadedPath;
         const loading = modelPath === facts.loadingPath;
         const isDownloaded = downloaded.has(modelPath);
         const size = sizes.get(modelPath);
-        const parts = [loaded ? "loaded" : loading ? "loading…" : null, isDownloaded ? "downloaded" : "recent", size != null ? formatBytes(size) : null];
+        const parts = [
+            loaded ? "loaded" : loading ? "loading…" : null, isDownloaded ? "downloaded" : "recent", size != null ? formatBytes(size) : null
+        ];
         return {
             id: `model:${modelPath}`,
             label: baseName(modelPath),

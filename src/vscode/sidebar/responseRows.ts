@@ -5,11 +5,13 @@ import type {SidebarRow} from "./SidebarRow.js";
 export const responseRowLimit = 50;
 
 /** The Responses view: the most recent stored responses; Enter (or a click) opens one in the inspector. */
-export function responseRows(responses: readonly ResponseSummary[], openCommand: string, formatTime: (seconds: number) => string): SidebarRow[] {
+export function responseRows(responses: readonly ResponseSummary[], openCommand: string,
+    formatTime: (seconds: number) => string): SidebarRow[] {
     return responses.slice(0, responseRowLimit).map((response) => ({
         id: `response:${response.id}`,
         label: response.preview !== "" ? response.preview.slice(0, 60) : response.id,
-        description: `${response.status} · ${response.inputTokens ?? "?"}→${response.outputTokens ?? "?"} tokens · ${formatTime(response.createdAt)}${response.background ? " · background" : ""}`,
+        description: `${response.status} · ${response.inputTokens ?? "?"}→${response.outputTokens ?? "?"} tokens `
+            + `· ${formatTime(response.createdAt)}${response.background ? " · background" : ""}`,
         tooltip: `${response.id}\n${response.model} · ${response.status}\n${response.preview}`,
         icon: statusIcon(response.status),
         contextValue: "response",

@@ -20,21 +20,30 @@ export function serverRows(facts: ServerFacts): SidebarRow[] {
     const {state, engine} = facts;
     const model: ModelInfo | null = state.model;
     return [
-        {id: "server.state", label: "State", description: describeServer(state), icon: serverIcon(state), contextValue: `server.${state.server}`,
+        {id: "server.state", label: "State", description: describeServer(state), icon: serverIcon(state),
+            contextValue: `server.${state.server}`,
             tooltip: state.lastError ?? undefined},
         {id: "server.endpoint", label: "Endpoint", description: state.endpoint ?? "not listening", icon: "link",
             contextValue: state.endpoint != null ? "server.endpoint" : undefined, target: state.endpoint ?? undefined},
-        {id: "server.model", label: "Model", description: describeModel(state), icon: "symbol-constant", tooltip: model?.path ?? state.pendingModelPath ?? undefined,
+        {id: "server.model", label: "Model", description: describeModel(state), icon: "symbol-constant",
+            tooltip: model?.path ?? state.pendingModelPath ?? undefined,
             contextValue: model != null ? "server.model" : "server.noModel"},
-        {id: "server.engine", label: "Engine", description: describeEngine(state.engineKind, model), icon: state.engineKind === "upstream" ? "cloud" : "vm"},
+        {
+            id: "server.engine", label: "Engine", description: describeEngine(state.engineKind, model),
+            icon: state.engineKind === "upstream" ? "cloud" : "vm"
+        },
         {id: "server.context", label: "Context", icon: "symbol-array",
-            description: model != null ? `${model.contextSize} tokens × ${model.sequences} sequences (trained ${model.trainContextSize})` : "–"},
+            description: model != null ? `${model.contextSize} tokens × ${model.sequences} sequences (trained ${model.trainContextSize})`
+                : "–"},
         {id: "server.threads", label: "Threads", icon: "server-process",
             description: `${facts.threads.count}${facts.threads.isDefault ? " (cores − 1)" : ""}`},
         {id: "server.queue", label: "Queue", icon: "list-ordered",
-            description: engine == null ? "–" : `${engine.queueDepth} waiting (limit ${engine.queueLimit}) · ${engine.sequencesBusy}/${engine.sequencesTotal} sequences busy`},
+            description: engine == null ? "–"
+                : `${engine.queueDepth} waiting (limit ${engine.queueLimit}) `
+                    + `· ${engine.sequencesBusy}/${engine.sequencesTotal} sequences busy`},
         {id: "server.totals", label: "Since start", icon: "graph",
-            description: `${facts.totals.generations} responses · ${formatCount(facts.totals.inputTokens)} in (${formatCount(facts.totals.cachedTokens)} cached) / ${formatCount(facts.totals.outputTokens)} out`},
+            description: `${facts.totals.generations} responses · ${formatCount(facts.totals.inputTokens)} in `
+                + `(${formatCount(facts.totals.cachedTokens)} cached) / ${formatCount(facts.totals.outputTokens)} out`},
         {id: "server.vscodeChat", label: "VS Code chat", icon: "comment-discussion", description: describeVscodeChat(facts.vscodeChat)}
     ];
 }

@@ -23,7 +23,8 @@ export function upstreamModelRows(facts: UpstreamModelsFacts): SidebarRow[] {
             id: `upstreamModel:${choice.model}`,
             label: choice.model,
             description: [state, `upstream ${choice.upstreams.join(", ")}`].filter((part) => part != null).join(" · "),
-            tooltip: `${choice.model}, served by ${choice.upstreams.join(", ")} (localResponses.engine: upstream; model files are not used)`,
+            tooltip: `${choice.model}, served by ${choice.upstreams.join(", ")} (localResponses.engine: upstream; `
+                + `model files are not used)`,
             icon: choice.current && facts.connected != null ? "pass-filled" : "cloud",
             contextValue: choice.current && facts.connected != null ? "upstreamModel.connected" : "upstreamModel",
             target: choice.model

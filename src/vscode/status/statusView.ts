@@ -31,7 +31,8 @@ export function formatStatus(model: StatusModel): StatusView {
     let text: string;
     switch (state) {
         case "loading":
-            text = model.engineKind === "upstream" ? `$(loading~spin) ${name}: connecting` : `$(loading~spin) ${name}: loading${model.loadProgress != null ? ` ${Math.round(model.loadProgress * 100)}%` : ""}`;
+            text = model.engineKind === "upstream" ? `$(loading~spin) ${name}: connecting`
+                : `$(loading~spin) ${name}: loading${model.loadProgress != null ? ` ${Math.round(model.loadProgress * 100)}%` : ""}`;
             break;
         case "generating":
             text = model.prompt != null && model.tokensPerSecond === 0
@@ -46,9 +47,10 @@ export function formatStatus(model: StatusModel): StatusView {
             break;
         default:
             // Listening without a model (after Unload Model) is not the same as off: every request gets 503.
-            if (model.modelName == null)
-                text = `$(circle-slash) Local Responses: ${model.engineKind === "upstream" ? "upstream disconnected" : "no model"}${model.server === "listening" ? " (serving 503)" : ""}`;
-            else
+            if (model.modelName == null) {
+                const what = model.engineKind === "upstream" ? "upstream disconnected" : "no model";
+                text = `$(circle-slash) Local Responses: ${what}${model.server === "listening" ? " (serving 503)" : ""}`;
+            } else
                 text = `$(circle-slash) ${name}: stopped`;
     }
 
@@ -56,11 +58,12 @@ export function formatStatus(model: StatusModel): StatusView {
         `Local Responses: ${describeState(state, model)}`,
         `Endpoint: ${model.endpoint ?? "not listening"}`,
         ...(model.answeredBy != null ? [`Engine: ${model.answeredBy}`] : []),
-        `Tokens since start: ${formatCount(model.totals.inputTokens)} in / ${formatCount(model.totals.outputTokens)} out (${model.totals.generations} responses)`,
+        `Tokens since start: ${formatCount(model.totals.inputTokens)} in / ${formatCount(model.totals.outputTokens)} out `
+            + `(${model.totals.generations} responses)`,
         `Cached input tokens: ${formatCount(model.totals.cachedTokens)}`,
         `Active jobs: ${model.activeJobs == null ? "n/a" : model.activeJobs}`,
         `Queue depth: ${model.queueDepth}`,
-        ...(model.prompt != null ? [`Prompt evaluation: ${model.prompt.evaluated} of ${model.prompt.total} tokens${model.prompt.responses > 1 ? ` (${model.prompt.responses} prompts)` : ""}`] : []),
+        ...(model.prompt != null ? [promptLine(model.prompt)] : []),
         "",
         "Click to open the inspector"
     ];
@@ -92,6 +95,12 @@ function describeState(state: StatusView["state"], model: StatusModel): string {
         default:
             return state;
     }
+}
+
+/** The tooltip's line on the prompts being evaluated. */
+function promptLine(prompt: PromptProgressView): string {
+    const prompts = prompt.responses > 1 ? ` (${prompt.responses} prompts)` : "";
+    return `Prompt evaluation: ${prompt.evaluated} of ${prompt.total} tokens${prompts}`;
 }
 
 /** `4.1k/12.7k tokens (32%)`: how far the prompts being evaluated are. */
