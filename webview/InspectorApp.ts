@@ -37,18 +37,23 @@ export class InspectorApp {
     }
 
     public start(): void {
-        const search = textField({label: "Search stored responses", placeholder: "Search id, model, text, metadata", value: this.view.filter.search, testId: "search", onInput: (search) => {
-            this.saveView({filter: {...this.view.filter, search}});
-            this.renderResponses();
-        }});
-        const status = dropdown({label: "Filter by status", choices: statusChoices, value: this.view.filter.status, testId: "status-filter", onChange: (status) => {
-            this.saveView({filter: {...this.view.filter, status}});
-            this.renderResponses();
-        }});
+        const search = textField({label: "Search stored responses", placeholder: "Search id, model, text, metadata",
+            value: this.view.filter.search, testId: "search", onInput: (search) => {
+                this.saveView({filter: {...this.view.filter, search}});
+                this.renderResponses();
+            }});
+        const status = dropdown({label: "Filter by status", choices: statusChoices, value: this.view.filter.status, testId: "status-filter",
+            onChange: (status) => {
+                this.saveView({filter: {...this.view.filter, status}});
+                this.renderResponses();
+            }});
         this.filterFields = {search, status};
         const filters = el("div", {className: "filters"}, search, status);
         this.panels = tabs([
-            {id: "responses", label: "Responses", count: 0, content: el("div", {className: "tab-body"}, this.chart.element, filters, this.responsesList, this.detailPane)},
+            {
+                id: "responses", label: "Responses", count: 0,
+                content: el("div", {className: "tab-body"}, this.chart.element, filters, this.responsesList, this.detailPane)
+            },
             {id: "jobs", label: "Jobs", count: 0, content: el("div", {className: "tab-body"}, this.jobsList, this.jobEventsPane)}
         ], this.view.tab, (tab) => this.saveView({tab: tab as PersistedViewState["tab"]}));
         replaceChildren(this.root, this.statusLine, this.panels);
@@ -133,7 +138,8 @@ export class InspectorApp {
         if (this.panels != null)
             setTabCount(this.panels, "responses", this.state.responses.length);
         // A response deleted elsewhere (or evicted) closes its detail.
-        if (this.detail != null && this.detail.detail != null && !this.state.responses.some((response) => response.id === this.detail!.id)) {
+        if (this.detail != null && this.detail.detail != null
+            && !this.state.responses.some((response) => response.id === this.detail!.id)) {
             this.detail = {id: this.detail.id, detail: null};
             this.renderDetail();
         }

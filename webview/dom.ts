@@ -1,7 +1,8 @@
 type Child = Node | string | null | undefined | false;
 
 /** Builds an element: attributes (a `data-*` test hook among them), listeners by `on<event>`, children. */
-export function el(tag: string, attributes: Record<string, string | number | boolean | null | undefined | ((event: Event) => void)> = {}, ...children: Child[]): HTMLElement {
+export function el(tag: string, attributes: Record<string, string | number | boolean | null | undefined | ((event: Event) => void)> = {},
+    ...children: Child[]): HTMLElement {
     const element = document.createElement(tag);
     for (const [name, value] of Object.entries(attributes)) {
         if (value == null || value === false)

@@ -3,7 +3,8 @@ import {tags} from "./tags.js";
 
 /** Our own components over the toolkit's elements: the rest of the page never names a toolkit tag. */
 
-export function button(label: string, onClick: () => void, options: {appearance?: "primary" | "secondary" | "icon", title?: string, testId?: string, disabled?: boolean} = {}): HTMLElement {
+export function button(label: string, onClick: () => void,
+    options: {appearance?: "primary" | "secondary" | "icon", title?: string, testId?: string, disabled?: boolean} = {}): HTMLElement {
     return el(tags.button, {
         appearance: options.appearance ?? "secondary",
         title: options.title ?? null,
@@ -21,16 +22,20 @@ export function button(label: string, onClick: () => void, options: {appearance?
 export type ValueField = HTMLElement & {value: string};
 
 /** A text field; `label` is its accessible name (a placeholder is not one). */
-export function textField(options: {label: string, placeholder: string, value: string, onInput: (value: string) => void, testId?: string}): ValueField {
-    const field = el(tags.textField, {placeholder: options.placeholder, "aria-label": options.label, "data-testid": options.testId ?? null}) as ValueField;
+export function textField(options: {label: string, placeholder: string, value: string, onInput: (value: string) => void,
+    testId?: string}): ValueField {
+    const field = el(tags.textField,
+        {placeholder: options.placeholder, "aria-label": options.label, "data-testid": options.testId ?? null}) as ValueField;
     field.value = options.value;
     field.addEventListener("input", () => options.onInput(field.value));
     return field;
 }
 
-export function dropdown(options: {label: string, choices: {value: string, label: string}[], value: string, onChange: (value: string) => void, testId?: string}): ValueField {
+export function dropdown(options: {label: string, choices: {value: string, label: string}[], value: string,
+    onChange: (value: string) => void, testId?: string}): ValueField {
     const select = el(tags.dropdown, {"aria-label": options.label, "data-testid": options.testId ?? null},
-        ...options.choices.map((choice) => el(tags.option, {value: choice.value, selected: choice.value === options.value}, choice.label))) as ValueField;
+        ...options.choices.map((choice) => el(tags.option, {value: choice.value, selected: choice.value === options.value},
+            choice.label))) as ValueField;
     select.addEventListener("change", () => options.onChange(select.value));
     return select;
 }
@@ -52,7 +57,10 @@ export type Tab = {id: string, label: string, count?: number, content: HTMLEleme
 /** Tabs; `onChange` hears the id of the tab a person picks. */
 export function tabs(list: Tab[], active: string, onChange: (id: string) => void): HTMLElement {
     const panels = el(tags.panels, {activeid: `tab-${active}`, "aria-label": "Inspector sections"},
-        ...list.map((tab) => el(tags.panelTab, {id: `tab-${tab.id}`, "data-testid": `tab-${tab.id}`}, tab.label, tab.count != null ? badge(tab.count) : null)),
+        ...list.map(
+            (tab) => el(tags.panelTab, {id: `tab-${tab.id}`, "data-testid": `tab-${tab.id}`}, tab.label,
+                tab.count != null ? badge(tab.count) : null)
+        ),
         ...list.map((tab) => el(tags.panelView, {id: `view-${tab.id}`}, tab.content)));
     panels.addEventListener("change", (event) => {
         const activeTab = (event.target as HTMLElement & {activetab?: HTMLElement}).activetab;

@@ -33,12 +33,14 @@ export function detailView(id: string, detail: ResponseDetail | null, actions: {
             ...(response.previous_response_id != null ? fact("Previous", response.previous_response_id) : [])),
         problemBlock(response),
         section("Timings", timingsBlock(detail.timings)),
-        section("Usage", response.usage == null ? el("p", {className: "empty"}, "No usage (not finished or failed).") : usageTable(response.usage)),
+        section("Usage",
+            response.usage == null ? el("p", {className: "empty"}, "No usage (not finished or failed).") : usageTable(response.usage)),
         section(`Input items (${detail.inputItems.length})`, itemsList(detail.inputItems as AnyItem[], "input-items", null)),
         section(`Output items (${detail.response.output.length})`, itemsList(detail.response.output as AnyItem[], "output-items", format)),
         section("Metadata", metadata.length === 0 ? el("p", {className: "empty"}, "None.")
             : el("dl", {className: "facts"}, ...metadata.flatMap(([key, value]) => fact(key, value)))),
-        el("details", {className: "raw"}, el("summary", {}, "Raw JSON"), el("pre", {className: "mono", "data-testid": "raw-json"}, JSON.stringify(detail.response, null, 2))));
+        el("details", {className: "raw"}, el("summary", {}, "Raw JSON"),
+            el("pre", {className: "mono", "data-testid": "raw-json"}, JSON.stringify(detail.response, null, 2))));
 }
 
 function section(title: string, content: HTMLElement): HTMLElement {
@@ -68,15 +70,18 @@ function itemsList(items: AnyItem[], testId: string, format: TextFormat): HTMLEl
 function timingsBlock(timings: ResponseTimings | null): HTMLElement {
     if (timings == null)
         return el("p", {className: "empty"}, "No timings: it did not finish a generation here (failed or cancelled).");
-    return el("dl", {className: "facts timings", "data-testid": "timings"}, ...timingFacts(timings).flatMap(([name, value]) => fact(name, value)));
+    return el("dl", {className: "facts timings", "data-testid": "timings"},
+        ...timingFacts(timings).flatMap(([name, value]) => fact(name, value)));
 }
 
 /** A failed response's error, or why it is incomplete: said first, where a person looks. */
-function problemBlock(response: {status?: string, error?: {code?: string, message?: string} | null, incomplete_details?: {reason?: string} | null}): HTMLElement | null {
+function problemBlock(response: {status?: string, error?: {code?: string, message?: string} | null,
+    incomplete_details?: {reason?: string} | null}): HTMLElement | null {
     if (response.error != null)
         return el("div", {className: "problem", role: "alert", "data-testid": "response-error"},
             el("strong", {}, `Error ${response.error.code ?? ""}`), el("div", {}, response.error.message ?? ""));
     if (response.status === "incomplete")
-        return el("div", {className: "problem warning", role: "status"}, el("strong", {}, "Incomplete: "), response.incomplete_details?.reason ?? "unknown reason");
+        return el("div", {className: "problem warning", role: "status"}, el("strong", {}, "Incomplete: "),
+            response.incomplete_details?.reason ?? "unknown reason");
     return null;
 }

@@ -14,7 +14,8 @@ export function itemView(item: AnyItem, format: TextFormat): HTMLElement {
     return el("li", {className: `item item-${kind}`, "data-item-type": kind},
         el("div", {className: "item-kind"}, ...itemHeading(item)),
         itemBody(item, format),
-        el("details", {className: "raw item-raw"}, el("summary", {}, "Raw JSON"), el("pre", {className: "mono"}, JSON.stringify(item, null, 2))));
+        el("details", {className: "raw item-raw"}, el("summary", {}, "Raw JSON"),
+            el("pre", {className: "mono"}, JSON.stringify(item, null, 2))));
 }
 
 function itemHeading(item: AnyItem): (string | HTMLElement)[] {
@@ -26,7 +27,9 @@ function itemHeading(item: AnyItem): (string | HTMLElement)[] {
         case "function_call":
             return ["function call ", el("strong", {className: "mono"}, String(item.name ?? "")), " ", ...(callId != null ? [callId] : [])];
         case "custom_tool_call":
-            return ["custom tool call ", el("strong", {className: "mono"}, String(item.name ?? "")), " ", ...(callId != null ? [callId] : [])];
+            return [
+                "custom tool call ", el("strong", {className: "mono"}, String(item.name ?? "")), " ", ...(callId != null ? [callId] : [])
+            ];
         case "function_call_output":
         case "custom_tool_call_output":
             return [item.type === "function_call_output" ? "function output " : "custom tool output ", ...(callId != null ? [callId] : [])];
@@ -47,7 +50,8 @@ function itemBody(item: AnyItem, format: TextFormat): HTMLElement {
         case "function_call_output":
         case "custom_tool_call_output":
             return typeof item.output === "string" ? jsonBlock(item.output, "Output")
-                : labeled("Output", el("pre", {className: "item-body mono"}, contentText(item.output) ?? JSON.stringify(item.output, null, 2)));
+                : labeled("Output",
+                    el("pre", {className: "item-body mono"}, contentText(item.output) ?? JSON.stringify(item.output, null, 2)));
         case "reasoning":
             return reasoningBody(item);
         default:
@@ -80,7 +84,9 @@ function reasoningBody(item: AnyItem): HTMLElement {
     return el("div", {className: "item-parts"},
         summary.length > 0 ? labeled("Summary", el("div", {className: "item-body"}, summary.join("\n"))) : null,
         content.length > 0 ? labeled("Reasoning", el("div", {className: "item-body reasoning"}, content.join("\n"))) : null,
-        encrypted > 0 ? el("p", {className: "empty"}, `Encrypted reasoning (${encrypted} characters), replayed when the client sends it back.`) : null,
+        encrypted > 0
+            ? el("p", {className: "empty"}, `Encrypted reasoning (${encrypted} characters), replayed when the client sends it back.`)
+            : null,
         summary.length + content.length === 0 && encrypted === 0 ? el("p", {className: "empty"}, "(no reasoning text)") : null);
 }
 

@@ -5,13 +5,18 @@ import {formatDuration, formatPerSecond} from "../../src/vscode/inspector/timing
 import {time} from "./format.js";
 
 /** Background jobs: status, event count, cancel; a row click follows its event stream. */
-export function jobsTable(jobs: readonly JobSummary[] | null, selected: string | null, actions: {onWatch: (id: string) => void, onCancel: (id: string) => void}): HTMLElement {
+export function jobsTable(jobs: readonly JobSummary[] | null, selected: string | null,
+    actions: {onWatch: (id: string) => void, onCancel: (id: string) => void}): HTMLElement {
     if (jobs == null)
-        return el("p", {className: "empty", "data-testid": "jobs-unavailable"}, "This server version runs no background jobs: requests with background: true are refused.");
+        return el("p", {className: "empty", "data-testid": "jobs-unavailable"},
+            "This server version runs no background jobs: requests with background: true are refused.");
     if (jobs.length === 0)
-        return el("p", {className: "empty", "data-testid": "jobs-empty"}, "No background jobs. Send a request with background: true to see one here.");
+        return el("p", {className: "empty", "data-testid": "jobs-empty"},
+            "No background jobs. Send a request with background: true to see one here.");
     return el("table", {className: "grid", "data-testid": "jobs-table"},
-        el("thead", {}, el("tr", {}, ...["ID", "Created", "Status", "Model", "Events", "Queue wait", "TTFT", "Speed", "Actions"].map((heading) => el("th", {}, heading)))),
+        el("thead", {}, el("tr", {}, ...["ID", "Created", "Status", "Model", "Events", "Queue wait", "TTFT", "Speed", "Actions"].map(
+            (heading) => el("th", {}, heading)
+        ))),
         el("tbody", {}, ...jobs.map((job) => el("tr", {
             className: job.id === selected ? "selected" : "",
             tabindex: 0,

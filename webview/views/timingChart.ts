@@ -65,11 +65,17 @@ export class TimingChart {
         return new uPlot({
             width,
             height,
-            scales: {x: {time: true}, rate: {auto: true, range: (_u, _min, max) => [0, Math.max(1, max * 1.1)]}, ms: {auto: true, range: (_u, _min, max) => [0, Math.max(1, max * 1.1)]}},
+            scales: {
+                x: {time: true}, rate: {auto: true, range: (_u, _min, max) => [0, Math.max(1, max * 1.1)]},
+                ms: {auto: true, range: (_u, _min, max) => [0, Math.max(1, max * 1.1)]}
+            },
             series: [
                 {},
                 {label: "tokens/s", scale: "rate", stroke: rateColor, width: 2, points: {show: true, size: 6}, spanGaps: false},
-                {label: "time to first token (ms)", scale: "ms", stroke: ttftColor, width: 2, dash: [6, 4], points: {show: true, size: 6}, spanGaps: false}
+                {
+                    label: "time to first token (ms)", scale: "ms", stroke: ttftColor, width: 2, dash: [6, 4],
+                    points: {show: true, size: 6}, spanGaps: false
+                }
             ],
             axes: [
                 axis,
