@@ -3,6 +3,7 @@ import {Counter, Gauge, Histogram, Registry} from "prom-client";
 import type {ChatEngine, UpstreamStats} from "../engine/types.js";
 import {abortKinds, type AbortKind} from "../responses/abortReasons.js";
 import type {GenerationStats} from "../responses/GenerationRunner.js";
+import type {ApiProtocol} from "../responses/preparedResponse.js";
 import type {BackgroundJobs} from "../responses/BackgroundJobs.js";
 import type {ConversationStore} from "../store/ConversationStore.js";
 import type {ResponseStore} from "../store/ResponseStore.js";
@@ -31,6 +32,8 @@ export class ServerMetrics {
     private readonly abortedGenerations: Counter<"reason">;
     private readonly timeToFirstToken: Histogram<"protocol">;
     private readonly tokensPerSecond: Histogram<"protocol">;
+    /** Finished generations and their output tokens per API, for `/v1/status` (the counters above are for scrapers). */
+    private readonly protocolTotals = new Map<ApiProtocol, {generations: number, outputTokens: number}>();
 
     public constructor(sources: MetricsSources) {
         const registers = [this.registry];
@@ -132,8 +135,17 @@ export class ServerMetrics {
         };
     }
 
+    /** Finished generations and output tokens of each API that had any (`/v1/status`'s `protocols`). */
+    public protocolStatus(): Record<string, {generations: number, output_tokens: number}> {
+        return Object.fromEntries([...this.protocolTotals].map(([protocol, totals]) => [
+            protocol, {generations: totals.generations, output_tokens: totals.outputTokens}
+        ]));
+    }
+
     public recordGeneration(stats: GenerationStats): void {
         const {protocol} = stats;
+        const totals = this.protocolTotals.get(protocol) ?? {generations: 0, outputTokens: 0};
+        this.protocolTotals.set(protocol, {generations: totals.generations + 1, outputTokens: totals.outputTokens + stats.outputTokens});
         this.generations.inc({protocol, status: stats.status});
         this.tokens.inc({protocol, kind: "input"}, stats.inputTokens);
         this.tokens.inc({protocol, kind: "cached"}, stats.cachedTokens);

@@ -23,7 +23,9 @@ export function statusRouter(sources: MetricsSources, metrics: ServerMetrics): R
                 max_active: jobs.maxActive, max_active_per_key: jobs.maxActivePerOwner, workers: jobs.workers,
                 deadline_seconds: jobs.deadlineSeconds, retention_seconds: jobs.retentionSeconds
             },
-            stream_readers: {active: readers.active, max: readers.maxReaders, max_per_key: readers.maxReadersPerOwner}
+            stream_readers: {active: readers.active, max: readers.maxReaders, max_per_key: readers.maxReadersPerOwner},
+            // Finished generations per API (responses, chat_completions, messages, vscode_lm): the three protocols share one path.
+            protocols: metrics.protocolStatus()
         });
     });
 

@@ -47,7 +47,9 @@ describe("Anthropic Messages with @anthropic-ai/sdk (real engine)", () => {
     };
 
     it("messages.create returns a message with text and usage", async () => {
-        const message = await clientOf(server).messages.create({model: "local", max_tokens: 16, messages: [{role: "user", content: "Once upon a time"}]});
+        const message = await clientOf(server).messages.create({
+            model: "local", max_tokens: 16, messages: [{role: "user", content: "Once upon a time"}]
+        });
         assert.equal(message.type, "message");
         assert.equal(message.role, "assistant");
         assert.match(message.id, /^msg_/);
@@ -87,18 +89,24 @@ describe("Anthropic Messages with @anthropic-ai/sdk (real engine)", () => {
         assert.match(metrics, /local_responses_generations_total\{protocol="messages",status="(completed|incomplete)"\} [1-9]/);
         assert.match(metrics, /local_responses_tokens_total\{protocol="messages",kind="output"\} [1-9]/);
         assert.match(metrics, /local_responses_http_requests_total\{method="POST",route="\/messages",status="200"\} [1-9]/);
+        const status = await (await server.fetch("/v1/status")).json() as {protocols: Record<string, {generations: number}>};
+        assert.ok(status.protocols.messages!.generations >= 1, JSON.stringify(status.protocols));
     });
 
     it("max_tokens reached is stop_reason max_tokens", async () => {
-        const message = await clientOf(server).messages.create({model: "local", max_tokens: 2, messages: [{role: "user", content: "Tell me a long story"}]});
+        const message = await clientOf(server).messages.create({
+            model: "local", max_tokens: 2, messages: [{role: "user", content: "Tell me a long story"}]
+        });
         assert.equal(message.stop_reason, "max_tokens");
         assert.equal(message.usage.output_tokens, 2);
     });
 
-    it("stop_sequences cut the text and report the sequence", {skip: skipUpstream("a Chat Completions upstream does not say which stop sequence matched")}, async () => {
+    it("stop_sequences cut the text and report the sequence", {skip: skipUpstream("a Chat Completions upstream does not say which stop "
+        + "sequence matched")}, async () => {
         const client = clientOf(server);
         // `temperature` is accepted though this SDK's types dropped it: greedy answers repeat.
-        const greedy = {model: "local", max_tokens: 24, temperature: 0, messages: [{role: "user", content: "Once upon a time"}]} as Anthropic.MessageCreateParamsNonStreaming;
+        const greedy = {model: "local", max_tokens: 24, temperature: 0,
+            messages: [{role: "user", content: "Once upon a time"}]} as Anthropic.MessageCreateParamsNonStreaming;
         const free = await client.messages.create(greedy);
         const text = free.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
         const word = text.trim().split(/\s+/)[1];
@@ -112,10 +120,13 @@ describe("Anthropic Messages with @anthropic-ai/sdk (real engine)", () => {
     });
 
     for (const choice of [{type: "tool" as const, name: "get_weather"}, {type: "any" as const}]) {
-        it(`tool_choice '${choice.type}' forces a tool_use, and its tool_result turn answers`, {skip: skipUpstream(noForcedCalls)}, async () => {
+        it(`tool_choice '${choice.type}' forces a tool_use, and its tool_result turn `
+            + `answers`, {skip: skipUpstream(noForcedCalls)}, async () => {
             const client = clientOf(server);
             const question = {role: "user" as const, content: "What is the weather in Paris? Use the tool."};
-            const first = await client.messages.create({model: "local", max_tokens: 64, tools: [weatherTool], tool_choice: choice, messages: [question]});
+            const first = await client.messages.create({
+                model: "local", max_tokens: 64, tools: [weatherTool], tool_choice: choice, messages: [question]
+            });
             const call = first.content.find((block) => block.type === "tool_use");
             assert.ok(call != null && call.type === "tool_use", JSON.stringify(first.content));
             assert.equal(call.name, "get_weather");
@@ -125,14 +136,20 @@ describe("Anthropic Messages with @anthropic-ai/sdk (real engine)", () => {
 
             const second = await client.messages.create({
                 model: "local", max_tokens: 16, tools: [weatherTool],
-                messages: [question, {role: "assistant", content: first.content}, {role: "user", content: [{type: "tool_result", tool_use_id: call.id, content: "sunny"}]}]
+                messages: [
+                    question, {role: "assistant", content: first.content},
+                    {role: "user", content: [{type: "tool_result", tool_use_id: call.id, content: "sunny"}]}
+                ]
             });
             assert.ok(["end_turn", "max_tokens", "tool_use"].includes(second.stop_reason!));
-            assert.ok(second.usage.input_tokens + second.usage.cache_read_input_tokens! > first.usage.input_tokens + first.usage.cache_read_input_tokens!);
+            assert.ok(
+                second.usage.input_tokens + second.usage.cache_read_input_tokens! > first.usage.input_tokens + first.usage.cache_read_input_tokens!
+            );
         });
     }
 
-    it("a streamed tool_use: its input_json_delta fragments concatenate to the call's input", {skip: skipUpstream(noForcedCalls)}, async () => {
+    it("a streamed tool_use: its input_json_delta fragments concatenate to the call's "
+        + "input", {skip: skipUpstream(noForcedCalls)}, async () => {
         const stream = clientOf(server).messages.stream({
             model: "local", max_tokens: 64, tools: [weatherTool], tool_choice: {type: "tool", name: "get_weather"},
             messages: [{role: "user", content: "Weather in Oslo?"}]
@@ -158,7 +175,11 @@ describe("Anthropic Messages with @anthropic-ai/sdk (real engine)", () => {
                     {type: "thinking", thinking: "I should call the tool.", signature: ""},
                     {type: "tool_use", id: "toolu_1", name: "get_weather", input: {city: "Rome"}}
                 ]},
-                {role: "user", content: [{type: "tool_result", tool_use_id: "toolu_1", is_error: true, content: [{type: "text", text: "service down"}]}]}
+                {
+                    role: "user", content: [
+                        {type: "tool_result", tool_use_id: "toolu_1", is_error: true, content: [{type: "text", text: "service down"}]}
+                    ]
+                }
             ]
         });
         assert.equal(message.type, "message");
@@ -166,7 +187,9 @@ describe("Anthropic Messages with @anthropic-ai/sdk (real engine)", () => {
 
     it("count_tokens counts the prompt as create renders it", async () => {
         const client = clientOf(server);
-        const body = {model: "local", messages: [{role: "user" as const, content: "Weather in Rome?"}], tools: [weatherTool], system: "Be brief."};
+        const body = {
+            model: "local", messages: [{role: "user" as const, content: "Weather in Rome?"}], tools: [weatherTool], system: "Be brief."
+        };
         const counted = await client.messages.countTokens(body);
         assert.ok(counted.input_tokens > 0);
         const created = await client.messages.create({...body, max_tokens: 1});
@@ -174,15 +197,19 @@ describe("Anthropic Messages with @anthropic-ai/sdk (real engine)", () => {
     });
 
     it("a missing max_tokens is Anthropic's 400 invalid_request_error", async () => {
-        const response = await server.fetch("/v1/messages", {method: "POST", json: {model: "local", messages: [{role: "user", content: "Hi"}]}});
+        const response = await server.fetch("/v1/messages",
+            {method: "POST", json: {model: "local", messages: [{role: "user", content: "Hi"}]}});
         assert.equal(response.status, 400);
         const body = await response.json() as {type: string, error: {type: string, message: string}};
         assert.equal(body.type, "error");
         assert.equal(body.error.type, "invalid_request_error");
         assert.match(body.error.message, /max_tokens/);
         await assert.rejects(
-            clientOf(server).messages.create({model: "local", messages: [{role: "user", content: "Hi"}]} as unknown as Anthropic.MessageCreateParamsNonStreaming),
-            (error: unknown) => error instanceof BadRequestError && (error.error as {error: {type: string}}).error.type === "invalid_request_error"
+            clientOf(server).messages.create(
+                {model: "local", messages: [{role: "user", content: "Hi"}]} as unknown as Anthropic.MessageCreateParamsNonStreaming
+            ),
+            (error: unknown) => error instanceof BadRequestError
+                && (error.error as {error: {type: string}}).error.type === "invalid_request_error"
         );
     });
 
@@ -196,7 +223,8 @@ describe("Anthropic Messages with @anthropic-ai/sdk (real engine)", () => {
     });
 
     it("a body that is not JSON and an unknown /v1/messages path answer in Anthropic's shape", async () => {
-        const broken = await server.fetch("/v1/messages", {method: "POST", headers: {"content-type": "application/json"}, body: "{\"model\":"});
+        const broken = await server.fetch("/v1/messages",
+            {method: "POST", headers: {"content-type": "application/json"}, body: "{\"model\":"});
         assert.equal(broken.status, 400);
         assert.equal((await broken.json() as {error: {type: string}}).error.type, "invalid_request_error");
         const unknown = await server.fetch("/v1/messages/batches", {method: "POST", json: {}});
@@ -225,13 +253,16 @@ describe("Anthropic Messages with @anthropic-ai/sdk (real engine)", () => {
 
 // These two run on the local engine only (the upstream run would repeat them there): the thought's signature is this
 // server's own, and the captured request does not fit llama-server's 2048-token slot for stories260K.
-describe("Anthropic Messages on a thinking model (real engine)", {skip: skipUpstream("the local engine's run covers the sealed thought")}, () => {
+describe("Anthropic Messages on a thinking model (real engine)", {skip: skipUpstream("the local engine's run covers the "
+    + "sealed thought")}, () => {
     const server = useTestServer({model: models.think});
 
     it("streams thinking_delta and a signed thinking block, whose signature alone gives the thought back", async () => {
         const client = clientOf(server);
         const question = {role: "user" as const, content: "Once upon a time"};
-        const stream = client.messages.stream({model: "local", max_tokens: 64, thinking: {type: "enabled", budget_tokens: 32}, messages: [question]});
+        const stream = client.messages.stream({
+            model: "local", max_tokens: 64, thinking: {type: "enabled", budget_tokens: 32}, messages: [question]
+        });
         const deltas = new Set<string>();
         stream.on("streamEvent", (event) => {
             if (event.type === "content_block_delta")
@@ -239,14 +270,20 @@ describe("Anthropic Messages on a thinking model (real engine)", {skip: skipUpst
         });
         const final = await stream.finalMessage();
         const thought = final.content.find((block) => block.type === "thinking");
-        assert.ok(thought?.type === "thinking" && thought.thinking.length > 0 && thought.signature.length > 0, JSON.stringify(final.content));
+        assert.ok(thought?.type === "thinking" && thought.thinking.length > 0 && thought.signature.length > 0,
+            JSON.stringify(final.content));
         assert.ok(deltas.has("thinking_delta") && deltas.has("signature_delta"), [...deltas].join(", "));
 
         const withThought = (block: Anthropic.ThinkingBlockParam) => ({
             model: "local", thinking: {type: "enabled" as const, budget_tokens: 32},
-            messages: [question, {role: "assistant" as const, content: [block, {type: "text" as const, text: "The end."}]}, {role: "user" as const, content: "More"}]
+            messages: [
+                question, {role: "assistant" as const, content: [block, {type: "text" as const, text: "The end."}]},
+                {role: "user" as const, content: "More"}
+            ]
         });
-        const sent = await client.messages.countTokens(withThought({type: "thinking", thinking: thought.thinking, signature: thought.signature}));
+        const sent = await client.messages.countTokens(
+            withThought({type: "thinking", thinking: thought.thinking, signature: thought.signature})
+        );
         const signed = await client.messages.countTokens(withThought({type: "thinking", thinking: "", signature: thought.signature}));
         assert.equal(signed.input_tokens, sent.input_tokens);
         // Another server's signature reads as nothing, and is no error.
@@ -254,20 +291,27 @@ describe("Anthropic Messages on a thinking model (real engine)", {skip: skipUpst
     });
 });
 
-describe("Anthropic Messages: Claude Code's captured first request (real engine)", {skip: skipUpstream("its ~30k-token prompt does not fit llama-server's 2048-token slot")}, () => {
+describe("Anthropic Messages: Claude Code's captured first request (real engine)", {skip: skipUpstream("its ~30k-token prompt does not fit "
+    + "llama-server's 2048-token slot")}, () => {
     // Its prompt is 30,110 tokens on stories260K's tokenizer: minutes of prefill on one thread, so the test reads the
     // stream's opening (every check passed, a sequence admitted) and the `ping`s of the prefill, then goes away.
     const server = useTestServer({contextSize: 32_768, stopSequences: ["."], streamKeepAliveSeconds: 0.2});
 
-    it("is accepted as sent (?beta=true, its headers, 12 tools, adaptive thinking, context_management, output_config), with pings during its prefill", async () => {
-        const capture = JSON.parse(readFileSync(claudeCodeCapture, "utf8")) as {url: string, headers: Record<string, string>, body: Record<string, unknown>};
-        const headers = Object.fromEntries(Object.entries(capture.headers).filter(([name]) => name.startsWith("anthropic-") || name === "x-app"));
+    it("is accepted as sent (?beta=true, its headers, 12 tools, adaptive thinking, context_management, output_config), with pings during "
+        + "its prefill", async () => {
+        const capture = JSON.parse(readFileSync(claudeCodeCapture, "utf8")) as {
+            url: string, headers: Record<string, string>, body: Record<string, unknown>
+        };
+        const headers = Object.fromEntries(
+            Object.entries(capture.headers).filter(([name]) => name.startsWith("anthropic-") || name === "x-app")
+        );
         const counted = await server.fetch("/v1/messages/count_tokens?beta=true", {method: "POST", headers, json: capture.body});
         assert.equal(counted.status, 200);
         assert.ok((await counted.json() as {input_tokens: number}).input_tokens > 10_000);
 
         const stop = new AbortController();
-        const response = await server.fetch(capture.url, {method: "POST", headers: {...headers, "x-api-key": server.apiKey}, json: capture.body, signal: stop.signal});
+        const response = await server.fetch(capture.url,
+            {method: "POST", headers: {...headers, "x-api-key": server.apiKey}, json: capture.body, signal: stop.signal});
         assert.equal(response.status, 200);
         assert.match(response.headers.get("content-type") ?? "", /text\/event-stream/);
         let text = "";

@@ -69,6 +69,7 @@ describe("GET /v1/status and GET /metrics", () => {
         assert.equal(status.engine.state, "ready");
         assert.equal(status.engine.sequences_total, 2);
         assert.deepEqual(status.engine.speculative, {kind: "off", drafted_tokens: 0, accepted_tokens: 0}, "speculative decoding is off by default");
+        assert.ok(status.protocols.responses.generations >= 2 && status.protocols.responses.output_tokens > 0, JSON.stringify(status.protocols));
         assert.ok(status.responses.entries >= 2);
         for (const key of ["hits", "misses", "evictions", "expirations"])
             assert.equal(typeof status.responses[key], "number");
