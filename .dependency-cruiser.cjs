@@ -52,6 +52,20 @@ module.exports = {
             to: {path: "^src/(vscode/|extension\\.ts$|cli\\.ts$)"}
         },
         {
+            name: "webview-imports-only-the-shared-inspector-files",
+            comment: "the browser bundle shares with the extension only src/vscode/inspector/shared/ (and the protocol types it names)",
+            severity: "error",
+            from: {path: "^webview/"},
+            to: {path: "^src/", pathNot: ["^src/vscode/inspector/shared/", "^src/protocol/"]}
+        },
+        {
+            name: "shared-inspector-files-are-browser-safe",
+            comment: "src/vscode/inspector/shared/ runs in the webview too: no Node built-ins, no vscode, nothing of ours but protocol types",
+            severity: "error",
+            from: {path: "^src/vscode/inspector/shared/"},
+            to: {pathNot: ["^src/vscode/inspector/shared/", "^src/protocol/"]}
+        },
+        {
             name: "no-circular",
             severity: "error",
             from: {path: "^(src|webview)/"},

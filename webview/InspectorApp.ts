@@ -1,7 +1,7 @@
 import type {
     InspectorState, JobEventView, PersistedViewState, ResponseDetail, ToWebview
-} from "../src/vscode/inspector/inspectorProtocol.js";
-import {filterResponses} from "../src/vscode/inspector/responseSummary.js";
+} from "../src/vscode/inspector/shared/inspectorProtocol.js";
+import {filterResponses} from "../src/vscode/inspector/shared/responseSummary.js";
 import {dropdown, setTabCount, tabs, textField, type ValueField} from "./components/ui.js";
 import {el, replaceChildren} from "./dom.js";
 import {vscodeApi} from "./vscodeApi.js";

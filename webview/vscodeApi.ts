@@ -1,4 +1,4 @@
-import type {FromWebview, PersistedViewState} from "../src/vscode/inspector/inspectorProtocol.js";
+import type {FromWebview, PersistedViewState} from "../src/vscode/inspector/shared/inspectorProtocol.js";
 
 type VsCodeApi = {
     postMessage(message: FromWebview): void,

@@ -1,6 +1,6 @@
 import type {ResponseTimings} from "../../src/protocol/timings.js";
-import type {ResponseDetail} from "../../src/vscode/inspector/inspectorProtocol.js";
-import {timingFacts} from "../../src/vscode/inspector/timingFormat.js";
+import type {ResponseDetail} from "../../src/vscode/inspector/shared/inspectorProtocol.js";
+import {timingFacts} from "../../src/vscode/inspector/shared/timingFormat.js";
 import {button} from "../components/ui.js";
 import {el} from "../dom.js";
 import {time} from "./format.js";

@@ -1,7 +1,7 @@
-import type {JobEventView, JobSummary} from "../../src/vscode/inspector/inspectorProtocol.js";
+import type {JobEventView, JobSummary} from "../../src/vscode/inspector/shared/inspectorProtocol.js";
 import {button} from "../components/ui.js";
 import {el} from "../dom.js";
-import {formatDuration, formatPerSecond} from "../../src/vscode/inspector/timingFormat.js";
+import {formatDuration, formatPerSecond} from "../../src/vscode/inspector/shared/timingFormat.js";
 import {time} from "./format.js";
 
 /** Background jobs: status, event count, cancel; a row click follows its event stream. */

@@ -1,4 +1,4 @@
-import type {ResponseSummary} from "../../src/vscode/inspector/inspectorProtocol.js";
+import type {ResponseSummary} from "../../src/vscode/inspector/shared/inspectorProtocol.js";
 import {el} from "../dom.js";
 import {time, tokens} from "./format.js";
 

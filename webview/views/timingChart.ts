@@ -1,6 +1,6 @@
 import uPlot from "uplot";
-import type {TimingSample} from "../../src/vscode/inspector/inspectorProtocol.js";
-import {chartData, describeTimingSamples} from "../../src/vscode/inspector/timingSummary.js";
+import type {TimingSample} from "../../src/vscode/inspector/shared/inspectorProtocol.js";
+import {chartData, describeTimingSamples} from "../../src/vscode/inspector/shared/timingSummary.js";
 import {el} from "../dom.js";
 
 const windowMinutes = 10;

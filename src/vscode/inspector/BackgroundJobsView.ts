@@ -1,6 +1,6 @@
 import type {BackgroundJob, BackgroundJobs} from "../../responses/BackgroundJobs.js";
 import type {LoggedEvent} from "../../protocol/wire.js";
-import type {JobEventView, JobSummary} from "./inspectorProtocol.js";
+import type {JobEventView, JobSummary} from "./shared/inspectorProtocol.js";
 import type {InspectorJobs} from "./inspectorSources.js";
 import {Throttle} from "../Throttle.js";
 import {Emitter} from "../../protocol/Emitter.js";

@@ -1,6 +1,6 @@
 import * as vscode from "vscode";
 import {inspectorHtml} from "./inspectorHtml.js";
-import {isFromWebview, type FromWebview, type InspectorState, type TimingSample, type ToWebview} from "./inspectorProtocol.js";
+import {isFromWebview, type FromWebview, type InspectorState, type TimingSample, type ToWebview} from "./shared/inspectorProtocol.js";
 import type {InspectorJobs, InspectorResponses} from "./inspectorSources.js";
 import {Throttle} from "../Throttle.js";
 import type {StatusView} from "../status/statusView.js";

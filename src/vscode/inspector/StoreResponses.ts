@@ -1,7 +1,7 @@
 import type {ResponseStore} from "../../store/ResponseStore.js";
-import type {ResponseDetail, ResponseSummary} from "./inspectorProtocol.js";
+import type {ResponseDetail, ResponseSummary} from "./shared/inspectorProtocol.js";
 import type {InspectorResponses} from "./inspectorSources.js";
-import {summarizeResponse} from "./responseSummary.js";
+import {summarizeResponse} from "./shared/responseSummary.js";
 
 /** The inspector's view of the host's response store: every owner's responses, newest first. */
 export class StoreResponses implements InspectorResponses {

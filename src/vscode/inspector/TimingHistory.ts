@@ -1,6 +1,6 @@
 import type {GenerationSummary} from "../../engine/types.js";
 import {responseTimings} from "../../responses/timings.js";
-import type {TimingSample} from "./inspectorProtocol.js";
+import type {TimingSample} from "./shared/inspectorProtocol.js";
 import {Emitter} from "../../protocol/Emitter.js";
 
 /** Minutes of history the inspector's chart covers. */

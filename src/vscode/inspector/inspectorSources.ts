@@ -1,4 +1,4 @@
-import type {JobEventView, JobSummary, ResponseDetail, ResponseSummary} from "./inspectorProtocol.js";
+import type {JobEventView, JobSummary, ResponseDetail, ResponseSummary} from "./shared/inspectorProtocol.js";
 
 /**
  * Where the inspector reads stored responses from. Kept behind an interface so that the panel does not know

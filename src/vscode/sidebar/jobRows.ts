@@ -1,4 +1,4 @@
-import type {JobSummary} from "../inspector/inspectorProtocol.js";
+import type {JobSummary} from "../inspector/shared/inspectorProtocol.js";
 import {statusIcon} from "./responseRows.js";
 import type {SidebarRow} from "./SidebarRow.js";
 

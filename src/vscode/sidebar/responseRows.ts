@@ -1,4 +1,4 @@
-import type {ResponseSummary} from "../inspector/inspectorProtocol.js";
+import type {ResponseSummary} from "../inspector/shared/inspectorProtocol.js";
 import type {SidebarRow} from "./SidebarRow.js";
 
 /** Rows shown at most: the view is a glance at the latest; the inspector holds the rest. */

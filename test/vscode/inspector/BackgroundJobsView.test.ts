@@ -7,7 +7,8 @@ import {BackgroundJobsView} from "../../../src/vscode/inspector/BackgroundJobsVi
 import {preparedJob} from "../../helpers/preparedJob.js";
 
 function payload(id: string, owner: string): PreparedResponse {
-    return preparedJob(owner, {id, object: "response", created_at: 1_700_000_000, status: "queued", model: "m", output: [], usage: null, error: null, background: true} as unknown as ResponseObject, []);
+    return preparedJob(owner, {id, object: "response", created_at: 1_700_000_000, status: "queued", model: "m", output: [], usage: null,
+        error: null, background: true} as unknown as ResponseObject, []);
 }
 
 test("the inspector lists every key's jobs, follows their events live and cancels a running one", async () => {

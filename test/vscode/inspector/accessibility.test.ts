@@ -5,7 +5,7 @@ import path from "node:path";
 import {test} from "node:test";
 import {repoRoot} from "../../helpers/paths.js";
 import {inspectorHtml} from "../../../src/vscode/inspector/inspectorHtml.js";
-import type {ResponseDetail} from "../../../src/vscode/inspector/inspectorProtocol.js";
+import type {ResponseDetail} from "../../../src/vscode/inspector/shared/inspectorProtocol.js";
 import {dropdown, textField} from "../../../webview/components/ui.js";
 import {detailView} from "../../../webview/views/detailView.js";
 import {jobEventsList, jobsTable} from "../../../webview/views/jobsView.js";
@@ -17,27 +17,41 @@ const detail: ResponseDetail = {
     response: {
         id: "resp_1", object: "response", status: "failed", model: "m", created_at: 1_700_000_000, background: false,
         error: {code: "server_error", message: "The model was unloaded."}, text: {format: {type: "json_schema", name: "answer"}},
-        usage: {input_tokens: 10, input_tokens_details: {cached_tokens: 4}, output_tokens: 3, output_tokens_details: {reasoning_tokens: 0}, total_tokens: 13},
+        usage: {
+            input_tokens: 10, input_tokens_details: {cached_tokens: 4}, output_tokens: 3, output_tokens_details: {reasoning_tokens: 0},
+            total_tokens: 13
+        },
         output: [
             {type: "reasoning", id: "rs_1", summary: [], content: [{type: "reasoning_text", text: "thinking"}]},
-            {type: "function_call", id: "fc_1", call_id: "call_1", name: "get_weather", arguments: "{\"city\":\"Paris\"}", status: "completed"},
+            {
+                type: "function_call", id: "fc_1", call_id: "call_1", name: "get_weather", arguments: "{\"city\":\"Paris\"}",
+                status: "completed"
+            },
             {type: "custom_tool_call", id: "ctc_1", call_id: "call_2", name: "apply_patch", input: "*** Begin Patch"},
-            {type: "message", id: "msg_1", role: "assistant", status: "completed", content: [{type: "output_text", text: "{\"ok\":true}", annotations: []}]}
+            {
+                type: "message", id: "msg_1", role: "assistant", status: "completed",
+                content: [{type: "output_text", text: "{\"ok\":true}", annotations: []}]
+            }
         ]
     } as unknown as ResponseObject,
     inputItems: [
         {type: "message", id: "msg_0", status: "completed", role: "user", content: [{type: "input_text", text: "hi"}]},
         {type: "function_call_output", id: "fco_1", status: "completed", call_id: "call_1", output: "{\"temp\":21}"}
     ],
-    timings: {queueWaitMs: 3, timeToFirstTokenMs: 120, generationMs: 400, outputTokensPerSecond: 7.1, promptTokensPerSecond: 50, inputTokens: 10, cachedTokens: 4, outputTokens: 3}
+    timings: {
+        queueWaitMs: 3, timeToFirstTokenMs: 120, generationMs: 400, outputTokensPerSecond: 7.1, promptTokensPerSecond: 50, inputTokens: 10,
+        cachedTokens: 4, outputTokens: 3
+    }
 };
 
 function build(): MiniElement[] {
     return withMiniDom(() => [
         detailView("resp_1", detail, {onDelete: () => undefined, onClose: () => undefined}),
         detailView("resp_gone", null, {onDelete: () => undefined, onClose: () => undefined}),
-        responsesTable([{id: "resp_1", createdAt: 1_700_000_000, status: "failed", model: "m", inputTokens: 1, outputTokens: 2, background: false, preview: "", metadata: {}}], null, () => undefined),
-        jobsTable([{id: "resp_2", createdAt: 1_700_000_000, status: "in_progress", model: "m", eventCount: 3, cancellable: true, timings: null}], null, {onWatch: () => undefined, onCancel: () => undefined}),
+        responsesTable([{id: "resp_1", createdAt: 1_700_000_000, status: "failed", model: "m", inputTokens: 1, outputTokens: 2,
+            background: false, preview: "", metadata: {}}], null, () => undefined),
+        jobsTable([{id: "resp_2", createdAt: 1_700_000_000, status: "in_progress", model: "m", eventCount: 3, cancellable: true,
+            timings: null}], null, {onWatch: () => undefined, onCancel: () => undefined}),
         jobEventsList("resp_2", [{sequence: 0, type: "response.created", summary: ""}]),
         textField({label: "Search stored responses", placeholder: "Search", value: "", onInput: () => undefined}),
         dropdown({label: "Filter by status", choices: [{value: "", label: "Any"}], value: "", onChange: () => undefined})
@@ -79,7 +93,11 @@ test("accessibility: a failed response's error is an alert, its structure has he
     const call = all.find((element) => element.getAttribute("data-item-type") === "function_call")!;
     assert.match(call.textContent, /get_weather/);
     assert.match(call.textContent, /"city": "Paris"/, "arguments pretty-printed");
-    assert.ok(all.some((element) => element.getAttribute("data-item-type") === "custom_tool_call" && element.textContent.includes("*** Begin Patch")));
+    assert.ok(
+        all.some(
+            (element) => element.getAttribute("data-item-type") === "custom_tool_call" && element.textContent.includes("*** Begin Patch")
+        )
+    );
     assert.ok(all.some((element) => element.textContent.startsWith("Structured output (answer)")), "JSON output labeled with its schema");
     assert.ok(all.filter((element) => element.tagName === "details").length >= 5, "each item keeps its raw JSON, and the response's");
 });
@@ -112,7 +130,8 @@ function contrast(a: Rgb, b: Rgb): number {
 
 test("accessibility: text in the inspector's stylesheet reaches 4.5:1 on its backgrounds in the light and dark themes", () => {
     const css = fs.readFileSync(path.join(repoRoot, "media/inspector.css"), "utf8").replace(/\/\*[\s\S]*?\*\//g, "");
-    const themes = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, "fixtures/themeColors.json"), "utf8")) as Record<string, Record<string, string>>;
+    const themes = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, "fixtures/themeColors.json"),
+        "utf8")) as Record<string, Record<string, string>>;
     const rules = [...css.matchAll(/([^{}]+)\{([^}]*)\}/g)].map(([, selector, body]) => ({
         selector: selector!.trim(),
         color: /(?:^|;|\s)color:\s*var\(--vscode-([\w-]+)/.exec(body!)?.[1] ?? null,
@@ -134,7 +153,8 @@ test("accessibility: text in the inspector's stylesheet reaches 4.5:1 on its bac
             for (const text of texts)
                 for (const background of backgrounds) {
                     const ratio = contrast(color(text), color(background));
-                    assert.ok(ratio >= 4.5, `${theme}: ${rule.selector} --vscode-${text} on --vscode-${background} is ${ratio.toFixed(2)}:1`);
+                    assert.ok(ratio >= 4.5,
+                        `${theme}: ${rule.selector} --vscode-${text} on --vscode-${background} is ${ratio.toFixed(2)}:1`);
                     checked++;
                 }
         }

@@ -5,21 +5,30 @@ import {test} from "node:test";
 import {repoRoot} from "../../helpers/paths.js";
 import {ResponseStore} from "../../../src/store/ResponseStore.js";
 import {inspectorHtml} from "../../../src/vscode/inspector/inspectorHtml.js";
-import {isFromWebview} from "../../../src/vscode/inspector/inspectorProtocol.js";
-import {filterResponses, summarizeResponse} from "../../../src/vscode/inspector/responseSummary.js";
+import {isFromWebview} from "../../../src/vscode/inspector/shared/inspectorProtocol.js";
+import {filterResponses, summarizeResponse} from "../../../src/vscode/inspector/shared/responseSummary.js";
 import {StoreResponses} from "../../../src/vscode/inspector/StoreResponses.js";
 import type {ResponseObject} from "../../../src/protocol/wire.js";
 
 function response(id: string, text: string, extra: Partial<ResponseObject> = {}): ResponseObject {
     return {
         id, object: "response", created_at: 1_700_000_000, status: "completed", model: "stories260K", background: false,
-        usage: {input_tokens: 5, input_tokens_details: {cached_tokens: 0}, output_tokens: 7, output_tokens_details: {reasoning_tokens: 0}, total_tokens: 12},
-        output: [{type: "message", id: `msg_${id}`, status: "completed", role: "assistant", content: [{type: "output_text", text, annotations: []}]}],
+        usage: {
+            input_tokens: 5, input_tokens_details: {cached_tokens: 0}, output_tokens: 7, output_tokens_details: {reasoning_tokens: 0},
+            total_tokens: 12
+        },
+        output: [
+            {
+                type: "message", id: `msg_${id}`, status: "completed", role: "assistant",
+                content: [{type: "output_text", text, annotations: []}]
+            }
+        ],
         metadata: {}, ...extra
     } as unknown as ResponseObject;
 }
 
-const userItem = (text: string) => ({type: "message", id: `msg_in_${text}`, status: "completed", role: "user", content: [{type: "input_text", text}]}) as never;
+const userItem = (text: string) => ({type: "message", id: `msg_in_${text}`, status: "completed", role: "user",
+    content: [{type: "input_text", text}]}) as never;
 
 test("the inspector sees every key's responses, with detail, and deletes them without knowing the key", () => {
     const store = new ResponseStore();
@@ -34,7 +43,10 @@ test("the inspector sees every key's responses, with detail, and deletes them wi
     assert.ok(detail != null);
     assert.equal(detail.inputItems.length, 1);
     assert.equal(detail.timings, null, "put without timings");
-    const timings = {queueWaitMs: 1, timeToFirstTokenMs: 2, generationMs: 3, outputTokensPerSecond: null, promptTokensPerSecond: null, inputTokens: 5, cachedTokens: 0, outputTokens: 7};
+    const timings = {
+        queueWaitMs: 1, timeToFirstTokenMs: 2, generationMs: 3, outputTokensPerSecond: null, promptTokensPerSecond: null, inputTokens: 5,
+        cachedTokens: 0, outputTokens: 7
+    };
     store.put("owner-c", response("resp_c", "Timed"), [], timings);
     assert.deepEqual(source.detail("resp_c")?.timings, timings);
     store.delete("owner-c", "resp_c");
@@ -100,6 +112,8 @@ test("messages from the page are checked before anything acts on them", () => {
 test("the chart's stylesheet in media/ is the one of the uPlot version bundled into the page", () => {
     const vendored = fs.readFileSync(path.join(repoRoot, "media/uplot.min.css"), "utf8").replace(/^\/\*[^\n]*\*\/\n/, "");
     assert.equal(vendored, fs.readFileSync(path.join(repoRoot, "node_modules/uplot/dist/uPlot.min.css"), "utf8"));
-    const version = (JSON.parse(fs.readFileSync(path.join(repoRoot, "node_modules/uplot/package.json"), "utf8")) as {version: string}).version;
-    assert.match(fs.readFileSync(path.join(repoRoot, "media/uplot.min.css"), "utf8"), new RegExp(`^/\\* uPlot ${version.replace(/\./g, "\\.")} `));
+    const version = (JSON.parse(fs.readFileSync(path.join(repoRoot, "node_modules/uplot/package.json"),
+        "utf8")) as {version: string}).version;
+    assert.match(fs.readFileSync(path.join(repoRoot, "media/uplot.min.css"), "utf8"),
+        new RegExp(`^/\\* uPlot ${version.replace(/\./g, "\\.")} `));
 });

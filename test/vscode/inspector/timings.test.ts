@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import {test} from "node:test";
 import type {GenerationSummary} from "../../../src/engine/types.js";
-import {formatDuration, formatPerSecond, timingFacts} from "../../../src/vscode/inspector/timingFormat.js";
+import {formatDuration, formatPerSecond, timingFacts} from "../../../src/vscode/inspector/shared/timingFormat.js";
 import {TimingHistory, timingWindowMs} from "../../../src/vscode/inspector/TimingHistory.js";
-import {chartData, describeTimingSamples, median} from "../../../src/vscode/inspector/timingSummary.js";
+import {chartData, describeTimingSamples, median} from "../../../src/vscode/inspector/shared/timingSummary.js";
 
 const summary = (durationMs: number, ttft: number | null, outputTokens: number): GenerationSummary => ({
     stopReason: "stop", text: "", calls: [], durationMs, timeToFirstTokenMs: ttft,
@@ -18,7 +18,8 @@ test("durations and rates read at a glance", () => {
     assert.equal(formatDuration(185_000), "3 min 5 s");
     assert.equal(formatPerSecond(7.14), "7.1 tokens/s");
     assert.equal(formatPerSecond(1234.4), "1234 tokens/s");
-    assert.deepEqual(timingFacts({queueWaitMs: 2, timeToFirstTokenMs: 120, generationMs: 500, outputTokensPerSecond: 20, promptTokensPerSecond: null, inputTokens: 8, cachedTokens: 2, outputTokens: 9}), [
+    assert.deepEqual(timingFacts({queueWaitMs: 2, timeToFirstTokenMs: 120, generationMs: 500, outputTokensPerSecond: 20,
+        promptTokensPerSecond: null, inputTokens: 8, cachedTokens: 2, outputTokens: 9}), [
         ["Queue wait", "2 ms"], ["Time to first token", "120 ms"], ["Generation time", "500 ms"], ["Output speed", "20.0 tokens/s"],
         ["Prompt evaluation", "–"], ["Cached input tokens", "2 of 8 (25%)"]
     ]);

@@ -6,7 +6,7 @@ import {test} from "node:test";
 import {repoRoot} from "../../helpers/paths.js";
 import type {ControllerState} from "../../../src/vscode/controller/HostController.js";
 import {commandIds} from "../../../src/vscode/manifest/commandIds.js";
-import type {JobSummary, ResponseSummary} from "../../../src/vscode/inspector/inspectorProtocol.js";
+import type {JobSummary, ResponseSummary} from "../../../src/vscode/inspector/shared/inspectorProtocol.js";
 import {jobRows} from "../../../src/vscode/sidebar/jobRows.js";
 import {listModelFiles} from "../../../src/vscode/models/listModelFiles.js";
 import {modelRows} from "../../../src/vscode/sidebar/modelRows.js";
@@ -22,25 +22,40 @@ const listening: ControllerState = {
 const totals = {inputTokens: 12_345, outputTokens: 40, cachedTokens: 100, generations: 3};
 
 test("Server view: state, endpoint, model, context, threads, queue and totals", () => {
-    const rows = serverRows({state: listening, engine: {sequencesBusy: 1, sequencesTotal: 4, queueDepth: 2, queueLimit: 64}, threads: {count: 1, isDefault: true}, totals, vscodeChat: "on"});
+    const rows = serverRows({
+        state: listening, engine: {sequencesBusy: 1, sequencesTotal: 4, queueDepth: 2, queueLimit: 64},
+        threads: {count: 1, isDefault: true}, totals, vscodeChat: "on"
+    });
     const byId = new Map(rows.map((row) => [row.id, row]));
     assert.equal(byId.get("server.state")!.description, "listening · model ready");
     assert.equal(byId.get("server.endpoint")!.contextValue, "server.endpoint", "the endpoint row has its inline Copy");
     assert.equal(byId.get("server.model")!.description, "stories260K (ChatML)");
     assert.equal(byId.get("server.context")!.description, "2048 tokens × 4 sequences (trained 2048)");
     assert.equal(byId.get("server.engine")!.description, "local (this machine)");
-    const upstreamModel = {id: "qwen", path: "gpu-a:8000", contextSize: 8192, sequences: 4, trainContextSize: 8192, chatWrapper: "upstream qwen"};
-    const upstream = serverRows({state: {...listening, engineKind: "upstream", model: upstreamModel}, engine: null, threads: {count: 1, isDefault: true}, totals, vscodeChat: "on"});
-    assert.equal(upstream.find((row) => row.id === "server.engine")!.description, "upstream · qwen on gpu-a:8000", "which engine and which upstream model answer");
+    const upstreamModel = {
+        id: "qwen", path: "gpu-a:8000", contextSize: 8192, sequences: 4, trainContextSize: 8192, chatWrapper: "upstream qwen"
+    };
+    const upstream = serverRows({
+        state: {...listening, engineKind: "upstream", model: upstreamModel}, engine: null, threads: {count: 1, isDefault: true}, totals,
+        vscodeChat: "on"
+    });
+    assert.equal(upstream.find((row) => row.id === "server.engine")!.description, "upstream · qwen on gpu-a:8000",
+        "which engine and which upstream model answer");
     assert.equal(byId.get("server.threads")!.description, "1 (cores − 1)");
     assert.equal(byId.get("server.queue")!.description, "2 waiting (limit 64) · 1/4 sequences busy");
     assert.equal(byId.get("server.totals")!.description, "3 responses · 12.3k in (100 cached) / 40 out");
     assert.equal(byId.get("server.vscodeChat")!.description, "on (model picker: Local Responses)");
 
-    const unloaded = serverRows({state: {...listening, model: null, engine: "unloaded"}, engine: null, threads: {count: 3, isDefault: false}, totals, vscodeChat: "on"});
+    const unloaded = serverRows({
+        state: {...listening, model: null, engine: "unloaded"}, engine: null, threads: {count: 3, isDefault: false}, totals,
+        vscodeChat: "on"
+    });
     assert.equal(unloaded[0]!.description, "listening · no model (503)");
     assert.equal(unloaded.find((row) => row.id === "server.queue")!.description, "–");
-    const stopped = serverRows({state: {...listening, server: "stopped", endpoint: null, model: null, engine: "loading", pendingModelPath: "/m/x.gguf", loadProgress: 0.5}, engine: null, threads: {count: 3, isDefault: false}, totals, vscodeChat: "on"});
+    const stopped = serverRows({
+        state: {...listening, server: "stopped", endpoint: null, model: null, engine: "loading", pendingModelPath: "/m/x.gguf",
+            loadProgress: 0.5}, engine: null, threads: {count: 3, isDefault: false}, totals, vscodeChat: "on"
+    });
     assert.equal(stopped[0]!.description, "stopped · loading model 50%");
     assert.equal(stopped[1]!.contextValue, undefined, "no endpoint to copy");
     assert.equal(stopped[2]!.description, "x.gguf (loading)");
@@ -58,11 +73,13 @@ test("Models view: loaded first, each file once, only downloaded files deletable
     assert.equal(rows[0]!.description, "loaded · recent");
     assert.equal(rows[1]!.description, "downloaded · 3.0 MiB");
     assert.equal(rows[2]!.target, "/elsewhere/a.gguf");
-    assert.deepEqual(modelRows({recent: [], downloaded: [], loadedPath: null, loadingPath: null}), [], "empty: the view's welcome content shows");
+    assert.deepEqual(modelRows({recent: [], downloaded: [], loadedPath: null, loadingPath: null}), [],
+        "empty: the view's welcome content shows");
 });
 
 const summary = (id: string, status = "completed"): ResponseSummary => ({
-    id, createdAt: 1_700_000_000, status, model: "m", inputTokens: 5, outputTokens: 7, background: false, preview: `text of ${id}`, metadata: {}
+    id, createdAt: 1_700_000_000, status, model: "m", inputTokens: 5, outputTokens: 7, background: false, preview: `text of ${id}`,
+    metadata: {}
 });
 
 test("Responses view: the newest stored responses, each opening in the inspector on Enter", () => {
@@ -70,16 +87,21 @@ test("Responses view: the newest stored responses, each opening in the inspector
     const rows = responseRows(many, commandIds.sidebarOpenResponse, () => "12:00");
     assert.equal(rows.length, responseRowLimit);
     assert.deepEqual(rows[0], {
-        id: "response:resp_0", label: "text of resp_0", description: "completed · 5→7 tokens · 12:00", tooltip: "resp_0\nm · completed\ntext of resp_0",
-        icon: "pass", contextValue: "response", command: {command: commandIds.sidebarOpenResponse, title: "Open in Inspector"}, target: "resp_0"
+        id: "response:resp_0", label: "text of resp_0", description: "completed · 5→7 tokens · 12:00",
+        tooltip: "resp_0\nm · completed\ntext of resp_0",
+        icon: "pass", contextValue: "response", command: {command: commandIds.sidebarOpenResponse, title: "Open in Inspector"},
+        target: "resp_0"
     });
     assert.equal(responseRows([{...summary("resp_x", "failed"), preview: ""}], "c", String)[0]!.label, "resp_x", "no text: the id");
 });
 
 test("Jobs view: live jobs first and cancellable inline; a server without background mode says so", () => {
-    const job = (id: string, cancellable: boolean, createdAt: number): JobSummary => ({id, status: cancellable ? "in_progress" : "completed", createdAt, model: "m", eventCount: 3, cancellable, timings: null});
+    const job = (id: string, cancellable: boolean, createdAt: number): JobSummary => ({
+        id, status: cancellable ? "in_progress" : "completed", createdAt, model: "m", eventCount: 3, cancellable, timings: null
+    });
     const rows = jobRows([job("old_done", false, 1), job("new_done", false, 3), job("running", true, 2)], commandIds.sidebarOpenJob);
-    assert.deepEqual(rows.map((row) => [row.target, row.contextValue]), [["running", "job.active"], ["new_done", "job.finished"], ["old_done", "job.finished"]]);
+    assert.deepEqual(rows.map((row) => [row.target, row.contextValue]),
+        [["running", "job.active"], ["new_done", "job.finished"], ["old_done", "job.finished"]]);
     assert.deepEqual(jobRows(null, "c").map((row) => row.label), ["Background mode is off"]);
     assert.deepEqual(jobRows([], "c"), []);
 });
@@ -91,7 +113,8 @@ test("listModelFiles: the .gguf files of the download folder with sizes; a missi
         fs.writeFileSync(path.join(dir, "a.GGUF"), Buffer.alloc(3));
         fs.writeFileSync(path.join(dir, "c.gguf.ipull"), Buffer.alloc(1));
         fs.mkdirSync(path.join(dir, "d.gguf"));
-        assert.deepEqual(await listModelFiles(dir), [{path: path.join(dir, "a.GGUF"), bytes: 3}, {path: path.join(dir, "b.gguf"), bytes: 10}]);
+        assert.deepEqual(await listModelFiles(dir),
+            [{path: path.join(dir, "a.GGUF"), bytes: 3}, {path: path.join(dir, "b.gguf"), bytes: 10}]);
         assert.deepEqual(await listModelFiles(path.join(dir, "missing")), []);
     } finally {
         fs.rmSync(dir, {recursive: true, force: true});
@@ -121,7 +144,8 @@ function shows(menu: Menu, view: string, item: string): boolean {
     });
 }
 
-test("manifest: the container's views are the ones the code fills, every item action is reachable inline or by menu, and hidden from the palette", () => {
+test("manifest: the container's views are the ones the code fills, every item action is reachable inline or by menu, and hidden "
+    + "from the palette", () => {
     const {contributes} = manifest;
     const container = contributes.viewsContainers.activitybar[0]!;
     assert.ok(fs.existsSync(path.join(repoRoot, container.icon)));
@@ -136,18 +160,24 @@ test("manifest: the container's views are the ones the code fills, every item ac
     // Every inline action has an icon, and every row kind the views produce has its actions.
     for (const menu of itemMenus.filter((entry) => entry.group?.startsWith("inline")))
         assert.ok(contributes.commands.find((command) => command.command === menu.command)!.icon != null, menu.command);
-    const actions = (view: string, row: SidebarRow) => itemMenus.filter((menu) => shows(menu, view, row.contextValue ?? "")).map((menu) => menu.command);
-    const [loaded, recent, downloaded] = modelRows({recent: ["/r.gguf"], downloaded: [{path: "/d.gguf", bytes: 1}], loadedPath: "/l.gguf", loadingPath: null});
+    const actions = (view: string,
+        row: SidebarRow) => itemMenus.filter((menu) => shows(menu, view, row.contextValue ?? "")).map((menu) => menu.command);
+    const [loaded, recent,
+        downloaded] = modelRows({recent: ["/r.gguf"], downloaded: [{path: "/d.gguf", bytes: 1}], loadedPath: "/l.gguf", loadingPath: null});
     assert.ok(!actions(sidebarViewIds.models, loaded!).includes(commandIds.sidebarLoadModel), "the loaded model is not offered again");
     assert.ok(actions(sidebarViewIds.models, downloaded!).includes(commandIds.sidebarDeleteModel));
-    assert.ok(!actions(sidebarViewIds.models, recent!).includes(commandIds.sidebarDeleteModel), "a file not downloaded here is never deleted");
+    assert.ok(!actions(sidebarViewIds.models, recent!).includes(commandIds.sidebarDeleteModel),
+        "a file not downloaded here is never deleted");
     assert.ok(actions(sidebarViewIds.models, recent!).includes(commandIds.sidebarForgetModel));
-    assert.deepEqual(new Set(actions(sidebarViewIds.responses, responseRows([summary("r")], "c", String)[0]!)), new Set([commandIds.sidebarOpenResponse, commandIds.sidebarDeleteResponse]));
-    const [active, finished] = jobRows([{id: "a", status: "in_progress", createdAt: 2, model: "m", eventCount: 1, cancellable: true, timings: null}, {id: "f", status: "completed", createdAt: 1, model: "m", eventCount: 1, cancellable: false, timings: null}], "c");
+    assert.deepEqual(new Set(actions(sidebarViewIds.responses, responseRows([summary("r")], "c", String)[0]!)),
+        new Set([commandIds.sidebarOpenResponse, commandIds.sidebarDeleteResponse]));
+    const [active, finished] = jobRows([{id: "a", status: "in_progress", createdAt: 2, model: "m", eventCount: 1, cancellable: true,
+        timings: null}, {id: "f", status: "completed", createdAt: 1, model: "m", eventCount: 1, cancellable: false, timings: null}], "c");
     assert.ok(actions(sidebarViewIds.jobs, active!).includes(commandIds.sidebarCancelJob));
     assert.ok(!actions(sidebarViewIds.jobs, finished!).includes(commandIds.sidebarCancelJob));
     // Delete (Cmd+Backspace) acts on the focused row of each list view.
-    assert.deepEqual(contributes.keybindings.map((binding) => binding.when).sort(), [sidebarViewIds.jobs, sidebarViewIds.models, sidebarViewIds.responses].map((id) => `focusedView == ${id}`));
+    assert.deepEqual(contributes.keybindings.map((binding) => binding.when).sort(),
+        [sidebarViewIds.jobs, sidebarViewIds.models, sidebarViewIds.responses].map((id) => `focusedView == ${id}`));
     for (const welcome of contributes.viewsWelcome)
         for (const [, command] of welcome.contents.matchAll(/\(command:([^)]+)\)/g))
             assert.ok(contributed.has(command!), command);

@@ -1,5 +1,5 @@
-import type {ResponseTimings} from "../../protocol/timings.js";
-import type {Item, ResponseObject} from "../../protocol/wire.js";
+import type {ResponseTimings} from "../../../protocol/timings.js";
+import type {Item, ResponseObject} from "../../../protocol/wire.js";
 
 /**
  * The messages between the extension and the inspector webview, in both directions. Shared by both bundles

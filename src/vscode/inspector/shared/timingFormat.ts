@@ -1,4 +1,4 @@
-import type {ResponseTimings} from "../../protocol/timings.js";
+import type {ResponseTimings} from "../../../protocol/timings.js";
 
 /** `850 ms`, `2.4 s`, `3 min 5 s`: a duration as a person reads it at a glance. */
 export function formatDuration(ms: number | null): string {
