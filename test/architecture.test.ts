@@ -32,6 +32,8 @@ describe("architecture: layer rules (dependency-cruiser)", () => {
         const current = new Set((JSON.parse(output).summary.violations as Violation[]).map(key));
         const known = JSON.parse(readFileSync(path.join(repoRoot, ".dependency-cruiser-known-violations.json"), "utf8")) as Violation[];
         const gone = known.map(key).filter((violation) => !current.has(violation));
-        assert.deepEqual(gone, [], "remove these from .dependency-cruiser-known-violations.json (npx depcruise-baseline src webview --config .dependency-cruiser.cjs --output-to .dependency-cruiser-known-violations.json)");
+        assert.deepEqual(gone, [],
+            "remove these from .dependency-cruiser-known-violations.json (npx depcruise-baseline src webview --config "
+                + ".dependency-cruiser.cjs --output-to .dependency-cruiser-known-violations.json)");
     });
 });

@@ -12,7 +12,8 @@ import {repoRoot} from "./helpers/paths.js";
  */
 const testDir = path.join(repoRoot, "test");
 /** What loading a model looks like in a test or a helper. */
-const loadsModel = /\b(loadNodeLlamaCpp|startTestServer|useTinyModel|syntheticModel|startLlamaServer|getLlama)\b|\b(loadModel|new LlamaEngine)\(|(?<![/\w])models\.\w+/;
+const loadsModel =
+    /\b(loadNodeLlamaCpp|startTestServer|useTinyModel|syntheticModel|startLlamaServer|getLlama)\b|\b(loadModel|new LlamaEngine)\(|(?<![/\w])models\.\w+/;
 
 function files(dir: string): string[] {
     return readdirSync(dir, {withFileTypes: true}).flatMap((entry) => {

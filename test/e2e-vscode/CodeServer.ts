@@ -58,7 +58,9 @@ export class CodeServer {
      */
     public prepare(vsix: string, userSettings: Record<string, unknown>, machineSettings: Record<string, unknown> = {}): void {
         fs.rmSync(this.paths.state, {recursive: true, force: true});
-        for (const dir of [this.userData, this.extensions, this.workspace, path.join(this.userData, "User"), path.join(this.userData, "Machine")])
+        for (const dir of [
+            this.userData, this.extensions, this.workspace, path.join(this.userData, "User"), path.join(this.userData, "Machine")
+        ])
             fs.mkdirSync(dir, {recursive: true});
         fs.writeFileSync(this.config, "auth: none\ncert: false\n");
         fs.writeFileSync(path.join(this.workspace, "README.md"), "# e2e workspace\n");
@@ -105,7 +107,8 @@ export class CodeServer {
         const log = fs.openSync(path.join(this.paths.state, "code-server.log"), "w");
         this.process = spawn(this.node, [
             this.entry, ...this.folderArgs(), "--bind-addr", `127.0.0.1:${this.port}`, "--auth", "none", "--disable-telemetry",
-            "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override", "--ignore-last-opened", this.workspace
+            "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override", "--ignore-last-opened",
+            this.workspace
         ], {env: this.env, detached: true, stdio: ["ignore", log, log]});
         const url = `http://127.0.0.1:${this.port}/`;
         const deadline = Date.now() + 60_000;
@@ -150,7 +153,7 @@ export class CodeServer {
         const timer = setTimeout(() => {
             try {
                 process.kill(-child.pid!, "SIGKILL");
-            } catch { /* gone already */ }
+            } catch {/* gone already */}
         }, 10_000);
         await exited;
         clearTimeout(timer);

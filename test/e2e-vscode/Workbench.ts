@@ -177,7 +177,8 @@ export class Workbench {
     /** Dismisses every notification, so the next step's toasts are the only ones on screen. */
     public async clearNotifications(): Promise<void> {
         await this.runCommand("Notifications: Clear All Notifications");
-        await this.page.locator(".notifications-toasts .notification-toast").first().waitFor({state: "detached", timeout: 5_000}).catch(() => undefined);
+        await this.page.locator(".notifications-toasts .notification-toast").first().waitFor({state: "detached", timeout: 5_000})
+            .catch(() => undefined);
     }
 
     /** A button of the notification that shows `text` (such as "Copy New Key" or a progress's "Cancel"). */
@@ -209,7 +210,8 @@ export class Workbench {
 
     /** A view of the sidebar by its title (Server, Models, …), expanded. */
     public async sidebarView(title: string): Promise<Locator> {
-        const pane = this.page.locator(".part.sidebar .pane").filter({has: this.page.locator(".pane-header", {hasText: new RegExp(`^${title}`, "i")})}).first();
+        const pane = this.page.locator(".part.sidebar .pane")
+            .filter({has: this.page.locator(".pane-header", {hasText: new RegExp(`^${title}`, "i")})}).first();
         await pane.waitFor({timeout: 15_000});
         const header = pane.locator(".pane-header").first();
         if (await header.getAttribute("aria-expanded") === "false")

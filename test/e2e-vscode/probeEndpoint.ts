@@ -4,7 +4,8 @@
  */
 export async function probeEndpoint(endpoint: string, apiKey: string): Promise<number | "refused"> {
     try {
-        const response = await fetch(`${endpoint}/models`, {headers: {authorization: `Bearer ${apiKey}`}, signal: AbortSignal.timeout(10_000)});
+        const response = await fetch(`${endpoint}/models`,
+            {headers: {authorization: `Bearer ${apiKey}`}, signal: AbortSignal.timeout(10_000)});
         await response.body?.cancel();
         return response.status;
     } catch (error) {

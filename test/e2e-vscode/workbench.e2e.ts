@@ -106,7 +106,8 @@ test("Copy Endpoint URL and Copy API Key put what a client needs on the clipboar
 
     // The key is a real credential: without it the server refuses.
     const anonymous = new OpenAI({apiKey: "sk-wrong", baseURL: endpoint, maxRetries: 0});
-    await assert.rejects(anonymous.responses.create({model: "any", input: "hi"}), (error: unknown) => (error as {status?: number}).status === 401);
+    await assert.rejects(anonymous.responses.create({model: "any", input: "hi"}),
+        (error: unknown) => (error as {status?: number}).status === 401);
 });
 
 test("a streamed request through the openai SDK moves the status bar's token stats", async () => {
@@ -179,7 +180,8 @@ test("the inspector lists the response and shows its output in the detail view",
     assert.match(timings, /Time to first token\s+[\d.]+ m?s/);
     assert.match(timings, /Output speed\s+[\d.]+ tokens\/s/);
     assert.match(timings, /Cached input tokens\s+\d+ of \d+/);
-    assert.match(await view.locator("[data-testid='chart-summary']").innerText(), /^1 response in the last 10 minutes: median time to first token [\d.]+ m?s/);
+    assert.match(await view.locator("[data-testid='chart-summary']").innerText(),
+        /^1 response in the last 10 minutes: median time to first token [\d.]+ m?s/);
     assert.ok(await view.locator("[data-testid='timing-chart'] canvas").count() >= 1, "the chart is drawn");
     await detail.locator("[data-testid='timings']").scrollIntoViewIfNeeded();
     await workbench.screenshot("inspector-timings");
@@ -191,7 +193,8 @@ test("the inspector comes back as it was after being hidden and shown again", as
     await workbench.runCommand("Local Responses: Open Inspector");
     const detail = workbench.webview().locator(`[data-testid='detail'][data-response-id='${streamedResponseId}']`);
     await detail.waitFor({timeout: 15_000});
-    assert.equal(await workbench.webview().locator("[data-testid='search'] >> nth=0").evaluate((field) => (field as HTMLInputElement).value), streamedResponseId.slice(-8));
+    assert.equal(await workbench.webview().locator("[data-testid='search'] >> nth=0")
+        .evaluate((field) => (field as HTMLInputElement).value), streamedResponseId.slice(-8));
 });
 
 test("the walkthrough's steps are done by what was done: model got, loaded, client given endpoint and key, response seen", async () => {
@@ -222,7 +225,11 @@ async function queueBackgroundJobs(client: OpenAI, label: string) {
     const story = "Once upon a time there was a little girl named Lily. She liked to play in the park. ".repeat(80);
     const submitted = [];
     for (const n of [1, 2, 3])
-        submitted.push(await client.responses.create({model: "stories260K", input: `${label}: story ${n} of three. ${story}`, background: true, max_output_tokens: 300}));
+        submitted.push(
+            await client.responses.create({
+                model: "stories260K", input: `${label}: story ${n} of three. ${story}`, background: true, max_output_tokens: 300
+            })
+        );
     return submitted;
 }
 
@@ -286,7 +293,8 @@ test("List Stored Responses shows status, time and tokens; a row opens in the in
     await workbench.runCommand("Local Responses: List Stored Responses");
     const row = await workbench.quickPickRow(doomed.id);
     const usage = doomed.usage!;
-    assert.match(await row.innerText(), new RegExp(`${doomed.status} · \\d{1,2}:\\d{2}:\\d{2}[^·]* · ${usage.input_tokens} in / ${usage.output_tokens} out`));
+    assert.match(await row.innerText(),
+        new RegExp(`${doomed.status} · \\d{1,2}:\\d{2}:\\d{2}[^·]* · ${usage.input_tokens} in / ${usage.output_tokens} out`));
     assert.match(await (await workbench.quickPickRow(streamedResponseId)).innerText(), /(completed|incomplete) · .+ · \d+ in \/ \d+ out/);
     await workbench.screenshot("list-responses");
 
@@ -298,7 +306,8 @@ test("List Stored Responses shows status, time and tokens; a row opens in the in
     await (await workbench.quickPickRow(streamedResponseId)).click();
     const view = workbench.webview();
     await view.locator(`[data-testid='detail'][data-response-id='${streamedResponseId}']`).waitFor({timeout: 15_000});
-    assert.equal(await view.locator("[data-testid='search']").evaluate((field) => (field as HTMLInputElement).value), "", "the revealed response is not hidden by an old search");
+    assert.equal(await view.locator("[data-testid='search']").evaluate((field) => (field as HTMLInputElement).value), "",
+        "the revealed response is not hidden by an old search");
     await workbench.screenshot("list-opened-in-inspector");
 });
 
@@ -319,10 +328,12 @@ test("the sidebar: Server facts, the loaded model, responses (Enter opens, Delet
     const doomed = await client.responses.create({model: "stories260K", input: "A dog ran in the park.", max_output_tokens: 8});
     // Refreshed by the store's event: the newest response is the first row.
     const deadline = Date.now() + 15_000;
-    while (!/completed · \d+→8 tokens|incomplete · \d+→8 tokens/.test(await responses.locator(".monaco-list-row").first().innerText().catch(() => "")) && Date.now() < deadline)
+    while (!/completed · \d+→8 tokens|incomplete · \d+→8 tokens/.test(await responses.locator(".monaco-list-row").first().innerText()
+        .catch(() => "")) && Date.now() < deadline)
         await workbench.page.waitForTimeout(200);
     const first = responses.locator(".monaco-list-row").first();
-    assert.match(await first.innerText(), new RegExp(`${doomed.status} · ${doomed.usage!.input_tokens}→${doomed.usage!.output_tokens} tokens`));
+    assert.match(await first.innerText(),
+        new RegExp(`${doomed.status} · ${doomed.usage!.input_tokens}→${doomed.usage!.output_tokens} tokens`));
     const jobs = await workbench.sidebarView("Jobs");
     await workbench.treeRow(jobs, /cancelled · stories260K/).waitFor({timeout: 10_000});
     await workbench.screenshot("sidebar");
@@ -343,7 +354,8 @@ test("the sidebar: Server facts, the loaded model, responses (Enter opens, Delet
             await new Promise((resolve) => setTimeout(resolve, 200));
         }
     }, (error: unknown) => (error as {status?: number}).status === 404);
-    await workbench.webview().locator(`[data-testid='detail'][data-response-id='${doomed.id}']`).waitFor({state: "detached", timeout: 10_000});
+    await workbench.webview().locator(`[data-testid='detail'][data-response-id='${doomed.id}']`)
+        .waitFor({state: "detached", timeout: 10_000});
 });
 
 test("Clear Response Store asks first, then deletes every stored response", async () => {
@@ -354,7 +366,8 @@ test("Clear Response Store asks first, then deletes every stored response", asyn
     const count = Number(/Delete all (\d+) stored responses\?/.exec(await workbench.dialog().innerText())?.[1]);
     assert.ok(count >= 2, `the confirmation names the count (${count})`);
     await workbench.screenshot("clear-store-confirm");
-    assert.equal((await client.responses.retrieve(streamedResponseId)).id, streamedResponseId, "nothing is deleted before the confirmation");
+    assert.equal((await client.responses.retrieve(streamedResponseId)).id, streamedResponseId,
+        "nothing is deleted before the confirmation");
 
     await workbench.confirmDialog("Delete All");
     // Every job had ended before the confirmation: nothing was stored in between, so all of them went.
@@ -393,7 +406,8 @@ test("Rotate API Key: after the confirmation the old key gets 401 and the new on
     await workbench.screenshot("key-rotated");
 });
 
-test("Configure Codex… writes the provider block into CODEX_HOME/config.toml, with the key's variable and not the key, and the model's context window", async () => {
+test("Configure Codex… writes the provider block into CODEX_HOME/config.toml, with the key's variable and not the key, and the model's "
+    + "context window", async () => {
     await workbench.clearNotifications();
     await workbench.runCommandAndAnswer("Local Responses: Configure Codex…", "Write to config.toml");
     await workbench.notification(/Codex now uses Local Responses/).waitFor({timeout: 10_000});
@@ -416,7 +430,8 @@ test("Configure Codex… writes the provider block into CODEX_HOME/config.toml, 
     await workbench.screenshot("codex-config");
 });
 
-test("Configure Claude Code… merges the origin, the model and a key helper into CLAUDE_CONFIG_DIR/settings.json, keeping the rest and no key", async () => {
+test("Configure Claude Code… merges the origin, the model and a key helper into CLAUDE_CONFIG_DIR/settings.json, keeping the rest "
+    + "and no key", async () => {
     await workbench.clearNotifications();
     await workbench.runCommandAndAnswer("Local Responses: Configure Claude Code…", "Write to settings.json");
     await workbench.notification(/Claude Code now uses Local Responses/).waitFor({timeout: 10_000});
@@ -484,7 +499,8 @@ test("Stop / Start / Restart Server: the endpoint refuses, Copy Endpoint URL say
     await workbench.screenshot("server-restarted");
 });
 
-test("Download Model…: the list says whether each model fits (from its header), a pick downloads with a cancellable progress, a pasted URL loads", async () => {
+test("Download Model…: the list says whether each model fits (from its header), a pick downloads with a cancellable progress, a pasted "
+    + "URL loads", async () => {
     const saved = path.join(downloads, "stories260K.gguf");
     await workbench.clearNotifications();
     await workbench.runCommand("Local Responses: Download Model…");
@@ -493,13 +509,16 @@ test("Download Model…: the list says whether each model fits (from its header)
     while (!/Fits: needs|Tight: needs|Too large: needs/.test(await synthetic.innerText()) && Date.now() < deadline)
         await workbench.page.waitForTimeout(250);
     const fitLine = await synthetic.innerText();
-    assert.match(fitLine, /(Fits|Tight|Too large): needs [\d.]+ (MiB|GiB) \(weights 108\.\d MiB \+ context [\d.]+ (MiB|GiB) for 8192 tokens × 2\)/);
-    assert.match(await (await workbench.quickPickRow("Qwen2.5 Coder 1.5B Instruct")).innerText(), /Q4_K_M · ~1\.04 GiB/, "the curated list is there too");
+    assert.match(fitLine,
+        /(Fits|Tight|Too large): needs [\d.]+ (MiB|GiB) \(weights 108\.\d MiB \+ context [\d.]+ (MiB|GiB) for 8192 tokens × 2\)/);
+    assert.match(await (await workbench.quickPickRow("Qwen2.5 Coder 1.5B Instruct")).innerText(), /Q4_K_M · ~1\.04 GiB/,
+        "the curated list is there too");
     await workbench.screenshot("download-catalog-fit");
     await (await workbench.quickPickRow("Loopback stories260K")).click();
     const progress = workbench.notification(/Downloading model/);
     await progress.waitFor({timeout: 30_000});
-    await workbench.page.waitForFunction(() => /[\d.]+ KiB of 1\.1 MiB/.test(document.querySelector(".notifications-toasts")?.textContent ?? ""), undefined, {timeout: 30_000});
+    await workbench.page.waitForFunction(() => /[\d.]+ KiB of 1\.1 MiB/.test(document.querySelector(".notifications-toasts")?.textContent
+        ?? ""), undefined, {timeout: 30_000});
     await workbench.screenshot("download-progress");
     await workbench.notificationButton(/Downloading model/, "Cancel").click();
     await workbench.notification("download cancelled").waitFor({timeout: 15_000});
@@ -511,19 +530,23 @@ test("Download Model…: the list says whether each model fits (from its header)
     await workbench.notification(/stories260K loaded, serving on/).waitFor({timeout: 60_000});
     assert.equal(sha256(saved), sha256(modelPath));
     // code-server is a remote setup: the machine-overridable model setting lands in the machine's settings.
-    const settings = ["User", "Machine"].map((scope) => fs.readFileSync(path.join(server.userData, scope, "settings.json"), "utf8")).join("\n");
+    const settings = ["User", "Machine"].map((scope) => fs.readFileSync(path.join(server.userData, scope, "settings.json"), "utf8"))
+        .join("\n");
     assert.ok(settings.includes(`"localResponses.model.path": ${JSON.stringify(saved)}`), "the downloaded file became the model setting");
     await workbench.waitForStatus(/stories260K: ready/);
     assert.equal(await probeEndpoint(endpoint, apiKey), 200);
     await workbench.screenshot("download-loaded");
 });
 
-test("a setting changed in settings.json is applied and announced: context size reloads the model, a new port moves the server", async () => {
+test("a setting changed in settings.json is applied and announced: context size reloads the model, a new port moves "
+    + "the server", async () => {
     await workbench.clearNotifications();
     server.updateMachineSettings({"localResponses.contextSize": 512});
     await workbench.notification("Applied localResponses.contextSize: model reloaded and server restarted").waitFor({timeout: 60_000});
     await workbench.waitForStatus(/stories260K: ready/);
-    const models = await (await fetch(`${endpoint}/models`, {headers: {authorization: `Bearer ${apiKey}`}})).json() as {data: {id: string, context_window: number}[]};
+    const models = await (await fetch(`${endpoint}/models`, {headers: {authorization: `Bearer ${apiKey}`}})).json() as {
+        data: {id: string, context_window: number}[]
+    };
     assert.equal(models.data[0]?.context_window, 512);
     await workbench.screenshot("setting-context-size");
 
@@ -537,7 +560,8 @@ test("a setting changed in settings.json is applied and announced: context size 
     await workbench.screenshot("setting-port");
 });
 
-test("localResponses.engine upstream against a real llama-server: Unload disconnects (503), Load Model… picks the upstream's model, the SDK is answered, Download Model… switches back", async () => {
+test("localResponses.engine upstream against a real llama-server: Unload disconnects (503), Load Model… picks the upstream's model, the "
+    + "SDK is answered, Download Model… switches back", async () => {
     // The same shared model behind llama.cpp's own server (built once per machine into ~/.cache, never here).
     const llama = await startLlamaServer({model: modelPath, slots: 1, contextPerSlot: 1024, extraArgs: ["--alias", "upstream-stories"]});
     const client = new OpenAI({apiKey, baseURL: endpoint, maxRetries: 0});
@@ -560,14 +584,16 @@ test("localResponses.engine upstream against a real llama-server: Unload disconn
         assert.match(await row.innerText(), new RegExp(`on ${llama.url.replace(/[.]/g, "\\.")}`));
         await workbench.screenshot("upstream-load-model");
         await row.click();
-        await workbench.notification(`upstream-stories connected (upstream on ${llama.url}), serving on ${endpoint}`).waitFor({timeout: 30_000});
+        await workbench.notification(`upstream-stories connected (upstream on ${llama.url}), serving on ${endpoint}`)
+            .waitFor({timeout: 30_000});
         await workbench.waitForStatus(/upstream-stories: ready/, 15_000);
         const machine = fs.readFileSync(path.join(server.userData, "Machine", "settings.json"), "utf8");
         assert.ok(machine.includes('"localResponses.upstream.model": "upstream-stories"'), "the pick became the upstream model setting");
 
         const answer = await client.responses.create({model: "upstream-stories", input: "Tell me a story", max_output_tokens: 8});
         assert.ok(answer.output_text.length > 0 && answer.usage!.output_tokens > 0, "llama-server wrote through the upstream engine");
-        assert.match(await workbench.statusTooltip(), new RegExp(`Engine: upstream · upstream-stories on ${llama.url.replace(/[.]/g, "\\.")}`));
+        assert.match(await workbench.statusTooltip(),
+            new RegExp(`Engine: upstream · upstream-stories on ${llama.url.replace(/[.]/g, "\\.")}`));
 
         await workbench.runCommand("View: Show Local Responses");
         const models = await workbench.sidebarView("Models");
@@ -624,9 +650,12 @@ test("after Developer: Reload Window the server comes back with the same key and
     await workbench.screenshot("inspector-after-reload");
 });
 
-test("a stored response outlives Developer: Reload Window: the HTTP API, its input items, the sidebar and the inspector still have it", async () => {
+test("a stored response outlives Developer: Reload Window: the HTTP API, its input items, the sidebar and the inspector "
+    + "still have it", async () => {
     const client = new OpenAI({apiKey, baseURL: endpoint, maxRetries: 0});
-    const kept = await client.responses.create({model: "stories260K", input: "A bird sang in the old tree.", max_output_tokens: 8, metadata: {e2e: "reload"}});
+    const kept = await client.responses.create({
+        model: "stories260K", input: "A bird sang in the old tree.", max_output_tokens: 8, metadata: {e2e: "reload"}
+    });
     assert.ok(kept.usage != null && kept.usage.output_tokens > 0, "the model answered");
     await workbench.clearNotifications();
 
@@ -635,9 +664,13 @@ test("a stored response outlives Developer: Reload Window: the HTTP API, its inp
     await workbench.waitForStatus(/stories260K: ready/);
     assert.equal(await probeEndpoint(endpoint, apiKey), 200, "listening again with the same key");
 
-    const fetched = await fetch(`${endpoint}/responses/${kept.id}`, {headers: {authorization: `Bearer ${apiKey}`}, signal: AbortSignal.timeout(10_000)});
+    const fetched = await fetch(`${endpoint}/responses/${kept.id}`,
+        {headers: {authorization: `Bearer ${apiKey}`}, signal: AbortSignal.timeout(10_000)});
     assert.equal(fetched.status, 200, `GET /v1/responses/${kept.id} after the reload`);
-    const body = await fetched.json() as {id: string, status: string, output_text?: string, output: unknown[], metadata: Record<string, string>, usage: {output_tokens: number}};
+    const body = await fetched.json() as {
+        id: string, status: string, output_text?: string, output: unknown[], metadata: Record<string, string>,
+        usage: {output_tokens: number}
+    };
     assert.equal(body.id, kept.id);
     assert.equal(body.status, kept.status);
     assert.deepEqual(body.output, JSON.parse(JSON.stringify(kept.output)), "the same output items");

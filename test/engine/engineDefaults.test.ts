@@ -10,7 +10,8 @@ describe("planContext: the local model's context per sequence and sequences", ()
         assert.deepEqual(planContext(8192, unset), {contextSize: 8192, parallel: 4});
         assert.deepEqual(planContext(16384, unset), {contextSize: 16384, parallel: 2});
         assert.deepEqual(planContext(32768, unset), {contextSize: 32768, parallel: 1});
-        assert.deepEqual(planContext(131072, unset), {contextSize: 32768, parallel: 1}, "a 128k model: one sequence a coding agent's prompt fits in");
+        assert.deepEqual(planContext(131072, unset), {contextSize: 32768, parallel: 1},
+            "a 128k model: one sequence a coding agent's prompt fits in");
         assert.deepEqual(planContext(20000, unset), {contextSize: 20000, parallel: 1});
     });
 

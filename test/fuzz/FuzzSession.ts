@@ -70,9 +70,11 @@ export class FuzzSession {
             else
                 failures.set(key, {problem, count: 1, batch, example: typeof example === "string" ? example : describeCase(example)});
         };
-        const target: FuzzTarget = {port: Number(new URL(this.server.origin).port), live: this.live, foreignIds: allIds(this.foreign), timeoutMs: 60_000,
+        const target: FuzzTarget = {port: Number(new URL(this.server.origin).port), live: this.live, foreignIds: allIds(this.foreign),
+            timeoutMs: 60_000,
             count: (outcome) => report.outcomes[outcome] = (report.outcomes[outcome] ?? 0) + 1};
-        const batchArbitrary = fc.array(fuzzCase(placeholderIds(this.foreign), fuzzKey), {minLength: options.batchSize, maxLength: options.batchSize});
+        const batchArbitrary = fc.array(fuzzCase(placeholderIds(this.foreign), fuzzKey),
+            {minLength: options.batchSize, maxLength: options.batchSize});
         let serverDown = false;
 
         await fc.assert(fc.asyncProperty(batchArbitrary, async (batch) => {
@@ -115,7 +117,8 @@ export class FuzzSession {
     /** Null when `GET /v1/models` answers 200 within 10 s. */
     private async health(): Promise<string | null> {
         try {
-            const res = await this.server.fetch("/v1/models", {headers: {authorization: `Bearer ${fuzzKey}`}, signal: AbortSignal.timeout(10_000)});
+            const res = await this.server.fetch("/v1/models",
+                {headers: {authorization: `Bearer ${fuzzKey}`}, signal: AbortSignal.timeout(10_000)});
             await res.arrayBuffer();
             return res.status === 200 ? null : `GET /v1/models → ${res.status}`;
         } catch (error) {
@@ -126,7 +129,8 @@ export class FuzzSession {
     /** Objects of the other key, and the fuzz key's own starting set (which cases may then change). */
     private async createFixtures(): Promise<void> {
         const as = (key: string) => async (path: string, json?: unknown) => {
-            const res = await this.server.fetch(path, {method: json === undefined ? "GET" : "POST", json, headers: {authorization: `Bearer ${key}`}});
+            const res = await this.server.fetch(path,
+                {method: json === undefined ? "GET" : "POST", json, headers: {authorization: `Bearer ${key}`}});
             const body = await res.json() as any;
             if (res.status !== 200)
                 throw new Error(`fixture ${path}: ${res.status} ${JSON.stringify(body)}`);
@@ -135,14 +139,16 @@ export class FuzzSession {
         const owners = [as(protectedKey), as(fuzzKey)] as const;
         for (const [index, call] of owners.entries()) {
             const first = await call("/v1/responses", {model: "m", input: "Once upon a time", max_output_tokens: 4});
-            const second = await call("/v1/responses", {model: "m", input: "And then?", previous_response_id: first.id, max_output_tokens: 3, metadata: {fixture: "yes"}});
+            const second = await call("/v1/responses",
+                {model: "m", input: "And then?", previous_response_id: first.id, max_output_tokens: 3, metadata: {fixture: "yes"}});
             let background = await call("/v1/responses", {model: "m", input: "In the background", background: true, max_output_tokens: 3});
             while (background.status === "queued" || background.status === "in_progress") {
                 await new Promise((resolve) => setTimeout(resolve, 50));
                 background = await call(`/v1/responses/${background.id}`);
             }
             const conversation = await call("/v1/conversations", {items: [{role: "user", content: "hello"}], metadata: {topic: "fixture"}});
-            const inConversation = await call("/v1/responses", {model: "m", input: "Hi", conversation: conversation.id, max_output_tokens: 3});
+            const inConversation = await call("/v1/responses",
+                {model: "m", input: "Hi", conversation: conversation.id, max_output_tokens: 3});
             const responses = [first, second, background, inConversation];
             const items = (await call(`/v1/conversations/${conversation.id}/items`)).data;
             if (index === 1)
@@ -151,7 +157,10 @@ export class FuzzSession {
             else
                 this.foreign = {
                     responses: responses.map((response) => response.id),
-                    items: [...responses.flatMap((response) => response.output.map((item: {id: string}) => item.id)), ...items.map((item: {id: string}) => item.id)],
+                    items: [
+                        ...responses.flatMap((response) => response.output.map((item: {id: string}) => item.id)),
+                        ...items.map((item: {id: string}) => item.id)
+                    ],
                     conversations: [conversation.id]
                 };
         }
@@ -184,15 +193,23 @@ function allIds(pool: IdPool): string[] {
 
 /** Groups failures by what went wrong, not by the ids and numbers in the message. */
 function signature(problem: string): string {
-    return problem.replace(/'[^']*'/g, "'…'").replace(/\b(resp|msg|fc|conv|rs|ctc|cmp)_[A-Za-z0-9]+/g, "$1_…").replace(/\d+/g, "N").slice(0, 120);
+    return problem.replace(/'[^']*'/g, "'…'").replace(/\b(resp|msg|fc|conv|rs|ctc|cmp)_[A-Za-z0-9]+/g, "$1_…").replace(/\d+/g, "N").slice(0,
+        120);
 }
 
 /** A case as a short, reproducible description. */
 export function describeCase(fuzzCase: FuzzCase): string {
     switch (fuzzCase.kind) {
-        case "http": return clip(`${fuzzCase.method} ${fuzzCase.path} ${JSON.stringify(fuzzCase.headers)}${fuzzCase.encoding == null ? "" : ` encoding=${JSON.stringify(fuzzCase.encoding)}`}${fuzzCase.note == null ? "" : ` (${fuzzCase.note})`} body=${fuzzCase.body ?? "none"}`, Number(process.env.FUZZ_CLIP ?? 600));
+        case "http": {
+            const encoding = fuzzCase.encoding == null ? "" : ` encoding=${JSON.stringify(fuzzCase.encoding)}`;
+            const note = fuzzCase.note == null ? "" : ` (${fuzzCase.note})`;
+            const body = fuzzCase.body ?? "none";
+            return clip(`${fuzzCase.method} ${fuzzCase.path} ${JSON.stringify(fuzzCase.headers)}${encoding}${note} body=${body}`,
+                Number(process.env.FUZZ_CLIP ?? 600));
+        }
         case "raw": return clip(`raw (${fuzzCase.note}): ${JSON.stringify(fuzzCase.request)}`, Number(process.env.FUZZ_CLIP ?? 600));
-        case "ws": return clip(`WebSocket ${fuzzCase.path} ${JSON.stringify(fuzzCase.headers)} closeEarly=${fuzzCase.closeEarly} messages=${JSON.stringify(fuzzCase.messages)}`, Number(process.env.FUZZ_CLIP ?? 600));
+        case "ws": return clip(`WebSocket ${fuzzCase.path} ${JSON.stringify(fuzzCase.headers)} closeEarly=${fuzzCase.closeEarly} `
+            + `messages=${JSON.stringify(fuzzCase.messages)}`, Number(process.env.FUZZ_CLIP ?? 600));
     }
 }
 

@@ -30,7 +30,8 @@ type HttpAnswer = {status: number, contentType: string, body: string, cut: boole
 async function runHttp(fuzzCase: HttpCase, target: FuzzTarget): Promise<string[]> {
     const problems = await httpProblems(fuzzCase, target);
     // A request asking for a WebSocket upgrade is answered by the upgrade path, not the app: say so.
-    return /websocket/i.test(fuzzCase.headers.upgrade ?? "") ? problems.map((problem) => `WebSocket upgrade on ${fuzzCase.method}: ${problem}`) : problems;
+    return /websocket/i.test(fuzzCase.headers.upgrade ?? "")
+        ? problems.map((problem) => `WebSocket upgrade on ${fuzzCase.method}: ${problem}`) : problems;
 }
 
 async function httpProblems(fuzzCase: HttpCase, target: FuzzTarget): Promise<string[]> {
@@ -94,7 +95,9 @@ function exchange(fuzzCase: HttpCase, path: string, text: string | undefined, ta
             headers[fuzzCase.chunked ? "transfer-encoding" : "content-length"] = fuzzCase.chunked ? "chunked" : String(body.length);
         let request: http.ClientRequest;
         try {
-            request = http.request({host: "127.0.0.1", port: target.port, method: fuzzCase.method, path, headers, agent: false, setHost: false});
+            request = http.request({
+                host: "127.0.0.1", port: target.port, method: fuzzCase.method, path, headers, agent: false, setHost: false
+            });
         } catch (error) {
             // The client itself refuses (an invalid path or header): nothing reached the server.
             resolve({skipped: (error as Error).message});
@@ -114,7 +117,10 @@ function exchange(fuzzCase: HttpCase, path: string, text: string | undefined, ta
         });
         request.on("response", (res) => {
             const chunks: Buffer[] = [];
-            const answer = (cut: boolean) => ({status: res.statusCode!, contentType: String(res.headers["content-type"] ?? ""), body: Buffer.concat(chunks).toString("utf8"), cut});
+            const answer = (cut: boolean) => ({
+                status: res.statusCode!, contentType: String(res.headers["content-type"] ?? ""),
+                body: Buffer.concat(chunks).toString("utf8"), cut
+            });
             res.on("data", (chunk: Buffer) => {
                 chunks.push(chunk);
                 if (fuzzCase.disconnectEarly) {
@@ -126,7 +132,8 @@ function exchange(fuzzCase: HttpCase, path: string, text: string | undefined, ta
             res.on("error", () => done(answer(true)));
             res.on("aborted", () => done(answer(true)));
         });
-        request.on("error", (error: NodeJS.ErrnoException) => done({failure: `connection failed without an answer: ${error.code ?? error.message}`}));
+        request.on("error",
+            (error: NodeJS.ErrnoException) => done({failure: `connection failed without an answer: ${error.code ?? error.message}`}));
         if (body != null)
             request.write(body);
         request.end();
@@ -153,7 +160,8 @@ async function runRaw(fuzzCase: RawCase, target: FuzzTarget): Promise<string[]> 
     const text = data.toString("latin1");
     const status = /^HTTP\/1\.[01] (\d{3})/.exec(text);
     if (status == null)
-        return timedOut && fuzzCase.note === "junk bytes" ? [] : [`${fuzzCase.note}: ${timedOut ? "no answer in 10 s" : "connection closed without an answer"}`];
+        return timedOut && fuzzCase.note === "junk bytes" ? []
+            : [`${fuzzCase.note}: ${timedOut ? "no answer in 10 s" : "connection closed without an answer"}`];
     const code = Number(status[1]);
     target.count(`${Math.floor(code / 100)}xx`);
     const split = text.indexOf("\r\n\r\n");
@@ -205,7 +213,8 @@ async function runSocket(fuzzCase: SocketCase, target: FuzzTarget): Promise<stri
                 ws.terminate();
             resolve();
         };
-        const timer = setTimeout(() => finish(`WebSocket: ${terminals} of ${fuzzCase.messages.length} turns answered within ${target.timeoutMs} ms`), target.timeoutMs);
+        const timer = setTimeout(() => finish(`WebSocket: ${terminals} of ${fuzzCase.messages.length} turns answered `
+            + `within ${target.timeoutMs} ms`), target.timeoutMs);
         ws.on("unexpected-response", (_req, res) => {
             let body = "";
             res.on("data", (chunk) => body += chunk);
@@ -217,7 +226,8 @@ async function runSocket(fuzzCase: SocketCase, target: FuzzTarget): Promise<stri
         });
         ws.on("open", () => {
             for (const message of fuzzCase.messages)
-                ws.send("binary" in message ? Buffer.from(message.binary) : target.live.resolve(message.text), {binary: "binary" in message});
+                ws.send("binary" in message ? Buffer.from(message.binary) : target.live.resolve(message.text),
+                    {binary: "binary" in message});
         });
         ws.on("message", (data) => {
             const event = parseJson(data.toString());
@@ -239,7 +249,8 @@ async function runSocket(fuzzCase: SocketCase, target: FuzzTarget): Promise<stri
                 finish();
             }
         });
-        ws.on("close", (code) => finish(`WebSocket closed by the server (${code}) after ${terminals} of ${fuzzCase.messages.length} turns`));
+        ws.on("close",
+            (code) => finish(`WebSocket closed by the server (${code}) after ${terminals} of ${fuzzCase.messages.length} turns`));
         ws.on("error", (error) => finish(`WebSocket error: ${error.message}`));
     });
     return problems;

@@ -8,13 +8,17 @@ import {callId, dropUndefined, jsonSchema, mostly, shortText, simpleSchema, some
 
 const textPart = mostly(
     fc.record({type: fc.constant("text"), text: shortText}),
-    fc.oneof(fc.record({type: fc.constantFrom("image_url", "input_audio", "file"), image_url: fc.constant({url: "data:,"})}), fc.record({type: fc.string({maxLength: 12}), text: shortText}))
+    fc.oneof(fc.record({type: fc.constantFrom("image_url", "input_audio", "file"), image_url: fc.constant({url: "data:,"})}),
+        fc.record({type: fc.string({maxLength: 12}), text: shortText}))
 );
 const content = fc.oneof(shortText, fc.array(textPart, {minLength: 1, maxLength: 2}));
 
 const message = fc.oneof(
     {arbitrary: fc.record({role: fc.constantFrom("system", "developer", "user"), content}), weight: 6},
-    {arbitrary: fc.record({role: fc.constant("assistant"), content: fc.oneof(shortText, fc.constant(null)), reasoning_content: sometimes(shortText)}).map(dropUndefined), weight: 2},
+    {
+        arbitrary: fc.record({role: fc.constant("assistant"), content: fc.oneof(shortText, fc.constant(null)),
+            reasoning_content: sometimes(shortText)}).map(dropUndefined), weight: 2
+    },
     {arbitrary: fc.record({
         role: fc.constantFrom("tool", "function", "wizard", undefined),
         content: fc.oneof(shortText, fc.integer(), fc.constant(null)),
@@ -22,11 +26,13 @@ const message = fc.oneof(
     }, {requiredKeys: []}).map(dropUndefined), weight: 1}
 );
 /** An assistant turn's call and the tool message answering it (sometimes answering another call). */
-const callTurn = fc.tuple(callId, toolName, fc.constantFrom("{}", "{\"city\":\"Paris\"}", "not json"), shortText, fc.boolean()).map(([id, name, args, output, answered]) => [
+const callTurn = fc.tuple(callId, toolName, fc.constantFrom("{}", "{\"city\":\"Paris\"}", "not json"), shortText,
+    fc.boolean()).map(([id, name, args, output, answered]) => [
     {role: "assistant", content: null, tool_calls: [{id, type: "function", function: {name, arguments: args}}]},
     {role: "tool", tool_call_id: answered ? id : "call_other", content: output}
 ]);
-const messages = fc.array(fc.oneof({arbitrary: message.map((one) => [one]), weight: 8}, {arbitrary: callTurn, weight: 2}), {minLength: 1, maxLength: 4}).map((turns) => turns.flat());
+const messages = fc.array(fc.oneof({arbitrary: message.map((one) => [one]), weight: 8}, {arbitrary: callTurn, weight: 2}),
+    {minLength: 1, maxLength: 4}).map((turns) => turns.flat());
 
 const functionTool = fc.record({
     type: fc.constant("function"),
@@ -39,22 +45,32 @@ const functionTool = fc.record({
 });
 const tools = mostly(
     fc.uniqueArray(functionTool, {minLength: 1, maxLength: 3, selector: (tool) => tool.function.name}),
-    fc.array(fc.oneof(functionTool, fc.constantFrom({type: "custom", custom: {name: "x"}}, {type: "function"}, {type: "web_search"})), {maxLength: 3}),
+    fc.array(fc.oneof(functionTool, fc.constantFrom({type: "custom", custom: {name: "x"}}, {type: "function"}, {type: "web_search"})),
+        {maxLength: 3}),
     3
 );
 const toolChoice = mostly(
     fc.constantFrom("auto", "none", "required"),
-    fc.constantFrom({type: "function", function: {name: "get_weather"}}, {type: "function", function: {name: "nope"}}, "sometimes", {type: "allowed_tools"}),
+    fc.constantFrom({type: "function", function: {name: "get_weather"}}, {type: "function", function: {name: "nope"}}, "sometimes",
+        {type: "allowed_tools"}),
     3
 );
 const responseFormat = mostly(
     fc.oneof(
         fc.constantFrom({type: "text"}, {type: "json_object"}),
-        fc.record({type: fc.constant("json_schema"), json_schema: fc.record({name: fc.constantFrom("answer", "out"), schema: simpleSchema, strict: fc.boolean()})})
+        fc.record({
+            type: fc.constant("json_schema"),
+            json_schema: fc.record({name: fc.constantFrom("answer", "out"), schema: simpleSchema, strict: fc.boolean()})
+        })
     ),
     fc.oneof(
         fc.constantFrom({type: "yaml"}, {type: "json_schema"}),
-        fc.record({type: fc.constant("json_schema"), json_schema: fc.record({name: fc.oneof(fc.constant("answer"), fc.string({maxLength: 70})), schema: jsonSchema, strict: fc.constantFrom(true, false, 1)})})
+        fc.record({
+            type: fc.constant("json_schema"), json_schema: fc.record({
+                name: fc.oneof(fc.constant("answer"), fc.string({maxLength: 70})), schema: jsonSchema,
+                strict: fc.constantFrom(true, false, 1)
+            })
+        })
     ),
     4
 );
@@ -68,7 +84,8 @@ export function chatBody(): fc.Arbitrary<Record<string, unknown>> {
         temperature: sometimes(mostly(fc.double({min: 0, max: 2, noNaN: true}), fc.constantFrom(-1, 3, "hot"))),
         top_p: sometimes(fc.double({min: 0, max: 1, noNaN: true}), 1),
         stream: sometimes(fc.boolean(), 4),
-        stream_options: sometimes(mostly(fc.constant({include_usage: true}), fc.constantFrom({include_usage: "yes"}, {continuous: true})), 2),
+        stream_options: sometimes(mostly(fc.constant({include_usage: true}), fc.constantFrom({include_usage: "yes"}, {continuous: true})),
+            2),
         n: sometimes(mostly(fc.constant(1), fc.constantFrom(2, 0)), 1),
         stop: sometimes(fc.constantFrom(null, [], ["."], "."), 1),
         seed: sometimes(fc.integer(), 1),

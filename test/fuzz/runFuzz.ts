@@ -17,20 +17,29 @@ if (!Number.isInteger(cases) || cases < 1 || !Number.isInteger(seed) || !Number.
 }
 
 const counts = (record: Record<string, number>) => Object.entries(record).sort().map(([key, count]) => `${key} ${count}`).join(", ");
-const summary = (report: FuzzReport) => `${report.cases} cases (${counts(report.byKind)}; answers: ${counts(report.outcomes)}) in ${(report.elapsedMs / 1000).toFixed(0)} s, ${report.failures.length} distinct failures`;
+const summary = (report: FuzzReport) => `${report.cases} cases (${counts(report.byKind)}; answers: ${counts(report.outcomes)}) `
+    + `in ${(report.elapsedMs / 1000).toFixed(0)} s, ${report.failures.length} distinct failures`;
 
 async function main(): Promise<number> {
     process.stdout.write(`fuzz: seed ${seed}, ${cases} cases in batches of ${batchSize}\n`);
     const session = await FuzzSession.start();
     let report: FuzzReport;
     try {
-        report = await session.run({seed, batchSize, batches: Math.ceil(cases / batchSize), onProgress: (progress) => process.stdout.write(`  ${summary(progress)}\n`)});
+        report = await session.run({
+            seed, batchSize, batches: Math.ceil(cases / batchSize),
+            onProgress: (progress) => process.stdout.write(`  ${summary(progress)}\n`)
+        });
     } finally {
         await session.close();
     }
-    process.stdout.write(`\ncases run: ${report.cases}\nfailures: ${report.failures.reduce((sum, failure) => sum + failure.count, 0)} (${report.failures.length} distinct)\nseed: ${seed}\n`);
+    process.stdout.write(
+        `\ncases run: ${report.cases}\nfailures: ${report.failures.reduce((sum, failure) => sum + failure.count, 0)} `
+            + `(${report.failures.length} distinct)\nseed: ${seed}\n`
+    );
     for (const failure of report.failures)
-        process.stdout.write(`\n- ${failure.problem}\n  ${failure.count}× (first in batch ${failure.batch}); example: ${failure.example}\n`);
+        process.stdout.write(
+            `\n- ${failure.problem}\n  ${failure.count}× (first in batch ${failure.batch}); example: ${failure.example}\n`
+        );
     process.stdout.write(`\n${summary(report)}; replay: npm run fuzz -- --cases ${cases} --seed ${seed} --batch-size ${batchSize}\n`);
     return report.failures.length === 0 ? 0 : 1;
 }

@@ -16,7 +16,8 @@ export function errorAnswerProblems(status: number, body: string): string[] {
     const problems: string[] = [];
     const parsed = parseJson(body);
     const error = isErrorBody(parsed) ? parsed.error : undefined;
-    const documented = (status === 503 && documentedOverload.has(String(error?.code))) || (status === 500 && documentedOutputFailures.has(String(error?.code)));
+    const documented = (status === 503 && documentedOverload.has(String(error?.code)))
+        || (status === 500 && documentedOutputFailures.has(String(error?.code)));
     if (status >= 500 && !documented)
         problems.push(`${status}${error == null ? "" : ` ${String(error.code)}: ${clip(String(error.message))}`}`);
     if (error == null)
@@ -50,7 +51,8 @@ export function eventProblems(event: any): string[] {
         const error = event.error ?? event;
         const shaped = typeof error?.message === "string" && typeof error?.type === "string" && "code" in error && "param" in error;
         const problems = shaped ? [] : [`error event without OpenAI's shape: ${clip(JSON.stringify(event))}`];
-        if ((status != null && status >= 500 && !(status === 503 && documentedOverload.has(String(error?.code)))) || error?.code === "server_error")
+        if ((status != null && status >= 500 && !(status === 503 && documentedOverload.has(String(error?.code))))
+            || error?.code === "server_error")
             problems.push(`error event ${status ?? ""} ${String(error?.code)}: ${clip(String(error?.message))}`);
         return problems;
     }
@@ -58,7 +60,8 @@ export function eventProblems(event: any): string[] {
         return failedResponseProblems(event.response ?? event);
     // A Chat Completions stream's failure: a chunk that is only an error body.
     if (event?.type === undefined && event?.error !== undefined)
-        return isErrorBody(event) ? (event.error.code === "server_error" ? [`error chunk server_error: ${clip(event.error.message)}`] : []) : [`error chunk without OpenAI's shape: ${clip(JSON.stringify(event))}`];
+        return isErrorBody(event) ? (event.error.code === "server_error" ? [`error chunk server_error: ${clip(event.error.message)}`] : [])
+            : [`error chunk without OpenAI's shape: ${clip(JSON.stringify(event))}`];
     return [];
 }
 

@@ -1,5 +1,6 @@
 import type {
-    ChatEngine, ChatTurn, EngineLease, EngineState, EngineStats, GenerationEvent, GenerationRequest, GenerationResult, ModelInfo, PromptShape, ToolSpec
+    ChatEngine, ChatTurn, EngineLease, EngineState, EngineStats, GenerationEvent, GenerationRequest, GenerationResult, ModelInfo,
+    PromptShape, ToolSpec
 } from "../../src/engine/types.js";
 
 /** One scripted generation: the events it plays, in order, and how it ends. */
@@ -18,7 +19,9 @@ export type Script = {
 export class ScriptedEngine implements ChatEngine {
     public readonly kind = "local";
     public readonly state: EngineState = "ready";
-    public readonly model: ModelInfo = {id: "scripted", path: "/dev/null", contextSize: 4096, sequences: 1, trainContextSize: 4096, chatWrapper: "scripted"};
+    public readonly model: ModelInfo = {
+        id: "scripted", path: "/dev/null", contextSize: 4096, sequences: 1, trainContextSize: 4096, chatWrapper: "scripted"
+    };
     public readonly requests: GenerationRequest[] = [];
     private readonly scripts: Script[];
 
@@ -76,5 +79,6 @@ export class ScriptedEngine implements ChatEngine {
 }
 
 function countWords(turns: ChatTurn[]): number {
-    return turns.map((turn) => (turn.role === "model" ? turn.parts.map((part) => (part.type === "call" ? part.arguments : part.text)).join(" ") : turn.text)).join(" ").split(/\s+/).length;
+    return turns.map((turn) => (turn.role === "model" ? turn.parts.map((part) => (part.type === "call" ? part.arguments : part.text))
+        .join(" ") : turn.text)).join(" ").split(/\s+/).length;
 }

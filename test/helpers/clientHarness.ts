@@ -30,7 +30,9 @@ export function skipUpstream(reason: string): string | false {
 /** The real server behind a recording proxy: client tests talk through it so every answer is checked for conformance. */
 export async function startClientHarness(options: TestServerOptions = {}, rewrites: ProxyRewrites = {}): Promise<ClientHarness> {
     const upstream = upstreamMode && options.engine !== "upstream"
-        ? await startLlamaServer({model: options.model ?? models.chatml, slots: options.parallel ?? 2, contextPerSlot: options.contextSize ?? 2048})
+        ? await startLlamaServer({
+            model: options.model ?? models.chatml, slots: options.parallel ?? 2, contextPerSlot: options.contextSize ?? 2048
+        })
         : null;
     const server = await startTestServer(upstream == null ? options : {
         ...options,

@@ -32,7 +32,9 @@ export type CodexExit = CliExit;
 export function runCodex(args: string[], options: {cwd: string, codexHome: string, apiKey: string, timeoutMs: number}): Promise<CodexExit> {
     return runCli(codexBin, args, {
         cwd: options.cwd,
-        env: {PATH: process.env.PATH, HOME: options.codexHome, CODEX_HOME: options.codexHome, [keyVariable]: options.apiKey, RUST_LOG: "error"},
+        env: {
+            PATH: process.env.PATH, HOME: options.codexHome, CODEX_HOME: options.codexHome, [keyVariable]: options.apiKey, RUST_LOG: "error"
+        },
         timeoutMs: options.timeoutMs
     });
 }

@@ -87,7 +87,9 @@ export function assertValidStream(events: Array<{type: string, sequence_number: 
         if (index > 0)
             assert.ok(event.sequence_number > events[index - 1]!.sequence_number, `sequence_number not increasing at ${index}`);
     });
-    const terminal = events.filter((event) => ["response.completed", "response.incomplete", "response.failed", "error"].includes(event.type));
+    const terminal = events.filter(
+        (event) => ["response.completed", "response.incomplete", "response.failed", "error"].includes(event.type)
+    );
     assert.equal(terminal.length, 1, `expected exactly one terminal event, got ${terminal.map((event) => event.type).join(", ")}`);
     assert.equal(terminal[0], events.at(-1), "the terminal event must be last");
 }

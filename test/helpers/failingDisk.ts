@@ -18,7 +18,7 @@ type Hooked = Record<Port, (...args: unknown[]) => Promise<unknown>>;
  * prototype, so a database the store opens later (after a rewrite) fails too; abstract-level wraps what `_open`
  * raises as it wraps LevelDB's own errors. `restore` puts the hook back; `failed` counts the calls that failed.
  */
-export function failingPort(port: Port, fail: (location: string) => Error | null): {restore(): void, readonly failed: number} {
+export function failingPort(port: Port, fail: (location: string) => Error | null): {restore: () => void, readonly failed: number} {
     const prototype = ClassicLevel.prototype as unknown as Hooked;
     const original = prototype[port];
     let failed = 0;

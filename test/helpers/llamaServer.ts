@@ -19,7 +19,8 @@ export const buildTimeoutMs = 45 * 60_000;
 export function llamaServerBinDir(): Promise<string> {
     binDir ??= new Promise((resolve, reject) => {
         const script = path.join(repoRoot, "scripts/build-llama-server.sh");
-        const child = spawn("nice", ["-n", "19", "bash", script], {stdio: ["ignore", "pipe", "pipe"], env: {...process.env, LLAMA_BUILD_NO_WAIT: "1"}});
+        const child = spawn("nice", ["-n", "19", "bash", script],
+            {stdio: ["ignore", "pipe", "pipe"], env: {...process.env, LLAMA_BUILD_NO_WAIT: "1"}});
         let stdout = "";
         let stderr = "";
         child.stdout.on("data", (data) => (stdout += data));

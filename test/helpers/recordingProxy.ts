@@ -144,7 +144,7 @@ export class RecordingProxy {
                         if (event.response != null)
                             assertValidResponse(event.response);
                 } catch (error) {
-                    throw new Error(`${where}: ${(error as Error).message}`);
+                    throw new Error(`${where}: ${(error as Error).message}`, {cause: error});
                 }
                 counts.events += events.length;
                 continue;
@@ -161,7 +161,7 @@ export class RecordingProxy {
                 try {
                     assertValidResponse(body);
                 } catch (error) {
-                    throw new Error(`${where}: ${(error as Error).message}`);
+                    throw new Error(`${where}: ${(error as Error).message}`, {cause: error});
                 }
                 counts.responses++;
             }

@@ -8,7 +8,9 @@ import type {AddressInfo} from "node:net";
  */
 export type Script = (req: http.IncomingMessage, res: http.ServerResponse, body: any) => void;
 
-export async function scriptedUpstream(script: () => Script): Promise<{url: string, requests: any[], headers: http.IncomingHttpHeaders[], closed: () => number, close(): Promise<void>}> {
+export async function scriptedUpstream(
+    script: () => Script
+): Promise<{url: string, requests: any[], headers: http.IncomingHttpHeaders[], closed: () => number, close(): Promise<void>}> {
     const requests: any[] = [];
     const headers: http.IncomingHttpHeaders[] = [];
     let closed = 0;
@@ -41,5 +43,6 @@ export async function scriptedUpstream(script: () => Script): Promise<{url: stri
     };
 }
 
-export const chunk = (delta: object, finish: string | null = null) => `data: ${JSON.stringify({choices: [{index: 0, delta, finish_reason: finish}]})}\n\n`;
+export const chunk = (delta: object,
+    finish: string | null = null) => `data: ${JSON.stringify({choices: [{index: 0, delta, finish_reason: finish}]})}\n\n`;
 export const sseHead = (res: http.ServerResponse) => res.writeHead(200, {"content-type": "text/event-stream"});

@@ -25,7 +25,10 @@ export class SocketClient {
             ws.once("unexpected-response", (_req, res) => {
                 let body = "";
                 res.on("data", (chunk) => body += chunk);
-                res.on("end", () => reject(Object.assign(new Error(`handshake refused: ${res.statusCode}`), {status: res.statusCode, body: JSON.parse(body || "{}")})));
+                res.on("end", () => reject(
+                    Object.assign(new Error(`handshake refused: ${res.statusCode}`),
+                        {status: res.statusCode, body: JSON.parse(body || "{}")})
+                ));
             });
             ws.once("error", reject);
         });

@@ -29,7 +29,8 @@ export async function syntheticModel(shape: SyntheticShape = "smollm2-135m"): Pr
         return file;
     await fs.mkdir(syntheticModelDir, {recursive: true});
     const partial = `${file}.${process.pid}.partial`;
-    await promisify(execFile)(process.execPath, [path.join(sharedDir, "models/make-synthetic-model.mjs"), "--shape", shape, "--out", partial]);
+    await promisify(execFile)(process.execPath,
+        [path.join(sharedDir, "models/make-synthetic-model.mjs"), "--shape", shape, "--out", partial]);
     const written = await sha256(partial);
     if (written !== shapes[shape]) {
         await fs.rm(partial, {force: true});

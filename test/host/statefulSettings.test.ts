@@ -11,11 +11,13 @@ describe("settings of background mode, conversations, compaction and quotas", ()
     it("defaults to the reference values", () => {
         const config = defaultConfig();
         assert.deepEqual(
-            [config.background.maxJobs, config.background.maxJobsPerKey, config.background.deadlineSeconds, config.background.retentionSeconds,
+            [config.background.maxJobs, config.background.maxJobsPerKey, config.background.deadlineSeconds,
+                config.background.retentionSeconds,
                 config.background.inputMaxBytes, config.background.eventMaxCount, config.background.eventMaxBytes],
             [64, 4, 300, 900, 2 * 1024 * 1024, 4096, 2 * 1024 * 1024]
         );
-        assert.deepEqual([config.conversations.maxEntries, config.conversations.maxBytes, config.conversations.ttlSeconds], [256, 64 * 1024 * 1024, 3600]);
+        assert.deepEqual([config.conversations.maxEntries, config.conversations.maxBytes, config.conversations.ttlSeconds],
+            [256, 64 * 1024 * 1024, 3600]);
         assert.deepEqual([config.store.ownerMaxEntries, config.store.ownerMaxBytes], [0, 0]);
         assert.equal(config.compaction.summaryMaxTokens, 1024);
     });

@@ -12,7 +12,8 @@ const cli = path.join(repoRoot, "dist/cli.js");
 function run(args: string[], env: NodeJS.ProcessEnv = {}) {
     // Each server gets its own durable store: the default data folder is the user's, and one process holds it at a time.
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "lr-data-"));
-    const child = spawn(process.execPath, [cli, ...args], {env: {...process.env, LOCAL_RESPONSES_DATA_DIR: dataDir, ...env}, stdio: ["ignore", "pipe", "pipe"]});
+    const child = spawn(process.execPath, [cli, ...args],
+        {env: {...process.env, LOCAL_RESPONSES_DATA_DIR: dataDir, ...env}, stdio: ["ignore", "pipe", "pipe"]});
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));
@@ -92,7 +93,8 @@ describe("headless CLI (dist/cli.js, built by npm test)", () => {
     });
 
     it("says auth is on when a key is given with --no-auth, and requires the key", async () => {
-        const {child, exited, output} = run(["serve", "--model", models.chatml, "--api-key", "sk-both", "--no-auth", "--port", "0", "--threads", "1"]);
+        const {child, exited,
+            output} = run(["serve", "--model", models.chatml, "--api-key", "sk-both", "--no-auth", "--port", "0", "--threads", "1"]);
         while (!output().stdout.includes("\n"))
             await new Promise((resolve) => setTimeout(resolve, 20));
         const url = /listening on (\S+)/.exec(output().stdout)![1]!;
@@ -109,7 +111,9 @@ describe("headless CLI (dist/cli.js, built by npm test)", () => {
         const first = run(["serve", "--model", models.chatml, "--api-key", "sk-a", "--port", "0", "--threads", "1", "--data-dir", dataDir]);
         while (!first.output().stdout.includes("\n"))
             await new Promise((resolve) => setTimeout(resolve, 20));
-        const second = run(["serve", "--model", models.chatml, "--api-key", "sk-b", "--port", "0", "--threads", "1", "--data-dir", dataDir]);
+        const second = run([
+            "serve", "--model", models.chatml, "--api-key", "sk-b", "--port", "0", "--threads", "1", "--data-dir", dataDir
+        ]);
         assert.equal(await second.exited, 1);
         assert.match(second.output().stderr, /in use by another Local Responses server/);
         assert.doesNotMatch(second.output().stderr, /model: loaded/);

@@ -79,7 +79,10 @@ test("PE: machine, DLL flag and PE32+ from the COFF and optional headers after t
 });
 
 test("not native: text, JSON, an ar archive, empty and truncated files", () => {
-    for (const bytes of [Buffer.from("#!/usr/bin/env node\n"), Buffer.from("{\"a\":1}"), Buffer.from("!<arch>\n/               "), Buffer.alloc(0), elf(2, 3, 62).subarray(0, 10)])
+    for (const bytes of [
+        Buffer.from("#!/usr/bin/env node\n"), Buffer.from("{\"a\":1}"), Buffer.from("!<arch>\n/               "), Buffer.alloc(0),
+        elf(2, 3, 62).subarray(0, 10)
+    ])
         assert.equal(readNativeHeader(bytes), null, JSON.stringify(bytes.subarray(0, 12).toString("latin1")));
 });
 

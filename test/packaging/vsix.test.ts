@@ -74,7 +74,9 @@ describe("platform VSIXs", () => {
             assert.ok(natives >= 5, `${natives} native files`);
 
             // The build metadata node-llama-cpp checks before loading agrees.
-            const metadata = JSON.parse(fs.readFileSync(path.join(path.dirname(addon), "_nlcBuildMetadata.json"), "utf8")) as {buildOptions: {platform: string, arch: string}};
+            const metadata = JSON.parse(fs.readFileSync(path.join(path.dirname(addon), "_nlcBuildMetadata.json"), "utf8")) as {
+                buildOptions: {platform: string, arch: string}
+            };
             assert.equal(`${metadata.buildOptions.platform}-${metadata.buildOptions.arch}`, want.bins.replace(/-metal$/, ""));
 
             // Nothing for building from source, nothing of node-llama-cpp's own bins folder but its notes.
@@ -100,7 +102,8 @@ describe("platform VSIXs", () => {
 });
 
 test("no linux-armhf VSIX: node-llama-cpp 3.21.1's linux-armv7l package holds aarch64 binaries", () => {
-    const dir = execFileSync(process.execPath, ["scripts/fetch-pinned.mjs", "@node-llama-cpp/linux-armv7l", "3.21.1"], {cwd: repoRoot, encoding: "utf8"}).trim();
+    const dir = execFileSync(process.execPath, ["scripts/fetch-pinned.mjs", "@node-llama-cpp/linux-armv7l", "3.21.1"],
+        {cwd: repoRoot, encoding: "utf8"}).trim();
     const bins = path.join(dir, "bins/linux-armv7l");
     const archs = new Set(listFiles(bins).flatMap((file) => readNativeHeader(readStart(path.join(bins, file), headerBytes))?.archs ?? []));
     assert.deepEqual([...archs], ["arm64"]);

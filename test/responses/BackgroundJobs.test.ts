@@ -35,13 +35,15 @@ function payload(owner = "a", historyText = "hi"): PreparedResponse {
         id: `resp_${++counter}`, object: "response", status: "queued", output: [], usage: null, error: null,
         background: true, completed_at: null
     } as unknown as ResponseObject;
-    return preparedJob(owner, response, [{type: "message", id: `msg_${counter}`, status: "completed", role: "user", content: [{type: "input_text", text: historyText}]}]);
+    return preparedJob(owner, response,
+        [{type: "message", id: `msg_${counter}`, status: "completed", role: "user", content: [{type: "input_text", text: historyText}]}]);
 }
 
 /** A runner whose jobs the test finishes by hand; it behaves like `admit` + `run` (aborts reject). */
 function controllableRunner() {
     const running = new Map<string, {finish: () => void, sink: (event: LoggedEvent) => void}>();
-    const runner = (job: JobPayload, sink: (event: LoggedEvent) => void, signal: AbortSignal) => new Promise<ResponseObject>((resolve, reject) => {
+    const runner = (job: JobPayload, sink: (event: LoggedEvent) => void,
+        signal: AbortSignal) => new Promise<ResponseObject>((resolve, reject) => {
         job.response.status = "in_progress";
         sink({type: "response.created", sequence_number: 0});
         sink({type: "response.in_progress", sequence_number: 1});
@@ -49,7 +51,12 @@ function controllableRunner() {
             sink,
             finish: () => {
                 job.response.status = "completed";
-                job.response.output = [{type: "message", id: "msg_out", status: "completed", role: "assistant", content: [{type: "output_text", text: "done", annotations: []}]}];
+                job.response.output = [
+                    {
+                        type: "message", id: "msg_out", status: "completed", role: "assistant",
+                        content: [{type: "output_text", text: "done", annotations: []}]
+                    }
+                ];
                 sink({type: "response.completed", sequence_number: 2});
                 resolve(job.response);
             }
@@ -63,7 +70,8 @@ function jobs(options: BackgroundJobsOptions = {}) {
     const time = fakeTime();
     const {runner, running} = controllableRunner();
     const finished: string[] = [];
-    const manager = new BackgroundJobs(runner, {now: time.now, schedule: time.schedule, cancelWaitMs: 1000, onFinished: (job) => finished.push(job.id), ...options});
+    const manager = new BackgroundJobs(runner,
+        {now: time.now, schedule: time.schedule, cancelWaitMs: 1000, onFinished: (job) => finished.push(job.id), ...options});
     return {manager, running, time, finished};
 }
 
@@ -86,7 +94,8 @@ describe("BackgroundJobs", () => {
         assert.equal(manager.view(job).output.length, 1);
         const read = job.log.read(-1);
         assert.deepEqual(read.kind === "events" && read.events.map((event) => event.type),
-            ["response.created", "response.queued", "response.in_progress", "response.completed"], "created/queued published once, renumbered");
+            ["response.created", "response.queued", "response.in_progress", "response.completed"],
+            "created/queued published once, renumbered");
         assert.equal(read.kind === "events" && read.done, true);
     });
 
@@ -104,7 +113,8 @@ describe("BackgroundJobs", () => {
         assert.ok(running.has(second.id));
     });
 
-    it("refuses with 429 beyond the active limits (total, per key, bytes), 413 for a large input, 503 on a full queue, 400 when disabled", () => {
+    it("refuses with 429 beyond the active limits (total, per key, bytes), 413 for a large input, 503 on a full queue, "
+        + "400 when disabled", () => {
         const total = jobs({maxActive: 2, maxActivePerOwner: 5}).manager;
         total.submit(payload("a"));
         total.submit(payload("b"));

@@ -21,7 +21,8 @@ async function setUp(body: Record<string, unknown>, scripts: Script[], options: 
     const aborted: string[] = [];
     const logged: string[] = [];
     const runner = new GenerationRunner(store, new ReasoningReplay(), {
-        onGeneration: (entry) => stats.push(entry), onGenerationAborted: (kind) => aborted.push(kind), log: (line) => logged.push(line), ...options
+        onGeneration: (entry) => stats.push(entry), onGenerationAborted: (kind) => aborted.push(kind), log: (line) => logged.push(line),
+        ...options
     });
     const prepared = new ResponsesService(engine, store, options).prepare("owner", {model: "m", ...body});
     const acquired = await engine.acquire(prepared.turns, []);
@@ -58,19 +59,22 @@ describe("GenerationRunner", () => {
         written();
         await running;
         assert.equal(events.at(-1)!.type, "response.completed");
-        assert.deepEqual(events.map((event) => event.sequence_number), events.map((_event, index) => index), "numbered in order all the same");
+        assert.deepEqual(events.map((event) => event.sequence_number), events.map((_event, index) => index),
+            "numbered in order all the same");
     });
 
     it("stores the finished response with its history and timings, appends it to its conversation and counts it", async () => {
         const conversations = new ConversationStore();
         const conversation = conversations.create("owner", [], {});
-        const {runner, prepared, lease, store, stats, released} = await setUp({input: "Hi", conversation: conversation.id}, [{events: [text("Hello")]}], {conversations});
+        const {runner, prepared, lease, store, stats, released} = await setUp({input: "Hi", conversation: conversation.id},
+            [{events: [text("Hello")]}], {conversations});
         const response = await runner.run(prepared, lease);
         assert.equal(response.status, "completed");
         const stored = store.get("owner", response.id);
         assert.deepEqual(stored?.inputItems, prepared.history);
         assert.ok(stored?.timings != null && prepared.timings === stored.timings);
-        assert.deepEqual(conversations.items("owner", conversation.id)!.map((item) => item.type), ["message", "message"], "its input and output");
+        assert.deepEqual(conversations.items("owner", conversation.id)!.map((item) => item.type), ["message", "message"],
+            "its input and output");
         assert.deepEqual(stats.map((entry) => entry.status), ["completed"]);
         assert.equal(released(), 1);
     });
@@ -90,10 +94,12 @@ describe("GenerationRunner", () => {
     });
 
     it("rejects a generation the engine reports aborted (the client went away): 499, counted as aborted, not stored", async () => {
-        const {runner, prepared, lease, store, stats, aborted, released} = await setUp({input: "Hi"}, [{events: [text("Hel")], stopReason: "abort"}]);
+        const {runner, prepared, lease, store, stats, aborted, released} = await setUp({input: "Hi"},
+            [{events: [text("Hel")], stopReason: "abort"}]);
         const controller = new AbortController();
         controller.abort(new GenerationAbort("client_disconnected", "gone"));
-        await assert.rejects(runner.run(prepared, lease, {signal: controller.signal}), (error: unknown) => error instanceof ApiError && error.status === 499);
+        await assert.rejects(runner.run(prepared, lease, {signal: controller.signal}),
+            (error: unknown) => error instanceof ApiError && error.status === 499);
         assert.deepEqual(aborted, ["client_disconnected"]);
         assert.equal(store.get("owner", prepared.response.id), undefined);
         assert.deepEqual(stats, []);

@@ -4,9 +4,15 @@ import type {StreamEvent, UnnumberedEvent} from "../../src/protocol/wire.js";
 import {PublicationBuffer} from "../../src/responses/PublicationBuffer.js";
 
 const delta = (outputIndex: number, text: string): UnnumberedEvent =>
-    ({type: "response.output_text.delta", item_id: `msg_${outputIndex}`, output_index: outputIndex, content_index: 0, delta: text, logprobs: []});
+    ({
+        type: "response.output_text.delta", item_id: `msg_${outputIndex}`, output_index: outputIndex, content_index: 0, delta: text,
+        logprobs: []
+    });
 const added = (outputIndex: number): UnnumberedEvent =>
-    ({type: "response.output_item.added", output_index: outputIndex, item: {type: "function_call", id: `fc_${outputIndex}`, call_id: "call", name: "f", arguments: "", status: "in_progress"}});
+    ({
+        type: "response.output_item.added", output_index: outputIndex,
+        item: {type: "function_call", id: `fc_${outputIndex}`, call_id: "call", name: "f", arguments: "", status: "in_progress"}
+    });
 const compactionStarted: UnnumberedEvent = {type: "response.compaction.started", response_id: "resp_1", input_tokens: 10};
 
 function buffer(options: ConstructorParameters<typeof PublicationBuffer>[1] = {}) {
@@ -14,7 +20,9 @@ function buffer(options: ConstructorParameters<typeof PublicationBuffer>[1] = {}
     return {published, publication: new PublicationBuffer((event) => published.push(event), options)};
 }
 
-const summary = (events: StreamEvent[]) => events.map((event) => `${event.sequence_number}:${event.type}${"delta" in event ? `=${event.delta}` : ""}`);
+const summary = (events: StreamEvent[]) => events.map(
+    (event) => `${event.sequence_number}:${event.type}${"delta" in event ? `=${event.delta}` : ""}`
+);
 
 describe("PublicationBuffer", () => {
     it("publishes at once when nothing is held, numbering from the first sequence number", () => {
@@ -34,7 +42,8 @@ describe("PublicationBuffer", () => {
         publication.release();
         publication.content(delta(0, "c"));
         assert.deepEqual(summary(published), [
-            "0:response.compaction.started", "1:response.output_text.delta=a", "2:response.output_text.delta=b", "3:response.output_text.delta=c"
+            "0:response.compaction.started", "1:response.output_text.delta=a", "2:response.output_text.delta=b",
+            "3:response.output_text.delta=c"
         ], "a strictly increasing sequence; after release content goes out at once");
     });
 

@@ -18,7 +18,8 @@ function preparer(options: PreparerOptions = {}, engine = new ScriptedEngine()) 
 describe("RequestPreparer", () => {
     it("makes the response object as created (queued for background) with the history rendered to turns", () => {
         const {preparer: prepare} = preparer();
-        const prepared = prepare.prepare("owner", {model: "any name", input: "Hi", instructions: "Be brief.", background: true, metadata: {k: "v"}});
+        const prepared = prepare.prepare("owner",
+            {model: "any name", input: "Hi", instructions: "Be brief.", background: true, metadata: {k: "v"}});
         assert.equal(prepared.owner, "owner");
         assert.equal(prepared.response.status, "queued");
         assert.equal(prepared.response.model, "scripted", "the loaded model answers whatever the request names");
@@ -40,10 +41,13 @@ describe("RequestPreparer", () => {
     it("resolves an item_reference from the owner's stored items and logs ignored hosted tools", () => {
         const logged: string[] = [];
         const {store, preparer: prepare} = preparer({log: (line) => logged.push(line)});
-        const earlier: Item = {type: "message", id: "msg_earlier", status: "completed", role: "user", content: [{type: "input_text", text: "Earlier"}]};
+        const earlier: Item = {
+            type: "message", id: "msg_earlier", status: "completed", role: "user", content: [{type: "input_text", text: "Earlier"}]
+        };
         const answered = prepare.prepare("o", {model: "m", input: "Earlier"}).response;
         store.put("o", {...answered, status: "completed"}, [earlier]);
-        const prepared = prepare.prepare("o", {model: "m", input: [{type: "item_reference", id: "msg_earlier"}], tools: [{type: "web_search"}]});
+        const prepared = prepare.prepare("o",
+            {model: "m", input: [{type: "item_reference", id: "msg_earlier"}], tools: [{type: "web_search"}]});
         assert.deepEqual(prepared.input, [earlier]);
         assert.match(logged.join("\n"), /ignored hosted tool types not run by this server: web_search/);
     });

@@ -44,7 +44,8 @@ describe("ResponseLookup", () => {
         }});
         assert.equal(lookup.find("owner", response.id)?.response, response);
         assert.equal(lookup.find("other", response.id), undefined);
-        assert.deepEqual(lookup.listInputItems("owner", response.id, {order: "asc"}).data.map((item) => item.id), history.map((item) => item.id));
+        assert.deepEqual(lookup.listInputItems("owner", response.id, {order: "asc"}).data.map((item) => item.id),
+            history.map((item) => item.id));
         assert.throws(() => lookup.retrieve("owner", response.id), notFound, "retrieve reads the store; background routes serve job polls");
         assert.deepEqual(asked, ["owner", "other", "owner"]);
     });

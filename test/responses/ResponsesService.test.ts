@@ -26,7 +26,8 @@ describe("ResponsesService on a scripted engine", () => {
         const {response, events} = await run({input: "Hi"}, {events: [text("Hello"), text(", world")]});
         assert.equal(response.status, "completed");
         assert.equal(response.output.length, 1);
-        assert.deepEqual(response.output[0]!.type === "message" && response.output[0].content.map((part) => part.type === "output_text" ? part.text : ""), ["Hello, world"]);
+        assert.deepEqual(response.output[0]!.type === "message"
+            && response.output[0].content.map((part) => part.type === "output_text" ? part.text : ""), ["Hello, world"]);
         assert.deepEqual(events.map((event) => event.type), [
             "response.created", "response.in_progress", "response.output_item.added", "response.content_part.added",
             "response.output_text.delta", "response.output_text.delta", "response.output_text.done", "response.content_part.done",
@@ -51,7 +52,10 @@ describe("ResponsesService on a scripted engine", () => {
     });
 
     it("holds structured output until it validates, and fails a response whose JSON breaks the schema", async () => {
-        const format = {type: "json_schema", name: "answer", schema: {type: "object", properties: {n: {type: "integer"}}, required: ["n"], additionalProperties: false}, strict: true};
+        const format = {
+            type: "json_schema", name: "answer",
+            schema: {type: "object", properties: {n: {type: "integer"}}, required: ["n"], additionalProperties: false}, strict: true
+        };
         const good = await run({input: "n?", text: {format}}, {events: [text("{\"n\":"), text("3}")]});
         assert.equal(good.response.status, "completed");
         const bad = await run({input: "n?", text: {format}}, {events: [text("{\"n\":\"three\"}")]});

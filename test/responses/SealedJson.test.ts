@@ -19,9 +19,16 @@ const pinnedCompaction = {
     secret: "pinned-compaction-secret",
     payload: {
         v: 1 as const, summary: "The user asked about ünïcode.", replaced: ["msg_1", "msg_2"],
-        retained: [{type: "message" as const, id: "msg_3", status: "completed" as const, role: "user" as const, content: [{type: "input_text" as const, text: "and then?"}]}]
+        retained: [
+            {
+                type: "message" as const, id: "msg_3", status: "completed" as const, role: "user" as const,
+                content: [{type: "input_text" as const, text: "and then?"}]
+            }
+        ]
     },
-    token: "eyJ2IjoxLCJzdW1tYXJ5IjoiVGhlIHVzZXIgYXNrZWQgYWJvdXQgw7xuw69jb2RlLiIsInJlcGxhY2VkIjpbIm1zZ18xIiwibXNnXzIiXSwicmV0YWluZWQiOlt7InR5cGUiOiJtZXNzYWdlIiwiaWQiOiJtc2dfMyIsInN0YXR1cyI6ImNvbXBsZXRlZCIsInJvbGUiOiJ1c2VyIiwiY29udGVudCI6W3sidHlwZSI6ImlucHV0X3RleHQiLCJ0ZXh0IjoiYW5kIHRoZW4_In1dfV19.mZVgdwl_Ly-JCDOEAq4Wp2SyZ0XvULzbXeYxbUHHasE"
+    token: "eyJ2IjoxLCJzdW1tYXJ5IjoiVGhlIHVzZXIgYXNrZWQgYWJvdXQgw7xuw69jb2RlLiIsInJlcGxhY2VkIjpbIm1zZ18xIiwibXNnXzIiXSwicmV0YWlu"
+        + "ZWQiOlt7InR5cGUiOiJtZXNzYWdlIiwiaWQiOiJtc2dfMyIsInN0YXR1cyI6ImNvbXBsZXRlZCIsInJvbGUiOiJ1c2VyIiwiY29udGVudCI6W3sidHlw"
+        + "ZSI6ImlucHV0X3RleHQiLCJ0ZXh0IjoiYW5kIHRoZW4_In1dfV19.mZVgdwl_Ly-JCDOEAq4Wp2SyZ0XvULzbXeYxbUHHasE"
 };
 
 describe("sealed tokens of an older build", () => {

@@ -35,18 +35,27 @@ const call = (name: string, args: string): Script => ({events: [
 const agents = {
     type: "namespace", name: "multi_agent_v1", description: "Sub-agents.",
     tools: [
-        {type: "function", name: "close_agent", description: "Close an agent.", parameters: {type: "object", properties: {target: {type: "string"}}, required: ["target"]}},
+        {
+            type: "function", name: "close_agent", description: "Close an agent.",
+            parameters: {type: "object", properties: {target: {type: "string"}}, required: ["target"]}
+        },
         {type: "function", name: "wait_agent", parameters: {type: "object", properties: {}}}
     ]
 };
-const search = {type: "tool_search", execution: "client", description: "Finds tools.", parameters: {type: "object", properties: {query: {type: "string"}}, required: ["query"]}};
-const lookup = {type: "function", name: "lookup", description: "Looks up.", defer_loading: true, parameters: {type: "object", properties: {}}};
+const search = {
+    type: "tool_search", execution: "client", description: "Finds tools.",
+    parameters: {type: "object", properties: {query: {type: "string"}}, required: ["query"]}
+};
+const lookup = {
+    type: "function", name: "lookup", description: "Looks up.", defer_loading: true, parameters: {type: "object", properties: {}}
+};
 const user = {role: "user", content: "hi"};
 
 describe("namespace tools", () => {
     it("are offered as <namespace>__<name> functions and echoed as the client sent them", async () => {
         const {response, engine} = await run({input: "hi", tools: [agents, {type: "web_search"}]}, {events: [{type: "text", text: "ok"}]});
-        assert.deepEqual(engine.requests[0]!.tools!.map((tool) => tool.name), ["multi_agent_v1__close_agent", "multi_agent_v1__wait_agent"]);
+        assert.deepEqual(engine.requests[0]!.tools!.map((tool) => tool.name),
+            ["multi_agent_v1__close_agent", "multi_agent_v1__wait_agent"]);
         assert.equal(engine.requests[0]!.tools![1]!.description, "Sub-agents.", "a function without a description shows its namespace's");
         assert.equal(response.tools.length, 1);
         const echoed = response.tools[0]!;
@@ -66,24 +75,31 @@ describe("namespace tools", () => {
 
     it("a forced call names the namespace in tool_choice, echoed as sent", async () => {
         const choice = {type: "function", namespace: "multi_agent_v1", name: "close_agent"};
-        const {response, engine} = await run({input: "hi", tools: [agents], tool_choice: choice}, call("multi_agent_v1__close_agent", "{\"target\":\"x\"}"));
+        const {response, engine} = await run({input: "hi", tools: [agents], tool_choice: choice},
+            call("multi_agent_v1__close_agent", "{\"target\":\"x\"}"));
         assert.deepEqual(engine.requests[0]!.toolMode, {type: "required", names: ["multi_agent_v1__close_agent"]});
         assert.deepEqual(response.tool_choice, {type: "function", name: "close_agent", namespace: "multi_agent_v1"});
-        await assert.rejects(run({input: "hi", tools: [agents], tool_choice: {type: "function", namespace: "other", name: "close_agent"}}), ApiError);
+        await assert.rejects(run({input: "hi", tools: [agents], tool_choice: {type: "function", namespace: "other", name: "close_agent"}}),
+            ApiError);
     });
 
     it("a replayed call with namespace renders as the function the model saw", () => {
         const items: Item[] = [
             {type: "message", id: "m", status: "completed", role: "user", content: [{type: "input_text", text: "hi"}]},
-            {type: "function_call", id: "fc", call_id: "c1", name: "close_agent", namespace: "multi_agent_v1", arguments: "{}", status: "completed"},
+            {
+                type: "function_call", id: "fc", call_id: "c1", name: "close_agent", namespace: "multi_agent_v1", arguments: "{}",
+                status: "completed"
+            },
             {type: "function_call_output", id: "o", call_id: "c1", output: "closed", status: "completed"}
         ];
-        assert.deepEqual(itemsToTurns(items)[1], {role: "model", parts: [{type: "call", name: "multi_agent_v1__close_agent", arguments: "{}", result: "closed"}]});
+        assert.deepEqual(itemsToTurns(items)[1],
+            {role: "model", parts: [{type: "call", name: "multi_agent_v1__close_agent", arguments: "{}", result: "closed"}]});
     });
 
     it("the replayed call keeps its namespace in the stored input items", async () => {
         const replayed = {type: "function_call", call_id: "c1", name: "close_agent", namespace: "multi_agent_v1", arguments: "{}"};
-        const {prepared} = await run({input: [user, replayed, {type: "function_call_output", call_id: "c1", output: "ok"}], tools: [agents]}, {events: []});
+        const {prepared} = await run({input: [user, replayed, {type: "function_call_output", call_id: "c1", output: "ok"}],
+            tools: [agents]}, {events: []});
         assert.equal((prepared.input[1] as {namespace?: string}).namespace, "multi_agent_v1");
     });
 
@@ -110,7 +126,10 @@ describe("client-executed tool_search", () => {
     });
 
     it("offers the tools a tool_search_output loaded on the next turn, and renders the search as a call", async () => {
-        const loaded = {type: "namespace", name: "mcp__docs", description: "Docs server.", tools: [{type: "function", name: "fetch", parameters: {type: "object", properties: {}}}]};
+        const loaded = {
+            type: "namespace", name: "mcp__docs", description: "Docs server.",
+            tools: [{type: "function", name: "fetch", parameters: {type: "object", properties: {}}}]
+        };
         const input = [
             user,
             {type: "tool_search_call", call_id: "s1", execution: "client", arguments: {query: "docs"}, status: "completed"},
@@ -133,10 +152,12 @@ describe("client-executed tool_search", () => {
     });
 
     it("a server-executed tool_search stays a hosted tool: ignored, refused under --strict-tools", async () => {
-        const {response, engine} = await run({input: "hi", tools: [{type: "tool_search"}, {type: "image_generation"}]}, {events: [{type: "text", text: "ok"}]});
+        const {response, engine} = await run({input: "hi", tools: [{type: "tool_search"}, {type: "image_generation"}]},
+            {events: [{type: "text", text: "ok"}]});
         assert.deepEqual(response.tools, []);
         assert.equal(engine.requests[0]!.tools?.length ?? 0, 0);
-        await assert.rejects(run({input: "hi", strictTools: true, tools: [{type: "web_search"}]}), (error: ApiError) => error.code === "unsupported_tool_type");
+        await assert.rejects(run({input: "hi", strictTools: true, tools: [{type: "web_search"}]}),
+            (error: ApiError) => error.code === "unsupported_tool_type");
         const clientSearch = await run({input: "hi", strictTools: true, tools: [search, agents]}, {events: [{type: "text", text: "ok"}]});
         assert.equal(clientSearch.response.tools.length, 2, "client-executed tools are not hosted ones");
     });

@@ -6,11 +6,18 @@ import {
 import {ApiError} from "../../src/protocol/errors.js";
 import type {Item} from "../../src/protocol/wire.js";
 
-const user = (id: string, text = id): Item => ({type: "message", id, status: "completed", role: "user", content: [{type: "input_text", text}]});
-const assistant = (id: string, text = id): Item => ({type: "message", id, status: "completed", role: "assistant", content: [{type: "output_text", text, annotations: []}]});
-const system = (id: string): Item => ({type: "message", id, status: "completed", role: "system", content: [{type: "input_text", text: id}]});
-const call = (id: string, callId: string): Item => ({type: "function_call", id, call_id: callId, name: "f", arguments: "{}", status: "completed"});
-const output = (id: string, callId: string): Item => ({type: "function_call_output", id, call_id: callId, output: "ok", status: "completed"});
+const user = (id: string,
+    text = id): Item => ({type: "message", id, status: "completed", role: "user", content: [{type: "input_text", text}]});
+const assistant = (id: string, text = id): Item => ({
+    type: "message", id, status: "completed", role: "assistant", content: [{type: "output_text", text, annotations: []}]
+});
+const system = (id: string): Item => ({
+    type: "message", id, status: "completed", role: "system", content: [{type: "input_text", text: id}]
+});
+const call = (id: string,
+    callId: string): Item => ({type: "function_call", id, call_id: callId, name: "f", arguments: "{}", status: "completed"});
+const output = (id: string,
+    callId: string): Item => ({type: "function_call_output", id, call_id: callId, output: "ok", status: "completed"});
 const ids = (items: readonly Item[]) => items.map((item) => item.id);
 /** One "token" per item: enough to test the split rules. */
 const countItems = async (items: readonly Item[]) => items.length;

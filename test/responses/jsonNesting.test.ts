@@ -40,17 +40,27 @@ describe("parseCreateRequest bounds schema nesting itself (whatever transport se
 
     it("refuses a deep function tool schema, strict or not, and a deep text.format.schema, naming each", () => {
         for (const strict of [false, true]) {
-            const error = refusal(() => parseCreateRequest({input: "x", tools: [{type: "function", name: "f", strict, parameters: deepSchema(100_000, strict)}]}));
+            const error = refusal(
+                () => parseCreateRequest({
+                    input: "x", tools: [{type: "function", name: "f", strict, parameters: deepSchema(100_000, strict)}]
+                })
+            );
             assert.equal(error.code, "nesting_too_deep");
             assert.equal(error.param, "tools[0].parameters");
         }
-        const format = refusal(() => parseCreateRequest({input: "x", text: {format: {type: "json_schema", name: "x", strict: true, schema: deepSchema(100_000, true)}}}));
+        const format = refusal(
+            () => parseCreateRequest({
+                input: "x", text: {format: {type: "json_schema", name: "x", strict: true, schema: deepSchema(100_000, true)}}
+            })
+        );
         assert.equal(format.param, "text.format.schema");
     });
 
     it("refuses deep data under an annotation the schema rules do not descend into", () => {
         const schema = {type: "object", properties: {}, required: [], additionalProperties: false, default: nested(100_000, (a) => ({a}))};
-        const error = refusal(() => parseCreateRequest({input: "x", text: {format: {type: "json_schema", name: "x", strict: true, schema}}}));
+        const error = refusal(
+            () => parseCreateRequest({input: "x", text: {format: {type: "json_schema", name: "x", strict: true, schema}}})
+        );
         assert.equal(error.code, "nesting_too_deep");
         assert.equal(error.param, "text.format.schema");
     });

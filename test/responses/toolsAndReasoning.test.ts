@@ -9,8 +9,12 @@ import {thoughtBudgetFor} from "../../src/responses/reasoningEffort.js";
 import {itemsToTurns} from "../../src/responses/transcript.js";
 import type {Item, OutputItem} from "../../src/protocol/wire.js";
 
-const user = (text: string): Item => ({type: "message", id: "msg_u", status: "completed", role: "user", content: [{type: "input_text", text}]});
-const answer = (text: string): OutputItem => ({type: "message", id: "msg_a", status: "completed", role: "assistant", content: [{type: "output_text", text, annotations: []}]});
+const user = (text: string): Item => ({
+    type: "message", id: "msg_u", status: "completed", role: "user", content: [{type: "input_text", text}]
+});
+const answer = (text: string): OutputItem => ({
+    type: "message", id: "msg_a", status: "completed", role: "assistant", content: [{type: "output_text", text, annotations: []}]
+});
 const thought = (text: string): OutputItem => ({type: "reasoning", id: "rs_1", summary: [], content: [{type: "reasoning_text", text}]});
 const result = (partial: Partial<GenerationResult>): GenerationResult => ({
     stopReason: "stop", text: "", calls: [], timeToFirstTokenMs: 1,
@@ -30,7 +34,9 @@ describe("ReasoningTokens (HMAC-tagged, not encrypted)", () => {
 
     it("is read back by the transcript as the model's own thought", () => {
         const tokens = new ReasoningTokens();
-        const items: Item[] = [user("hi"), {type: "reasoning", id: "rs_x", summary: [], content: null, encrypted_content: tokens.seal("hmm")}, answer("Hello")];
+        const items: Item[] = [
+            user("hi"), {type: "reasoning", id: "rs_x", summary: [], content: null, encrypted_content: tokens.seal("hmm")}, answer("Hello")
+        ];
         const turns = itemsToTurns(items, {readReasoningToken: (token) => tokens.open(token)});
         assert.deepEqual(turns[1], {role: "model", parts: [{type: "thought", text: "hmm"}, {type: "text", text: "Hello"}]});
     });
@@ -50,9 +56,14 @@ describe("ReasoningEcho", () => {
 
     it("matches calls by name and arguments, and is bounded by bytes (0 disables)", () => {
         const echo = new ReasoningEcho(120);
-        const call: OutputItem = {type: "function_call", id: "fc_1", call_id: "call_1", name: "add", arguments: "{\"a\":1}", status: "completed"};
+        const call: OutputItem = {
+            type: "function_call", id: "fc_1", call_id: "call_1", name: "add", arguments: "{\"a\":1}", status: "completed"
+        };
         echo.remember("owner_a", [thought("x".repeat(10)), call]);
-        const restored = echo.restore("owner_a", [user("hi"), {...call, id: "fc_other"}, {type: "function_call_output", id: "o", call_id: "call_1", output: "2", status: "completed"}]);
+        const restored = echo.restore("owner_a", [
+            user("hi"), {...call, id: "fc_other"},
+            {type: "function_call_output", id: "o", call_id: "call_1", output: "2", status: "completed"}
+        ]);
         assert.equal(restored[1]!.type, "reasoning");
         echo.remember("owner_a", [thought("y".repeat(30)), answer("B")]);
         assert.equal(echo.size, 1, "the oldest entry left to stay under the byte bound");
@@ -65,9 +76,14 @@ describe("ReasoningEcho", () => {
 describe("ReasoningEcho across keys", () => {
     it("never puts one key's hidden reasoning into another key's prompt, even for an identical visible reply", () => {
         const echo = new ReasoningEcho(1024);
-        const call: OutputItem = {type: "function_call", id: "fc_1", call_id: "call_1", name: "shell", arguments: "{\"cmd\":\"ls\"}", status: "completed"};
+        const call: OutputItem = {
+            type: "function_call", id: "fc_1", call_id: "call_1", name: "shell", arguments: "{\"cmd\":\"ls\"}", status: "completed"
+        };
         echo.remember("owner_a", [thought("A's private plan"), call]);
-        const history = [user("hi"), {...call, id: "fc_b"}, {type: "function_call_output", id: "o", call_id: "call_1", output: "x", status: "completed"} as const];
+        const history = [
+            user("hi"), {...call, id: "fc_b"},
+            {type: "function_call_output", id: "o", call_id: "call_1", output: "x", status: "completed"} as const
+        ];
         const forB = echo.restore("owner_b", history);
         assert.deepEqual(forB, history, "key B's replay is rendered as sent");
         assert.ok(!JSON.stringify(forB).includes("private plan"));
@@ -104,15 +120,18 @@ describe("OutputValidator", () => {
         assert.equal(validator.check(result({text: "{\"n\": 1.5}"}))?.code, "invalid_output");
         assert.equal(validator.check(result({text: "{\"n\":"}))?.code, "invalid_output");
         assert.equal(validator.check(result({text: "{\"n\":", stopReason: "length"})), null);
-        assert.equal(validator.check(result({calls: [{name: "f", arguments: "{\"n\": \"x\"}"}], stopReason: "tool_calls"}))?.code, "invalid_tool_arguments");
-        assert.equal(validator.check(result({calls: [{name: "g", arguments: "not json"}], stopReason: "tool_calls"})), null, "non-strict tools are not validated");
+        assert.equal(validator.check(result({calls: [{name: "f", arguments: "{\"n\": \"x\"}"}], stopReason: "tool_calls"}))?.code,
+            "invalid_tool_arguments");
+        assert.equal(validator.check(result({calls: [{name: "g", arguments: "not json"}], stopReason: "tool_calls"})), null,
+            "non-strict tools are not validated");
         assert.equal(new OutputValidator({type: "json_object"}, new Map()).check(result({text: "[1]"}))?.code, "invalid_output");
     });
 });
 
 describe("reasoning effort → thought budget", () => {
     it("maps efforts to the documented budgets, capped at half of max_output_tokens", () => {
-        assert.deepEqual(["none", "minimal", "low", "medium", "high", "xhigh"].map((effort) => thoughtBudgetFor(effort as any, null)), [0, 64, 256, 1024, 4096, 8192]);
+        assert.deepEqual(["none", "minimal", "low", "medium", "high", "xhigh"].map((effort) => thoughtBudgetFor(effort as any, null)),
+            [0, 64, 256, 1024, 4096, 8192]);
         assert.equal(thoughtBudgetFor(null, null), 1024);
         assert.equal(thoughtBudgetFor("high", 100), 50);
         assert.equal(thoughtBudgetFor("none", 100), 0);
@@ -120,8 +139,11 @@ describe("reasoning effort → thought budget", () => {
 });
 
 describe("call/output pairing (transcript)", () => {
-    const call = (id: string): Item => ({type: "function_call", id: `fc_${id}`, call_id: id, name: "f", arguments: "{}", status: "completed"});
-    const output = (id: string, text: string): Item => ({type: "function_call_output", id: `o_${id}`, call_id: id, output: text, status: "completed"});
+    const call = (id: string): Item => ({
+        type: "function_call", id: `fc_${id}`, call_id: id, name: "f", arguments: "{}", status: "completed"
+    });
+    const output = (id: string,
+        text: string): Item => ({type: "function_call_output", id: `o_${id}`, call_id: id, output: text, status: "completed"});
 
     it("pairs results with their calls in any order", () => {
         const turns = itemsToTurns([user("go"), call("a"), call("b"), output("b", "B"), output("a", "A")]);

@@ -38,4 +38,5 @@ export type ResponseIsOpenAIs = Assignable<NullAsAbsent<ResponseObject>, NullAsA
 type OurEvents = Exclude<StreamEvent, {type: "response.compaction.started" | "response.compaction.completed" | "keepalive"}>;
 /** Lifecycle events carry the response object, checked above: here, the rest of each event. */
 type WithoutResponse<Event> = Event extends {response: unknown} ? Omit<Event, "response"> : Event;
-export type EventsAreOpenAIs = Assignable<NullAsAbsent<WithoutResponse<OurEvents>>, NullAsAbsent<WithoutResponse<OpenAI.Responses.ResponseStreamEvent>>>;
+export type EventsAreOpenAIs =
+    Assignable<NullAsAbsent<WithoutResponse<OurEvents>>, NullAsAbsent<WithoutResponse<OpenAI.Responses.ResponseStreamEvent>>>;

@@ -8,7 +8,8 @@ import {JobEventLog} from "../../src/responses/JobEventLog.js";
 import {sseEvents, type SseEvent} from "../helpers/background.js";
 
 /** Serves one job log over real HTTP, as the background routes do. */
-async function serve(log: JobEventLog, writeTimeoutMs = 1000, keepAliveMs?: number): Promise<{url: string, streams: Promise<void>[], close: () => Promise<void>}> {
+async function serve(log: JobEventLog, writeTimeoutMs = 1000,
+    keepAliveMs?: number): Promise<{url: string, streams: Promise<void>[], close: () => Promise<void>}> {
     const app = express();
     const streams: Promise<void>[] = [];
     app.get("/events", (req, res) => {
@@ -101,7 +102,8 @@ describe("streamJobEvents", () => {
             socket.resume();
             await new Promise<void>((resolve) => socket.once("close", () => resolve()));
             const events = received.split("\n\n").filter((block) => block.includes("data: {") && block.endsWith("}"));
-            assert.ok(events.length > 0 && events.length < 64, `the reader got part of the replay, then was cut (${events.length} of 64 events)`);
+            assert.ok(events.length > 0 && events.length < 64,
+                `the reader got part of the replay, then was cut (${events.length} of 64 events)`);
             assert.equal(log.size, 64, "cutting a reader changes nothing in the log");
         } finally {
             await server.close();

@@ -64,11 +64,14 @@ describe("SseStream: when events reach the socket", () => {
         assert.equal(res.writes.length, 0, "held until the turn ends");
         await nextTurn();
         assert.equal(res.writes.length, 1);
-        assert.deepEqual(res.writes[0]!.frames.map((frame) => frame.split("\n")[0]), ["event: response.created", "event: response.in_progress"]);
-        assert.match(res.writes[0]!.frames[1]!, /^event: response\.in_progress\ndata: \{"type":"response\.in_progress","sequence_number":1\}\n\n$/);
+        assert.deepEqual(res.writes[0]!.frames.map((frame) => frame.split("\n")[0]),
+            ["event: response.created", "event: response.in_progress"]);
+        assert.match(res.writes[0]!.frames[1]!,
+            /^event: response\.in_progress\ndata: \{"type":"response\.in_progress","sequence_number":1\}\n\n$/);
     });
 
-    it("a delta sent soon after a write waits for the write interval, gathering the deltas that follow; a slow stream's deltas leave at once", async () => {
+    it("a delta sent soon after a write waits for the write interval, gathering the deltas that follow; a slow stream's deltas "
+        + "leave at once", async () => {
         const res = new RecordingResponse();
         const stream = new SseStream(res as unknown as Response, {minWriteIntervalMs: 20});
         stream.send(delta(0));
@@ -105,7 +108,8 @@ describe("SseStream: when events reach the socket", () => {
         stream.send({type: "response.output_text.done", sequence_number: 3});
         await nextTurn();
         assert.equal(res.writes.length, 3, "an event that is not a delta sends what is held at the next turn");
-        assert.deepEqual(res.writes[2]!.frames.map((frame) => frame.split("\n")[0]), ["event: response.output_text.delta", "event: response.output_text.done"]);
+        assert.deepEqual(res.writes[2]!.frames.map((frame) => frame.split("\n")[0]),
+            ["event: response.output_text.delta", "event: response.output_text.done"]);
         stream.end();
     });
 
@@ -118,7 +122,8 @@ describe("SseStream: when events reach the socket", () => {
         stream.send({type: "response.completed", sequence_number: 2});
         stream.end();
         assert.equal(res.writes.length, 2);
-        assert.deepEqual(res.writes[1]!.frames.map((frame) => frame.split("\n")[0]), ["event: response.output_text.delta", "event: response.completed"]);
+        assert.deepEqual(res.writes[1]!.frames.map((frame) => frame.split("\n")[0]),
+            ["event: response.output_text.delta", "event: response.completed"]);
         await sleep(5);
         assert.equal(stream.send(delta(3)), false, "nothing is written after the end");
     });

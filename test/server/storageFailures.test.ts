@@ -22,7 +22,7 @@ function tempDir(): string {
     return fs.mkdtempSync(path.join(os.tmpdir(), "lr-http-disk-"));
 }
 
-let cleanup: Array<() => unknown> = [];
+const cleanup: Array<() => unknown> = [];
 afterEach(async () => {
     for (const undo of cleanup.splice(0).reverse())
         await undo();

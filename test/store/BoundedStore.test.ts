@@ -11,7 +11,8 @@ const defaults = {maxEntries: 100, maxBytes: 1_000_000, ttlSeconds: 0};
 function core(bounds: StoreBounds = {}) {
     const clock = {now: 0};
     const released: Array<[string, RemovalReason]> = [];
-    const store = new BoundedStore<Entry>({now: () => clock.now, ...bounds}, defaults, (entry, reason) => released.push([entry.id, reason]));
+    const store = new BoundedStore<Entry>({now: () => clock.now, ...bounds}, defaults,
+        (entry, reason) => released.push([entry.id, reason]));
     const add = (owner: string, id: string, bytes = 10) => {
         const entry: Entry = {id, owner, bytes, expiresAt: store.expiry()};
         store.add(entry);
@@ -25,7 +26,8 @@ function core(bounds: StoreBounds = {}) {
 describe("BoundedStore (the core of the response and conversation stores)", () => {
     it("takes the store's defaults where the bounds leave them unset; per-key quotas default to off", () => {
         const {store} = core();
-        assert.deepEqual([store.maxEntries, store.maxBytes, store.ttlSeconds, store.ownerMaxEntries, store.ownerMaxBytes], [100, 1_000_000, 0, 0, 0]);
+        assert.deepEqual([store.maxEntries, store.maxBytes, store.ttlSeconds, store.ownerMaxEntries, store.ownerMaxBytes],
+            [100, 1_000_000, 0, 0, 0]);
         assert.equal(store.enabled, true);
         assert.equal(new BoundedStore<Entry>({maxEntries: 0}, defaults, () => {}).enabled, false, "0 entries turns a store off");
     });

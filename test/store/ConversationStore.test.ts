@@ -3,7 +3,8 @@ import {describe, it} from "node:test";
 import type {Item} from "../../src/protocol/wire.js";
 import {ConversationStore} from "../../src/store/ConversationStore.js";
 
-const message = (id: string, text = "hello"): Item => ({type: "message", id, status: "completed", role: "user", content: [{type: "input_text", text}]});
+const message = (id: string,
+    text = "hello"): Item => ({type: "message", id, status: "completed", role: "user", content: [{type: "input_text", text}]});
 
 describe("ConversationStore", () => {
     it("creates, appends, reads and deletes items, per owner", () => {

@@ -6,7 +6,12 @@ import {ResponseStore} from "../../src/store/ResponseStore.js";
 let counter = 0;
 const response = (text = "x"): ResponseObject => ({
     id: `resp_${++counter}`, object: "response", status: "completed",
-    output: [{type: "message", id: `msg_${counter}`, status: "completed", role: "assistant", content: [{type: "output_text", text, annotations: []}]}]
+    output: [
+        {
+            type: "message", id: `msg_${counter}`, status: "completed", role: "assistant",
+            content: [{type: "output_text", text, annotations: []}]
+        }
+    ]
 }) as unknown as ResponseObject;
 
 describe("ResponseStore per-key quotas", () => {

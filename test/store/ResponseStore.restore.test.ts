@@ -6,7 +6,12 @@ import {ResponseStore, type ResponseStoreChange} from "../../src/store/ResponseS
 /** A journal that keeps what a store writes in a map (what the durable database does on disk). */
 function mapJournal() {
     const entries = new Map<string, unknown>();
-    return {entries, journal: {put: (key: string, value: unknown) => void entries.set(key, value), del: (key: string) => void entries.delete(key), written: async () => undefined}};
+    return {
+        entries, journal: {
+            put: (key: string, value: unknown) => void entries.set(key, value), del: (key: string) => void entries.delete(key),
+            written: async () => undefined
+        }
+    };
 }
 
 describe("ResponseStore restored from a journal", () => {

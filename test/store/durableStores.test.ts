@@ -82,7 +82,8 @@ describe("durable stores (LevelDB data folder)", () => {
         assert.equal(second.store.has("o", "b"), false, "b was the least recently used");
         assert.ok(second.store.has("o", "a") && second.store.has("o", "c"));
         await second.close();
-        assert.deepEqual((await keysOnDisk(dir, "responses/r/")).sort(), ["responses/r/a", "responses/r/c"], "the eviction reached the disk");
+        assert.deepEqual((await keysOnDisk(dir, "responses/r/")).sort(), ["responses/r/a", "responses/r/c"],
+            "the eviction reached the disk");
     });
 
     it("holds the byte budget on disk: evicted records and their blocks leave the database", async () => {
@@ -159,7 +160,8 @@ describe("durable stores (LevelDB data folder)", () => {
         await close();
         assert.equal(containsSecret(), false);
         const reopened = await openResponses(dir);
-        assert.deepEqual(reopened.store.list("o").map((entry) => entry.id).sort(), ["b", "c"], "live data and changes made meanwhile are kept");
+        assert.deepEqual(reopened.store.list("o").map((entry) => entry.id).sort(), ["b", "c"],
+            "live data and changes made meanwhile are kept");
         await reopened.close();
     });
 
@@ -249,7 +251,8 @@ describe("durable stores (LevelDB data folder)", () => {
     it("a second opener of the folder gets an error naming it (same process and another process)", async () => {
         const dir = tempDir();
         const first = await StoreDatabase.open(dir);
-        await assert.rejects(StoreDatabase.open(dir), (error: Error) => error instanceof DataFolderLockedError && error.message.includes(dir));
+        await assert.rejects(StoreDatabase.open(dir),
+            (error: Error) => error instanceof DataFolderLockedError && error.message.includes(dir));
         const script = `import("${path.join(repoRoot, "node_modules/classic-level/index.js")}").then(async ({ClassicLevel}) => {
             try { await new ClassicLevel(${JSON.stringify(path.join(dir, "store"))}).open(); console.log("opened"); }
             catch (error) { console.log(error.cause?.code); } })`;
@@ -259,12 +262,12 @@ describe("durable stores (LevelDB data folder)", () => {
         await new Promise((resolve) => child.on("exit", resolve));
         assert.equal(output.trim(), "LEVEL_LOCKED");
         await first.close();
-        (await StoreDatabase.open(dir)).close();
+        void (await StoreDatabase.open(dir)).close();
     });
 
     it("with lockWaitMs, an opener waits for another process to let go of the folder (a reloading window)", async () => {
         const dir = tempDir();
-        (await StoreDatabase.open(dir)).close();
+        void (await StoreDatabase.open(dir)).close();
         const script = `import("${path.join(repoRoot, "node_modules/classic-level/index.js")}").then(async ({ClassicLevel}) => {
             const db = new ClassicLevel(${JSON.stringify(path.join(dir, "store"))}); await db.open(); console.log("holding");
             setTimeout(() => db.close(), 800); })`;
@@ -310,7 +313,8 @@ describe("durable stores (LevelDB data folder)", () => {
             assert.equal(second.store.stats().entries, 0);
             const aside = fs.readdirSync(dir).filter((name) => name.startsWith("store.unusable-"));
             assert.equal(aside.length, 1);
-            assert.match(lines.join("\n"), new RegExp(`${store.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} cannot be used \\(.+\\); moved aside to .*store\\.unusable-`));
+            assert.match(lines.join("\n"),
+                new RegExp(`${store.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} cannot be used \\(.+\\); moved aside to .*store\\.unusable-`));
             second.store.put("o", response("b"), [message("b")]);
             await second.close();
             const third = await openResponses(dir);

@@ -47,7 +47,7 @@ async function waitUntil(condition: () => boolean, what: string): Promise<void> 
 const refusal = (status: number, code: string, words: RegExp, dir: string) => (error: unknown) =>
     error instanceof ApiError && error.status === status && error.code === code && error.message.includes(dir) && words.test(error.message);
 
-let restore: Array<() => void> = [];
+const restore: Array<() => void> = [];
 /** A failing port that is put back after the test, whatever happens in it. */
 function failing(...args: Parameters<typeof failingPort>): ReturnType<typeof failingPort> {
     const port = failingPort(...args);

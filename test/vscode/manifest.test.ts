@@ -79,7 +79,9 @@ test("untrusted workspaces: every setting that changes what runs, listens, loads
 
 /** The modules a .ts file imports, by specifier (static imports and dynamic import()). */
 function specifiersOf(file: string): string[] {
-    return [...fs.readFileSync(file, "utf8").matchAll(/from\s+["']([^"']+)["']|import\(["']([^"']+)["']\)/g)].map((match) => match[1] ?? match[2] ?? "");
+    return [...fs.readFileSync(file, "utf8").matchAll(/from\s+["']([^"']+)["']|import\(["']([^"']+)["']\)/g)].map(
+        (match) => match[1] ?? match[2] ?? ""
+    );
 }
 
 /** The .ts files under a folder (a test folder: its test files only). */
@@ -91,7 +93,8 @@ function tsFiles(dir: string, suffix = ".ts"): string[] {
 
 /** Imports of a module, by specifier, in every .ts file under a folder. */
 function importers(dir: string, specifier: RegExp): string[] {
-    return tsFiles(dir).filter((file) => specifiersOf(file).some((name) => specifier.test(name))).map((file) => path.relative(repoRoot, file)).sort();
+    return tsFiles(dir).filter((file) => specifiersOf(file).some((name) => specifier.test(name)))
+        .map((file) => path.relative(repoRoot, file)).sort();
 }
 
 /** Every file of src/ that the given files reach through relative imports. */

@@ -57,7 +57,8 @@ describe("BusyPoll", () => {
         assert.equal(never.polling, false);
     });
 
-    it("stops polling when the holder stalls (no tokens for stallFactor × the bound), and starts again with its next fast tokens", async () => {
+    it("stops polling when the holder stalls (no tokens for stallFactor × the bound), and starts again with its next "
+        + "fast tokens", async () => {
         const poll = new BusyPoll(10);
         const cadence = poll.follow();
         cadence.tokens();

@@ -18,7 +18,8 @@ describe("usableKeyCacheType", () => {
 
     it("keeps f16, with why, when heads do not fill blocks or their size is unknown", () => {
         const small = usableKeyCacheType("q8_0", model({embedding_length: 64, attention: {head_count: 8}}));
-        assert.deepEqual(small, {type: "f16", note: "q8_0 keys need attention heads of a multiple of 32 values; this model's hold 8: keys stay f16"});
+        assert.deepEqual(small,
+            {type: "f16", note: "q8_0 keys need attention heads of a multiple of 32 values; this model's hold 8: keys stay f16"});
         assert.equal(usableKeyCacheType("q8_0", model({attention: {head_count: 4, key_length: 80}})).type, "f16");
         assert.match(usableKeyCacheType("q8_0", model({})).note ?? "", /hold an unknown number/);
     });

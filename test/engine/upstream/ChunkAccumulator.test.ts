@@ -25,7 +25,12 @@ describe("Chat Completions chunks → engine events and result", () => {
             {choices: [{delta: {reasoning: " more"}}]},
             {choices: [{delta: {content: "Hel"}}]},
             {choices: [{delta: {content: "lo"}, finish_reason: "stop"}]},
-            {choices: [], usage: {prompt_tokens: 20, completion_tokens: 4, prompt_tokens_details: {cached_tokens: 16}, completion_tokens_details: {reasoning_tokens: 2}}}
+            {
+                choices: [], usage: {
+                    prompt_tokens: 20, completion_tokens: 4, prompt_tokens_details: {cached_tokens: 16},
+                    completion_tokens_details: {reasoning_tokens: 2}
+                }
+            }
         ]);
         assert.deepEqual(events, [
             {type: "thought", text: "think"}, {type: "thought", text: " more"}, {type: "thought.end"},
@@ -87,9 +92,17 @@ describe("Chat Completions chunks → engine events and result", () => {
 
     it("reads logprobs of answer tokens", () => {
         const {result} = accumulate([
-            {choices: [{delta: {content: "a"}, logprobs: {content: [{token: "a", logprob: -0.5, bytes: [97], top_logprobs: [{token: "b", logprob: -1}]}]}}]}
+            {
+                choices: [
+                    {
+                        delta: {content: "a"},
+                        logprobs: {content: [{token: "a", logprob: -0.5, bytes: [97], top_logprobs: [{token: "b", logprob: -1}]}]}
+                    }
+                ]
+            }
         ]);
-        assert.deepEqual(result.logprobs, [{token: "a", logprob: -0.5, bytes: [97], topLogprobs: [{token: "b", logprob: -1, bytes: [98]}]}]);
+        assert.deepEqual(result.logprobs,
+            [{token: "a", logprob: -0.5, bytes: [97], topLogprobs: [{token: "b", logprob: -1, bytes: [98]}]}]);
     });
 
     it("turns an error chunk into an upstream_error", () => {

@@ -42,7 +42,10 @@ describe("upstream routing", () => {
 
     it("keys requests by their opening turns, so every turn of a chain shares one key", () => {
         const first = prefixKey([{role: "system", text: "s"}, {role: "user", text: "q1"}]);
-        const later = prefixKey([{role: "system", text: "s"}, {role: "user", text: "q1"}, {role: "model", parts: [{type: "text", text: "a"}]}, {role: "user", text: "q2"}]);
+        const later = prefixKey([
+            {role: "system", text: "s"}, {role: "user", text: "q1"}, {role: "model", parts: [{type: "text", text: "a"}]},
+            {role: "user", text: "q2"}
+        ]);
         assert.equal(first, later);
         assert.notEqual(first, prefixKey([{role: "system", text: "s"}, {role: "user", text: "other"}]));
     });
@@ -54,8 +57,10 @@ describe("upstream error statuses", () => {
         assert.equal(busy.kind, "upstream_busy");
         assert.deepEqual(busy.details, {status: 429, retryAfterSeconds: 7});
         assert.match(busy.message, /slow down/);
-        assert.equal(statusError("u", 400, JSON.stringify({error: {message: "the request exceeds the available context size"}}), null).kind, "context_overflow");
-        assert.equal(statusError("u", 400, JSON.stringify({error: {message: "Failed to initialize samplers"}}), null).kind, "upstream_rejected");
+        assert.equal(statusError("u", 400, JSON.stringify({error: {message: "the request exceeds the available context size"}}), null).kind,
+            "context_overflow");
+        assert.equal(statusError("u", 400, JSON.stringify({error: {message: "Failed to initialize samplers"}}), null).kind,
+            "upstream_rejected");
         assert.equal(statusError("u", 401, "{}", null).kind, "upstream_error");
         assert.equal(statusError("u", 500, "plain text", null).kind, "upstream_error");
         assert.equal(parseRetryAfter(new Date(Date.now() + 5000).toUTCString())! >= 4, true);

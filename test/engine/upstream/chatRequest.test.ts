@@ -32,7 +32,10 @@ describe("engine turns → Chat Completions messages", () => {
     });
 
     it("gives the same history the same ids (an upstream prefix cache keeps matching along a chain)", () => {
-        const turns = [{role: "user" as const, text: "a"}, {role: "model" as const, parts: [{type: "call" as const, name: "f", arguments: "{}", result: "r"}]}];
+        const turns = [
+            {role: "user" as const, text: "a"},
+            {role: "model" as const, parts: [{type: "call" as const, name: "f", arguments: "{}", result: "r"}]}
+        ];
         assert.deepEqual(toChatMessages(turns), toChatMessages(structuredClone(turns)));
         assert.equal((toChatMessages(turns)[1] as {content: unknown}).content, null);
     });
@@ -44,7 +47,8 @@ describe("generation request → Chat Completions body", () => {
 
     it("streams with usage and maps sampling, output cap, stop and logprobs", () => {
         const body = toChatCompletionsBody({
-            ...base, maxOutputTokens: 32, sampling: {temperature: 0, topP: 0.5, seed: 7, presencePenalty: 0, frequencyPenalty: 0.5}, logprobs: {top: 3}
+            ...base, maxOutputTokens: 32, sampling: {temperature: 0, topP: 0.5, seed: 7, presencePenalty: 0, frequencyPenalty: 0.5},
+            logprobs: {top: 3}
         }, {model: "m", stop: ["\n\n"]});
         assert.deepEqual(body, {
             model: "m", messages: [{role: "user", content: "hi"}], stream: true, stream_options: {include_usage: true},
@@ -57,12 +61,14 @@ describe("generation request → Chat Completions body", () => {
         const required = toChatCompletionsBody({...base, tools, toolMode: {type: "required"}}, {model: "m"});
         assert.equal(required.tool_choice, "required");
         assert.equal(required.tools?.length, 2);
-        assert.deepEqual(required.tools?.[1], {type: "function", function: {name: "b", description: "B", parameters: {type: "object", properties: {}}}});
+        assert.deepEqual(required.tools?.[1],
+            {type: "function", function: {name: "b", description: "B", parameters: {type: "object", properties: {}}}});
         const named = toChatCompletionsBody({...base, tools, toolMode: {type: "required", names: ["b"]}, maxToolCalls: 1}, {model: "m"});
         assert.equal(named.tool_choice, "required", "a named call is required over that one tool (llama-server ignores the named form)");
         assert.deepEqual(named.tools?.map((tool) => tool.function.name), ["b"]);
         assert.equal(named.parallel_tool_calls, false);
-        const allowed = toChatCompletionsBody({...base, tools: [...tools, {name: "c"}], toolMode: {type: "required", names: ["a", "c"]}}, {model: "m"});
+        const allowed = toChatCompletionsBody({...base, tools: [...tools, {name: "c"}], toolMode: {type: "required", names: ["a", "c"]}},
+            {model: "m"});
         assert.equal(allowed.tool_choice, "required");
         assert.deepEqual(allowed.tools?.map((tool) => tool.function.name), ["a", "c"]);
         assert.equal(toChatCompletionsBody({...base, tools: []}, {model: "m"}).tool_choice, undefined);

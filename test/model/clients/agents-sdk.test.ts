@@ -46,7 +46,8 @@ describe("OpenAI Agents SDK (real engine)", () => {
     const assertCompletedTurns = (result: {rawResponses: Array<{usage: {outputTokens: number}, responseId?: string}>}) => {
         assert.ok(result.rawResponses.length > 0);
         for (const response of result.rawResponses)
-            assert.ok(response.usage.outputTokens > 0 && response.usage.outputTokens < outputBound, `output tokens ${response.usage.outputTokens}`);
+            assert.ok(response.usage.outputTokens > 0 && response.usage.outputTokens < outputBound,
+                `output tokens ${response.usage.outputTokens}`);
     };
 
     it("a plain run returns the model's text", async () => {
@@ -58,7 +59,8 @@ describe("OpenAI Agents SDK (real engine)", () => {
         assertCompletedTurns(result);
     });
 
-    it("a function-tool run with a forced tool choice runs the tool, then answers", {skip: skipUpstream("llama-server does not force a tool call on the tiny models (docs/upstream.md)")}, async () => {
+    it("a function-tool run with a forced tool choice runs the tool, then answers", {skip: skipUpstream("llama-server does not force a "
+        + "tool call on the tiny models (docs/upstream.md)")}, async () => {
         calls.length = 0;
         const agent = new Agent({
             name: "Weather", instructions: "Answer with the weather.", model, tools: [getWeather],
@@ -83,9 +85,13 @@ describe("OpenAI Agents SDK (real engine)", () => {
         assertCompletedTurns(result);
     });
 
-    it("outputType gives structured output parsed by the SDK", {skip: skipUpstream("llama-server answers 400 \"Failed to initialize samplers\" to a json_schema on the tiny models (docs/upstream.md)")}, async () => {
+    it("outputType gives structured output parsed by the SDK", {skip: skipUpstream("llama-server answers 400 \"Failed to initialize "
+        + "samplers\" to a json_schema on the tiny models (docs/upstream.md)")}, async () => {
         const Report = z.object({city: z.enum(["Oslo", "Bergen"]), sunny: z.boolean()});
-        const agent = new Agent({name: "Reporter", instructions: "Report the weather as JSON.", model, outputType: Report, modelSettings: {maxTokens: outputBound}});
+        const agent = new Agent({
+            name: "Reporter", instructions: "Report the weather as JSON.", model, outputType: Report,
+            modelSettings: {maxTokens: outputBound}
+        });
         const result = await run(agent, "Weather in Oslo?");
         Report.parse(result.finalOutput);
         assertCompletedTurns(result);
@@ -99,16 +105,21 @@ describe("OpenAI Agents SDK (real engine)", () => {
         assert.equal(stored.previous_response_id, first.lastResponseId);
         assert.equal(stored.status, "completed");
         // The continuation's prompt holds the first turn: more input tokens than the first turn's prompt and answer.
-        assert.ok(second.rawResponses[0]!.usage.inputTokens > first.rawResponses[0]!.usage.inputTokens + first.rawResponses[0]!.usage.outputTokens);
+        assert.ok(
+            second.rawResponses[0]!.usage.inputTokens > first.rawResponses[0]!.usage.inputTokens + first.rawResponses[0]!.usage.outputTokens
+        );
     });
 
     it("runs over the WebSocket transport (OpenAIResponsesWSModel)", async () => {
         // The recording proxy speaks HTTP only: the socket goes to the server itself (events are checked in websocket.test.ts).
         // Node 20 has no global WebSocket: the SDK takes `ws`, which accepts the `{headers}` option it passes.
         globalThis.WebSocket = WebSocket as unknown as typeof globalThis.WebSocket;
-        const wsModel = new OpenAIResponsesWSModel(new OpenAI({baseURL: harness.server.url, apiKey: harness.apiKey, maxRetries: 0}), "local-model");
+        const wsModel = new OpenAIResponsesWSModel(new OpenAI({baseURL: harness.server.url, apiKey: harness.apiKey, maxRetries: 0}),
+            "local-model");
         try {
-            const agent = new Agent({name: "Socket", instructions: "Tell short stories.", model: wsModel, modelSettings: {maxTokens: outputBound}});
+            const agent = new Agent({
+                name: "Socket", instructions: "Tell short stories.", model: wsModel, modelSettings: {maxTokens: outputBound}
+            });
             const first = await run(agent, "A dog");
             assert.ok(first.finalOutput!.length > 0);
             assertCompletedTurns(first);

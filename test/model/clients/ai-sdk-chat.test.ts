@@ -17,7 +17,9 @@ describe("Vercel AI SDK (ai + @ai-sdk/openai-compatible, Chat Completions, real 
     let provider: ReturnType<typeof createOpenAICompatible>;
     before(async () => {
         harness = await startClientHarness();
-        provider = createOpenAICompatible({name: "local", baseURL: harness.url, apiKey: harness.apiKey, includeUsage: true, supportsStructuredOutputs: true});
+        provider = createOpenAICompatible({
+            name: "local", baseURL: harness.url, apiKey: harness.apiKey, includeUsage: true, supportsStructuredOutputs: true
+        });
     });
     after(() => harness.close());
 

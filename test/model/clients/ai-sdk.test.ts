@@ -40,8 +40,14 @@ describe("Vercel AI SDK (ai + @ai-sdk/openai, real engine)", () => {
         assert.ok(text.length > 0);
     });
 
+    const noForcedCall = skipUpstream("llama-server does not force a tool call on the tiny models (docs/upstream.md)");
+    const noJsonSchema = skipUpstream(
+        "llama-server answers 400 \"Failed to initialize samplers\" to a json_schema on the tiny models (docs/upstream.md)"
+    );
+
     for (const store of [true, false]) {
-        it(`a tool loop with store: ${store}${store ? " (item_reference items resolved by the server)" : ""}`, {skip: skipUpstream("llama-server does not force a tool call on the tiny models (docs/upstream.md)")}, async () => {
+        const title = `a tool loop with store: ${store}${store ? " (item_reference items resolved by the server)" : ""}`;
+        it(title, {skip: noForcedCall}, async () => {
             const calls: string[] = [];
             const result = await generateText({
                 model: provider.responses("local-model"),
@@ -60,13 +66,17 @@ describe("Vercel AI SDK (ai + @ai-sdk/openai, real engine)", () => {
             // assistant's stored items by id (`item_reference`) instead of resending them.
             await generateText({
                 model: provider.responses("local-model"),
-                messages: [{role: "user", content: "What is the weather in Paris?"}, ...result.response.messages, {role: "user", content: "Thanks!"}],
+                messages: [
+                    {role: "user", content: "What is the weather in Paris?"}, ...result.response.messages,
+                    {role: "user", content: "Thanks!"}
+                ],
                 tools: {get_weather: weather(calls)},
                 toolChoice: "none",
                 maxOutputTokens: 8,
                 providerOptions: {openai: {store}}
             });
-            const next = harness.proxy.exchanges.filter((exchange) => exchange.path.endsWith("/responses") && exchange.method === "POST").at(-1)!;
+            const next = harness.proxy.exchanges.filter((exchange) => exchange.path.endsWith("/responses")
+                && exchange.method === "POST").at(-1)!;
             assert.equal(next.status, 200);
             const kinds = (next.requestBody.input as Array<{type?: string}>).map((item) => item.type ?? "message");
             if (store)
@@ -76,7 +86,7 @@ describe("Vercel AI SDK (ai + @ai-sdk/openai, real engine)", () => {
         });
     }
 
-    it("generateObject with a zod schema", {skip: skipUpstream("llama-server answers 400 \"Failed to initialize samplers\" to a json_schema on the tiny models (docs/upstream.md)")}, async () => {
+    it("generateObject with a zod schema", {skip: noJsonSchema}, async () => {
         const {object} = await generateObject({
             model: provider.responses("local-model"),
             schema: z.object({city: z.enum(["Oslo", "Bergen"]), sunny: z.boolean()}),
@@ -87,10 +97,15 @@ describe("Vercel AI SDK (ai + @ai-sdk/openai, real engine)", () => {
         assert.equal(typeof object.sunny, "boolean");
     });
 
-    it("generateText with Output.object", {skip: skipUpstream("llama-server answers 400 \"Failed to initialize samplers\" to a json_schema on the tiny models (docs/upstream.md)")}, async () => {
+    it("generateText with Output.object", {skip: noJsonSchema}, async () => {
         const result = await generateText({
             model: provider.responses("local-model"),
-            output: Output.object({schema: jsonSchema<{mood: "happy" | "sad"}>({type: "object", properties: {mood: {type: "string", enum: ["happy", "sad"]}}, required: ["mood"], additionalProperties: false})}),
+            output: Output.object({
+                schema: jsonSchema<{mood: "happy" | "sad"}>({
+                    type: "object", properties: {mood: {type: "string", enum: ["happy", "sad"]}}, required: ["mood"],
+                    additionalProperties: false
+                })
+            }),
             prompt: "How is the cat?",
             maxOutputTokens: 64
         });

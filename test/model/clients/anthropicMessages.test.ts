@@ -142,9 +142,8 @@ describe("Anthropic Messages with @anthropic-ai/sdk (real engine)", () => {
                 ]
             });
             assert.ok(["end_turn", "max_tokens", "tool_use"].includes(second.stop_reason!));
-            assert.ok(
-                second.usage.input_tokens + second.usage.cache_read_input_tokens! > first.usage.input_tokens + first.usage.cache_read_input_tokens!
-            );
+            assert.ok(second.usage.input_tokens + second.usage.cache_read_input_tokens!
+                > first.usage.input_tokens + first.usage.cache_read_input_tokens!);
         });
     }
 

@@ -53,7 +53,8 @@ describe("openai SDK chat.completions (real engine)", () => {
 
     it("create returns a chat.completion with the answer and usage", async () => {
         const completion = await client.chat.completions.create({
-            model: "local-model", messages: [{role: "system", content: "Tell a story."}, {role: "user", content: "Once upon a time"}], max_tokens: 16
+            model: "local-model", messages: [{role: "system", content: "Tell a story."}, {role: "user", content: "Once upon a time"}],
+            max_tokens: 16
         });
         assert.equal(completion.object, "chat.completion");
         assert.match(completion.id, /^chatcmpl-/);
@@ -67,7 +68,9 @@ describe("openai SDK chat.completions (real engine)", () => {
     });
 
     it("a stream with include_usage adds up to the same answer as a call without stream", async () => {
-        const body = {model: "local-model", messages: [{role: "user" as const, content: "The little dog"}], max_tokens: 24, temperature: 0, seed: 7};
+        const body = {
+            model: "local-model", messages: [{role: "user" as const, content: "The little dog"}], max_tokens: 24, temperature: 0, seed: 7
+        };
         const plain = await client.chat.completions.create(body);
         const stream = await client.chat.completions.create({...body, stream: true, stream_options: {include_usage: true}});
         const {chunks, text, finish} = await collect(stream);
@@ -104,13 +107,17 @@ describe("openai SDK chat.completions (real engine)", () => {
     });
 
     it("finish_reason is length when max_tokens cuts the answer", async () => {
-        const completion = await client.chat.completions.create({model: "local-model", messages: [{role: "user", content: "Tell me a long story"}], max_tokens: 2});
+        const completion = await client.chat.completions.create({
+            model: "local-model", messages: [{role: "user", content: "Tell me a long story"}], max_tokens: 2
+        });
         assert.equal(completion.choices[0]!.finish_reason, "length");
         assert.equal(completion.usage!.completion_tokens, 2);
     });
 
     it("stop ends the answer before the stop sequence, and generation stops there", async () => {
-        const greedy = {model: "local-model", messages: [{role: "user" as const, content: "Once upon a time"}], max_tokens: 24, temperature: 0};
+        const greedy = {
+            model: "local-model", messages: [{role: "user" as const, content: "Once upon a time"}], max_tokens: 24, temperature: 0
+        };
         const free = await client.chat.completions.create(greedy);
         const text = free.choices[0]!.message.content!;
         const word = text.trim().split(/\s+/)[1];
@@ -118,13 +125,15 @@ describe("openai SDK chat.completions (real engine)", () => {
         const cut = await client.chat.completions.create({...greedy, stop: word});
         assert.equal(cut.choices[0]!.message.content, text.slice(0, text.indexOf(word)));
         assert.equal(cut.choices[0]!.finish_reason, "stop");
-        assert.ok(cut.usage!.completion_tokens < free.usage!.completion_tokens, `${cut.usage!.completion_tokens} of ${free.usage!.completion_tokens} tokens`);
+        assert.ok(cut.usage!.completion_tokens < free.usage!.completion_tokens,
+            `${cut.usage!.completion_tokens} of ${free.usage!.completion_tokens} tokens`);
     });
 
     it("a named tool_choice forces the call, and the tool result's turn answers", {skip: skipUpstream(noForcedCalls)}, async () => {
         const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{role: "user", content: "What is the weather in Paris? Use the tool."}];
         const first = await client.chat.completions.create({
-            model: "local-model", messages, tools: [weatherTool], tool_choice: {type: "function", function: {name: "get_weather"}}, max_tokens: 64
+            model: "local-model", messages, tools: [weatherTool], tool_choice: {type: "function", function: {name: "get_weather"}},
+            max_tokens: 64
         });
         const choice = first.choices[0]!;
         assert.equal(choice.finish_reason, "tool_calls");
@@ -141,7 +150,8 @@ describe("openai SDK chat.completions (real engine)", () => {
         assert.ok(["stop", "length", "tool_calls"].includes(second.choices[0]!.finish_reason));
     });
 
-    it("tool_choice required streams tool-call deltas that add up to valid JSON arguments", {skip: skipUpstream(noForcedCalls)}, async () => {
+    it("tool_choice required streams tool-call deltas that add up to valid JSON "
+        + "arguments", {skip: skipUpstream(noForcedCalls)}, async () => {
         const stream = await client.chat.completions.create({
             model: "local-model", messages: [{role: "user", content: "Weather in Oslo?"}], tools: [weatherTool], tool_choice: "required",
             max_tokens: 64, stream: true
@@ -156,7 +166,8 @@ describe("openai SDK chat.completions (real engine)", () => {
         assert.ok(argumentChunks.length > 1, "arguments arrive in fragments");
     });
 
-    it("a strict json_schema response_format answers JSON that matches the schema", {skip: skipUpstream("llama-server answers 400 to a json_schema on the tiny models (docs/upstream.md)")}, async () => {
+    it("a strict json_schema response_format answers JSON that matches the schema", {skip: skipUpstream("llama-server answers 400 to a "
+        + "json_schema on the tiny models (docs/upstream.md)")}, async () => {
         const schema = {
             type: "object",
             properties: {city: {type: "string", enum: ["Oslo", "Bergen"]}, windy: {type: "boolean"}},
@@ -179,13 +190,15 @@ describe("openai SDK chat.completions (real engine)", () => {
         ];
         const first = await client.chat.completions.create({model: "local-model", messages, max_tokens: 8, temperature: 0});
         const second = await client.chat.completions.create({
-            model: "local-model", max_tokens: 8, temperature: 0, messages: [...messages, first.choices[0]!.message, {role: "user", content: "And then?"}]
+            model: "local-model", max_tokens: 8, temperature: 0,
+            messages: [...messages, first.choices[0]!.message, {role: "user", content: "And then?"}]
         });
         const cached = second.usage!.prompt_tokens_details!.cached_tokens!;
         assert.ok(cached >= first.usage!.prompt_tokens - 2, `cached ${cached} of the first turn's ${first.usage!.prompt_tokens}`);
     });
 
-    it("response_format json_object answers a JSON object", {skip: skipUpstream("llama-server answers 400 to a json_schema on the tiny models (docs/upstream.md)")}, async () => {
+    it("response_format json_object answers a JSON object", {skip: skipUpstream("llama-server answers 400 to a json_schema on the tiny "
+        + "models (docs/upstream.md)")}, async () => {
         const completion = await client.chat.completions.create({
             model: "local-model", messages: [{role: "user", content: "Describe a cat as JSON."}], max_tokens: 48, temperature: 0,
             response_format: {type: "json_object"}
@@ -200,7 +213,8 @@ describe("openai SDK chat.completions (real engine)", () => {
 
     it("tool_choice none answers in text with the tools offered", async () => {
         const completion = await client.chat.completions.create({
-            model: "local-model", messages: [{role: "user", content: "Weather in Rome?"}], tools: [weatherTool], tool_choice: "none", max_tokens: 8
+            model: "local-model", messages: [{role: "user", content: "Weather in Rome?"}], tools: [weatherTool], tool_choice: "none",
+            max_tokens: 8
         });
         assert.equal(completion.choices[0]!.message.tool_calls, undefined);
         assert.notEqual(completion.choices[0]!.finish_reason, "tool_calls");
@@ -217,7 +231,8 @@ describe("openai SDK chat.completions (real engine)", () => {
     });
 
     it("n: 2 is refused with a 400 in OpenAI's shape, before any generation", async () => {
-        const error = await client.chat.completions.create({model: "local-model", messages: [{role: "user", content: "Hi"}], n: 2}).catch((caught) => caught);
+        const error = await client.chat.completions.create({model: "local-model", messages: [{role: "user", content: "Hi"}], n: 2})
+            .catch((caught) => caught);
         assert.ok(error instanceof BadRequestError, String(error));
         assert.equal(error.param, "n");
         assert.equal(typeof error.message, "string");
@@ -241,7 +256,9 @@ describe("openai SDK chat.completions (real engine)", () => {
     });
 
     it("nothing of a chat completion goes into the response store", async () => {
-        const completion = await client.chat.completions.create({model: "local-model", messages: [{role: "user", content: "Hello"}], max_tokens: 2});
+        const completion = await client.chat.completions.create({
+            model: "local-model", messages: [{role: "user", content: "Hello"}], max_tokens: 2
+        });
         const id = completion.id.replace(/^chatcmpl-/, "resp_");
         const response = await harness.server.fetch(`/v1/responses/${id}`);
         assert.equal(response.status, 404);
@@ -258,7 +275,10 @@ describe("openai SDK chat.completions on a thinking model (real engine)", () => 
     });
     after(() => harness.close());
 
-    const body = {model: "local-model", messages: [{role: "user" as const, content: "Tell me a story."}], max_tokens: 40, reasoning_effort: "low" as const, temperature: 0};
+    const body = {
+        model: "local-model", messages: [{role: "user" as const, content: "Tell me a story."}], max_tokens: 40,
+        reasoning_effort: "low" as const, temperature: 0
+    };
 
     it("reasoning_content carries the thought, and usage counts its tokens", async () => {
         const completion = await client.chat.completions.create(body);
@@ -269,7 +289,12 @@ describe("openai SDK chat.completions on a thinking model (real engine)", () => 
         // Sent back as llama.cpp's clients do: the assistant turn with its reasoning_content.
         const next = await client.chat.completions.create({
             ...body, max_tokens: 8,
-            messages: [...body.messages, {role: "assistant", content: message.content, reasoning_content: message.reasoning_content} as OpenAI.Chat.ChatCompletionMessageParam, {role: "user", content: "And then?"}]
+            messages: [
+                ...body.messages,
+                {role: "assistant", content: message.content,
+                    reasoning_content: message.reasoning_content} as OpenAI.Chat.ChatCompletionMessageParam,
+                {role: "user", content: "And then?"}
+            ]
         });
         assert.ok(next.usage!.prompt_tokens > completion.usage!.prompt_tokens);
     });

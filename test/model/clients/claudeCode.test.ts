@@ -8,7 +8,9 @@ import {skipUpstream} from "../../helpers/clientHarness.js";
 import {startTestServer, type TestServer} from "../../helpers/testServer.js";
 
 /** What `--output-format json` prints: the turn's result. */
-type ClaudeResult = {type: string, subtype: string, is_error: boolean, result: string, session_id: string, usage: {cache_read_input_tokens?: number}};
+type ClaudeResult = {
+    type: string, subtype: string, is_error: boolean, result: string, session_id: string, usage: {cache_read_input_tokens?: number}
+};
 
 /**
  * The Claude Code CLI (2.1.328, its real binary) against POST /v1/messages on the shared model. Its first request is
@@ -17,7 +19,8 @@ type ClaudeResult = {type: string, subtype: string, is_error: boolean, result: s
  * prompt cold (minutes on one thread); the next runs reuse it from the sequence that holds it, as a user's next
  * `claude -p` would.
  */
-describe("Claude Code CLI (claude -p, real engine)", {skip: skipUpstream("Claude Code's ~30k-token prompt does not fit llama-server's 2048-token slot for stories260K")}, () => {
+describe("Claude Code CLI (claude -p, real engine)", {skip: skipUpstream("Claude Code's ~30k-token prompt does not fit llama-server's "
+    + "2048-token slot for stories260K")}, () => {
     let server: TestServer;
     let workDir: string;
     before(async () => {

@@ -19,7 +19,10 @@ type CodexRun = {code: number | null, events: Array<{type: string, [key: string]
  * Turn order keeps the one KV sequence's prefix useful: the resumed turn extends the plain turn's prompt.
  */
 
-const upstreamSkip = skipUpstream("Codex's ~13k-token prompt does not fit the 2048-token slot llama-server gives stories260K (its trained context); test/model/clients/upstream.test.ts runs codex exec with its developer messages cut");
+const upstreamSkip = skipUpstream(
+    "Codex's ~13k-token prompt does not fit the 2048-token slot llama-server gives stories260K (its trained context); "
+        + "test/model/clients/upstream.test.ts runs codex exec with its developer messages cut"
+);
 
 describe("Codex CLI (codex exec --json, real engine)", {skip: upstreamSkip}, () => {
     let harness: ClientHarness;
@@ -48,8 +51,10 @@ describe("Codex CLI (codex exec --json, real engine)", {skip: upstreamSkip}, () 
             const usage = response?.usage;
             const evaluated = usage == null ? NaN : usage.input_tokens - usage.input_tokens_details.cached_tokens;
             const firstMs = exchange.firstOutputMs ?? NaN;
-            figures.push(`${label} #${index + 1}: ${response?.status}, input ${usage?.input_tokens} tokens (cached ${usage?.input_tokens_details?.cached_tokens}, ` +
-                `evaluated ${evaluated}), first output item after ${(firstMs / 1000).toFixed(1)} s (${Math.round(evaluated / (firstMs / 1000))} tokens/s), ` +
+            figures.push(`${label} #${index + 1}: ${response?.status}, input ${usage?.input_tokens} tokens `
+                + `(cached ${usage?.input_tokens_details?.cached_tokens}, ` +
+                `evaluated ${evaluated}), first output item after ${(firstMs / 1000).toFixed(1)} s `
+                    + `(${Math.round(evaluated / (firstMs / 1000))} tokens/s), ` +
                 `output ${usage?.output_tokens} tokens, request ${(exchange.totalMs / 1000).toFixed(1)} s`);
         }
         figures.push(`${label}: codex exec ${(run.ms / 1000).toFixed(1)} s`);
@@ -62,7 +67,8 @@ describe("Codex CLI (codex exec --json, real engine)", {skip: upstreamSkip}, () 
     const assertTurnOk = (run: CodexRun) => {
         assert.equal(run.code, 0, `codex exited ${run.code}: ${run.stderr.slice(-2000)}\n${JSON.stringify(run.events.slice(-3))}`);
         assert.ok(run.events.some((event) => event.type === "turn.completed"), "no turn.completed");
-        assert.ok(!run.events.some((event) => event.type === "turn.failed" || event.type === "error"), JSON.stringify(run.events.filter((event) => event.type === "error")));
+        assert.ok(!run.events.some((event) => event.type === "turn.failed" || event.type === "error"),
+            JSON.stringify(run.events.filter((event) => event.type === "error")));
         // The server itself completed every generation (no retries, nothing cut by a limit).
         const terminals = generations(run).map(({events}) => events.at(-1)?.type);
         assert.ok(terminals.length > 0 && terminals.every((type) => type === "response.completed"), terminals.join(", "));
@@ -82,7 +88,8 @@ describe("Codex CLI (codex exec --json, real engine)", {skip: upstreamSkip}, () 
             // The one change to a request: the tiny model never calls a tool by itself, so the plain turn's first
             // request names a tool in `tool_choice` (what the server answers, and what Codex does with it, are real).
             request: (body, requestPath) => {
-                if (forceTool == null || !requestPath.endsWith("/responses") || !body?.tools?.some((tool: {name?: string}) => tool.name === forceTool))
+                if (forceTool == null || !requestPath.endsWith("/responses")
+                    || !body?.tools?.some((tool: {name?: string}) => tool.name === forceTool))
                     return body;
                 const forced = {...body, tool_choice: {type: "function", name: forceTool}};
                 forceTool = null;
@@ -113,7 +120,11 @@ describe("Codex CLI (codex exec --json, real engine)", {skip: upstreamSkip}, () 
         assert.ok(lastServerText(run).includes(messages.at(-1)!.trim()), "Codex shows the server's text");
         // The server's call went to Codex, which ran it and sent its output back in a second request.
         const [call, answer] = generations(run);
-        assert.ok(call!.events.at(-1)!.response.output.some((item: {type: string, name?: string}) => item.type === "function_call" && item.name === "get_goal"));
+        assert.ok(
+            call!.events.at(-1)!.response.output.some(
+                (item: {type: string, name?: string}) => item.type === "function_call" && item.name === "get_goal"
+            )
+        );
         assert.ok(answer!.exchange.requestBody.input.some((item: {type?: string}) => item.type === "function_call_output"));
 
         const first = run.exchanges[0]!.requestBody;
@@ -148,7 +159,9 @@ describe("Codex CLI (codex exec --json, real engine)", {skip: upstreamSkip}, () 
         };
         const schemaFile = path.join(workDir, "schema.json");
         fs.writeFileSync(schemaFile, JSON.stringify(schema));
-        const run = await runCodex(["exec", "--skip-git-repo-check", "--ephemeral", "--json", "-s", "read-only", "--output-schema", schemaFile, "How is the cat?"]);
+        const run = await runCodex([
+            "exec", "--skip-git-repo-check", "--ephemeral", "--json", "-s", "read-only", "--output-schema", schemaFile, "How is the cat?"
+        ]);
         record("output-schema turn", run);
         assertTurnOk(run);
         const format = run.exchanges[0]!.requestBody.text.format;
@@ -179,13 +192,17 @@ describe("Codex CLI (codex exec --json, real engine)", {skip: upstreamSkip}, () 
 
     it("a turn with the default tool set: function tools, web search, apply_patch as a custom tool", async () => {
         const catalog = writeModelCatalog();
-        const run = await runCodex(["exec", "--skip-git-repo-check", "--ephemeral", "--json", "-s", "read-only", "-c", "web_search=\"live\"", "-c", `model_catalog_json="${catalog}"`, "Say hi."]);
+        const run = await runCodex([
+            "exec", "--skip-git-repo-check", "--ephemeral", "--json", "-s", "read-only", "-c", "web_search=\"live\"", "-c",
+            `model_catalog_json="${catalog}"`, "Say hi."
+        ]);
         record("tools turn", run);
         assertTurnOk(run);
         const tools = run.exchanges[0]!.requestBody.tools as Array<{type: string, name?: string}>;
         const kinds = new Set(tools.map((tool) => tool.type));
         assert.ok(kinds.has("function") && kinds.has("custom") && kinds.has("web_search"), [...kinds].join(", "));
-        const applyPatch = tools.find((tool) => tool.name === "apply_patch") as {type: string, format?: {type: string, syntax?: string}} | undefined;
+        const applyPatch = tools.find((tool) => tool.name === "apply_patch") as {type: string,
+            format?: {type: string, syntax?: string}} | undefined;
         assert.equal(applyPatch?.type, "custom");
         assert.equal(applyPatch?.format?.type, "grammar");
         assert.ok(agentMessages(run).length > 0);

@@ -10,7 +10,10 @@ const weatherTool = {
         name: "get_weather",
         description: "Get the current weather for a city",
         // An enum keeps the forced call short: the tiny model may not close a free string within the output limit.
-        parameters: {type: "object", properties: {city: {type: "string", enum: ["Paris", "Oslo", "Rome"]}}, required: ["city"], additionalProperties: false}
+        parameters: {
+            type: "object", properties: {city: {type: "string", enum: ["Paris", "Oslo", "Rome"]}}, required: ["city"],
+            additionalProperties: false
+        }
     }
 };
 
@@ -32,7 +35,8 @@ describe("LangChain ChatOpenAI over Chat Completions (real engine)", () => {
         const answer = await model({maxTokens: 16}).invoke([new HumanMessage("Once upon a time")]);
         assert.equal(typeof answer.content, "string");
         assert.match(answer.content as string, /\S/);
-        assert.ok(answer.usage_metadata!.output_tokens > 0 && answer.usage_metadata!.output_tokens <= 16, JSON.stringify(answer.usage_metadata));
+        assert.ok(answer.usage_metadata!.output_tokens > 0 && answer.usage_metadata!.output_tokens <= 16,
+            JSON.stringify(answer.usage_metadata));
         assert.ok(answer.usage_metadata!.input_tokens > 0);
         const paths = harness.proxy.exchanges.map((exchange) => exchange.path);
         assert.ok(paths.includes("/v1/chat/completions"), paths.join(", "));
@@ -51,7 +55,8 @@ describe("LangChain ChatOpenAI over Chat Completions (real engine)", () => {
         assert.equal(streamed!.content, whole.content);
     });
 
-    it("a tool bound with tool_choice forces the call, and its ToolMessage's turn answers", {skip: skipUpstream("llama-server does not force a tool call on the tiny models (docs/upstream.md)")}, async () => {
+    it("a tool bound with tool_choice forces the call, and its ToolMessage's turn answers", {skip: skipUpstream("llama-server does not "
+        + "force a tool call on the tiny models (docs/upstream.md)")}, async () => {
         const bound = model({maxTokens: 64}).bindTools([weatherTool], {tool_choice: "get_weather"});
         const question = new HumanMessage("What is the weather in Paris?");
         const call = await bound.invoke([question]);

@@ -47,7 +47,8 @@ describe("openai SDK (real engine)", () => {
         assert.ok(last.type === "response.completed" || last.type === "response.incomplete");
         const text = events.flatMap((event) => (event.type === "response.output_text.delta" ? [event.delta] : [])).join("");
         const output = (last as {response: OpenAI.Responses.Response}).response.output;
-        assert.equal(text, output.flatMap((item) => (item.type === "message" ? item.content : [])).map((part) => (part.type === "output_text" ? part.text : "")).join(""));
+        assert.equal(text, output.flatMap((item) => (item.type === "message" ? item.content : []))
+            .map((part) => (part.type === "output_text" ? part.text : "")).join(""));
     });
 
     it("responses.stream() accumulates the final response", async () => {
@@ -59,7 +60,8 @@ describe("openai SDK (real engine)", () => {
         assert.ok(final.id.startsWith("resp_"));
     });
 
-    it("responses.parse with a zod schema returns a parsed object (structured output)", {skip: skipUpstream("llama-server answers 400 \"Failed to initialize samplers\" to a json_schema on the tiny models (docs/upstream.md)")}, async () => {
+    it("responses.parse with a zod schema returns a parsed object (structured output)", {skip: skipUpstream("llama-server answers 400 "
+        + "\"Failed to initialize samplers\" to a json_schema on the tiny models (docs/upstream.md)")}, async () => {
         // Bounded fields only: the tiny model may not close a free string within the output limit.
         const Weather = z.object({city: z.enum(["Oslo", "Bergen"]), windy: z.boolean(), conditions: z.enum(["sunny", "cloudy", "rainy"])});
         const parsed = await client.responses.parse({
@@ -72,9 +74,12 @@ describe("openai SDK (real engine)", () => {
         Weather.parse(parsed.output_parsed);
     });
 
-    it("a forced tool call round trip, stateless (full history resent)", {skip: skipUpstream("llama-server does not force a tool call on the tiny models (docs/upstream.md)")}, async () => {
+    it("a forced tool call round trip, stateless (full history resent)", {skip: skipUpstream("llama-server does not force a tool call on "
+        + "the tiny models (docs/upstream.md)")}, async () => {
         const input: OpenAI.Responses.ResponseInputItem[] = [{role: "user", content: "What is the weather in Paris? Use the tool."}];
-        const first = await client.responses.create({model: "local-model", input, tools: [weatherTool], tool_choice: "required", store: false, max_output_tokens: 64});
+        const first = await client.responses.create({
+            model: "local-model", input, tools: [weatherTool], tool_choice: "required", store: false, max_output_tokens: 64
+        });
         const call = first.output.find((item) => item.type === "function_call");
         assert.ok(call != null && call.type === "function_call", JSON.stringify(first.output));
         assert.equal(call.name, "get_weather");
@@ -82,13 +87,17 @@ describe("openai SDK (real engine)", () => {
 
         const second = await client.responses.create({
             model: "local-model", tools: [weatherTool], store: false, max_output_tokens: 16,
-            input: [...input, ...first.output as OpenAI.Responses.ResponseInputItem[], {type: "function_call_output", call_id: call.call_id, output: "{\"conditions\":\"sunny\"}"}]
+            input: [
+                ...input, ...first.output as OpenAI.Responses.ResponseInputItem[],
+                {type: "function_call_output", call_id: call.call_id, output: "{\"conditions\":\"sunny\"}"}
+            ]
         });
         assert.ok(second.usage!.input_tokens > first.usage!.input_tokens);
         assert.ok(["completed", "incomplete"].includes(second.status!));
     });
 
-    it("a forced tool call round trip with previous_response_id", {skip: skipUpstream("llama-server does not force a tool call on the tiny models (docs/upstream.md)")}, async () => {
+    it("a forced tool call round trip with previous_response_id", {skip: skipUpstream("llama-server does not force a tool call on the tiny "
+        + "models (docs/upstream.md)")}, async () => {
         const first = await client.responses.create({
             model: "local-model", input: "Weather in Oslo?", tools: [weatherTool],
             tool_choice: {type: "function", name: "get_weather"}, max_output_tokens: 64
@@ -104,7 +113,8 @@ describe("openai SDK (real engine)", () => {
     });
 
     it("retrieve, inputItems.list with auto-pagination, delete", async () => {
-        const input = Array.from({length: 25}, (_unused, index) => ({role: index % 2 === 0 ? "user" as const : "assistant" as const, content: `line ${index}`}));
+        const input = Array.from({length: 25},
+            (_unused, index) => ({role: index % 2 === 0 ? "user" as const : "assistant" as const, content: `line ${index}`}));
         const created = await client.responses.create({model: "local-model", input, max_output_tokens: 4});
         const retrieved = await client.responses.retrieve(created.id);
         assert.equal(retrieved.id, created.id);
@@ -112,7 +122,10 @@ describe("openai SDK (real engine)", () => {
 
         const seen: string[] = [];
         for await (const item of client.responses.inputItems.list(created.id, {limit: 10}))
-            seen.push(item.type === "message" && item.content[0]!.type === "input_text" || item.type === "message" && item.content[0]!.type === "output_text" ? (item.content[0] as {text: string}).text : "?");
+            seen.push(
+                item.type === "message" && item.content[0]!.type === "input_text" || item.type === "message"
+                    && item.content[0]!.type === "output_text" ? (item.content[0] as {text: string}).text : "?"
+            );
         assert.deepEqual(seen, input.map((message) => message.content).reverse(), "default order is desc, every page fetched");
 
         const ascending = await client.responses.inputItems.list(created.id, {limit: 5, order: "asc"});
@@ -135,7 +148,10 @@ describe("openai SDK (real engine)", () => {
         const history: OpenAI.Responses.ResponseInputItem[] = [];
         for (let turn = 0; turn < 28; turn++) {
             history.push({role: "user", content: `Tell me part ${turn} of the story about the little dog.`});
-            history.push({role: "assistant", content: "Once upon a time, there was a little dog named Max. He liked to run in the park and play with a red ball."});
+            history.push({
+                role: "assistant",
+                content: "Once upon a time, there was a little dog named Max. He liked to run in the park and play with a red ball."
+            });
         }
         const compacted = await client.responses.compact({model: "local-model", input: history});
         assert.equal(compacted.object, "response.compaction");
@@ -148,7 +164,9 @@ describe("openai SDK (real engine)", () => {
     });
 
     it("background: polls to a terminal status, and cancels", async () => {
-        const queued = await client.responses.create({model: "local-model", input: "A long story", background: true, max_output_tokens: 32});
+        const queued = await client.responses.create({
+            model: "local-model", input: "A long story", background: true, max_output_tokens: 32
+        });
         assert.ok(queued.status === "queued" || queued.status === "in_progress", queued.status);
         assert.equal(queued.background, true);
         let polled = queued;
@@ -159,7 +177,9 @@ describe("openai SDK (real engine)", () => {
         assert.ok(polled.status === "completed" || polled.status === "incomplete", polled.status);
         assert.ok(polled.output_text.length > 0);
 
-        const running = await client.responses.create({model: "local-model", input: "Another long story", background: true, max_output_tokens: 1500, temperature: 0});
+        const running = await client.responses.create({
+            model: "local-model", input: "Another long story", background: true, max_output_tokens: 1500, temperature: 0
+        });
         const cancelled = await client.responses.cancel(running.id);
         // Cancel answers `cancelled`, or a just-finished status if generation won the race.
         assert.ok(["cancelled", "completed", "incomplete"].includes(cancelled.status!), cancelled.status);
@@ -176,7 +196,8 @@ describe("openai SDK (real engine)", () => {
         });
         const wrongKey = new OpenAI({baseURL: harness.url, apiKey: "sk-wrong", maxRetries: 0});
         await assert.rejects(wrongKey.responses.create({model: "local-model", input: "x"}), AuthenticationError);
-        await assert.rejects(client.responses.create({model: "local-model", input: "x", previous_response_id: "resp_missing"}), (error: unknown) => {
+        await assert.rejects(client.responses.create({model: "local-model", input: "x",
+            previous_response_id: "resp_missing"}), (error: unknown) => {
             assert.ok(error instanceof NotFoundError);
             assert.equal(error.code, "previous_response_not_found");
             return true;
@@ -185,7 +206,9 @@ describe("openai SDK (real engine)", () => {
 
     it("raises RateLimitError (429) when one key holds too many active background jobs", async () => {
         const settled = await Promise.allSettled(Array.from({length: 8}, () =>
-            client.responses.create({model: "local-model", input: "A very long story", background: true, max_output_tokens: 1500, temperature: 0})));
+            client.responses.create({
+                model: "local-model", input: "A very long story", background: true, max_output_tokens: 1500, temperature: 0
+            })));
         const limited = settled.filter((result) => result.status === "rejected");
         assert.ok(limited.length > 0, "no request was refused");
         for (const result of limited)

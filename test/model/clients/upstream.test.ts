@@ -38,7 +38,11 @@ function cutDeveloperMessages(body: any): any {
     return {
         ...body,
         input: body.input.map((item: any) => item?.role !== "developer" || !Array.isArray(item.content) ? item
-            : {...item, content: item.content.map((part: any) => typeof part?.text === "string" ? {...part, text: part.text.slice(0, developerChars)} : part)})
+            : {
+                ...item, content: item.content.map(
+                    (part: any) => typeof part?.text === "string" ? {...part, text: part.text.slice(0, developerChars)} : part
+                )
+            })
     };
 }
 
@@ -66,7 +70,10 @@ describe("client suites over --engine upstream (a real llama-server)", () => {
     it("Agents SDK: a plain run, a streamed run and a previousResponseId continuation complete", async () => {
         setTracingDisabled(true);
         const client = new OpenAI({baseURL: harness.url, apiKey: harness.apiKey, maxRetries: 0});
-        const agent = new Agent({name: "Storyteller", instructions: "Tell short stories.", model: new OpenAIResponsesModel(client, "local-model"), modelSettings: {maxTokens: 128}});
+        const agent = new Agent({
+            name: "Storyteller", instructions: "Tell short stories.", model: new OpenAIResponsesModel(client, "local-model"),
+            modelSettings: {maxTokens: 128}
+        });
         const first = await run(agent, "Tell me about a cat.");
         assert.ok(typeof first.finalOutput === "string" && first.finalOutput.length > 0);
         assert.ok(first.lastResponseId?.startsWith("resp_"));
@@ -78,7 +85,8 @@ describe("client suites over --engine upstream (a real llama-server)", () => {
         const stored = await client.responses.retrieve(streamed.lastResponseId!);
         assert.equal(stored.previous_response_id, first.lastResponseId);
         assert.equal(stored.status, "completed");
-        assert.ok(stored.usage!.input_tokens > first.rawResponses[0]!.usage.inputTokens, "the continuation carried the first turn upstream");
+        assert.ok(stored.usage!.input_tokens > first.rawResponses[0]!.usage.inputTokens,
+            "the continuation carried the first turn upstream");
     });
 
     it("AI SDK: generateText, and streamText through the SDK's strict event validation", async () => {
@@ -94,27 +102,33 @@ describe("client suites over --engine upstream (a real llama-server)", () => {
     });
 
     it("WebSocket mode: two turns on one socket, the second continuing the first (store: false)", async () => {
-        const socket = await SocketClient.open(`${harness.server.origin.replace(/^http/, "ws")}/v1/responses`, {authorization: `Bearer ${harness.apiKey}`});
+        const socket = await SocketClient.open(`${harness.server.origin.replace(/^http/, "ws")}/v1/responses`,
+            {authorization: `Bearer ${harness.apiKey}`});
         try {
             const ended = (type: string) => type === "response.completed" || type === "response.incomplete";
             const firstTurn = await socket.turn({model: "m", input: "Tell me a story.", store: false, max_output_tokens: 16});
             assertValidSocketTurn(firstTurn);
             const first = firstTurn.at(-1)!;
             assert.ok(ended(first.type), JSON.stringify(first));
-            const deltas = firstTurn.filter((message) => message.type === "response.output_text.delta").map((message) => message.delta).join("");
+            const deltas = firstTurn.filter((message) => message.type === "response.output_text.delta").map((message) => message.delta)
+                .join("");
             assert.equal(first.response.output[0].content[0].text, deltas);
-            const secondTurn = await socket.turn({model: "m", input: "And then?", store: false, previous_response_id: first.response.id, max_output_tokens: 16});
+            const secondTurn = await socket.turn({
+                model: "m", input: "And then?", store: false, previous_response_id: first.response.id, max_output_tokens: 16
+            });
             assertValidSocketTurn(secondTurn);
             const second = secondTurn.at(-1)!;
             assert.ok(ended(second.type), JSON.stringify(second));
             assert.equal(second.response.previous_response_id, first.response.id);
-            assert.ok(second.response.usage.input_tokens > first.response.usage.input_tokens + first.response.usage.output_tokens, "the socket's history went upstream");
+            assert.ok(second.response.usage.input_tokens > first.response.usage.input_tokens + first.response.usage.output_tokens,
+                "the socket's history went upstream");
         } finally {
             await socket.close();
         }
     });
 
-    it("captured Codex requests (first turn, then the follow-up with a function call and its output) stream completed responses", async () => {
+    it("captured Codex requests (first turn, then the follow-up with a function call and its output) stream completed "
+        + "responses", async () => {
         for (const capture of ["codex-request.json", "codex-request-followup.json"]) {
             const body = cutDeveloperMessages(JSON.parse(fs.readFileSync(path.join(capturesDir, capture), "utf8")));
             const res = await fetch(`${harness.url}/responses`, {
@@ -143,17 +157,23 @@ describe("client suites over --engine upstream (a real llama-server)", () => {
         try {
             writeCodexConfig(codexHome, harness.server.host.model!.id, harness.url);
             const first = harness.proxy.exchanges.length;
-            const {code, stdout, stderr} = await runCodex(["exec", "--skip-git-repo-check", "--ephemeral", "--json", "-s", "read-only", "Tell me a story about a cat."],
-                {cwd: workDir, codexHome, apiKey: harness.apiKey, timeoutMs: 100_000});
+            const {code, stdout, stderr} = await runCodex([
+                "exec", "--skip-git-repo-check", "--ephemeral", "--json", "-s", "read-only", "Tell me a story about a cat."
+            ],
+            {cwd: workDir, codexHome, apiKey: harness.apiKey, timeoutMs: 100_000});
             const events = codexEvents(stdout);
             assert.equal(code, 0, `codex exited ${code}: ${stderr.slice(-2000)}\n${JSON.stringify(events.slice(-3))}`);
             assert.ok(events.some((event) => event.type === "turn.completed"), "no turn.completed");
-            const messages = events.filter((event) => event.type === "item.completed" && event.item?.type === "agent_message").map((event) => event.item!.text!);
+            const messages = events.filter((event) => event.type === "item.completed" && event.item?.type === "agent_message")
+                .map((event) => event.item!.text!);
             assert.ok(messages.length > 0, "no agent_message");
-            const streams = harness.proxy.streams.filter((stream) => harness.proxy.exchanges.indexOf(stream.exchange) >= first && stream.exchange.path.endsWith("/responses"));
+            const streams = harness.proxy.streams.filter(
+                (stream) => harness.proxy.exchanges.indexOf(stream.exchange) >= first && stream.exchange.path.endsWith("/responses")
+            );
             assert.ok(streams.length > 0 && streams.every((stream) => stream.events.at(-1)?.type === "response.completed"));
             const output = streams.at(-1)!.events.at(-1)!.response.output as Array<{type: string, content?: Array<{text: string}>}>;
-            const serverText = output.filter((item) => item.type === "message").flatMap((item) => item.content!).map((part) => part.text).join("");
+            const serverText = output.filter((item) => item.type === "message").flatMap((item) => item.content!).map((part) => part.text)
+                .join("");
             assert.ok(serverText.includes(messages.at(-1)!.trim()), "Codex shows the server's text");
             const sent = streams[0]!.exchange.requestBody;
             assert.equal(sent.stream, true);

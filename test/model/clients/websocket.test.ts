@@ -9,7 +9,9 @@ const weather = {
     name: "get_weather",
     description: "Weather for a city",
     // An enum keeps the forced call short: the tiny model may not close a free string within the output limit.
-    parameters: {type: "object", properties: {city: {type: "string", enum: ["Paris", "Rome"]}}, required: ["city"], additionalProperties: false}
+    parameters: {
+        type: "object", properties: {city: {type: "string", enum: ["Paris", "Rome"]}}, required: ["city"], additionalProperties: false
+    }
 };
 
 function completed(messages: SocketMessage[]): Record<string, any> {
@@ -54,7 +56,8 @@ describe("Responses WebSocket mode (ws client, real engine)", () => {
                 const response = completed(messages);
                 assert.deepEqual(messages.slice(0, 2).map((message) => message.type), ["response.created", "response.in_progress"]);
                 assert.deepEqual(messages.map((message) => message.sequence_number), messages.map((_message, index) => index));
-                const deltas = messages.filter((message) => message.type === "response.output_text.delta").map((message) => message.delta).join("");
+                const deltas = messages.filter((message) => message.type === "response.output_text.delta").map((message) => message.delta)
+                    .join("");
                 assert.equal(response.output[0].content[0].text, deltas);
                 assert.ok(response.usage.output_tokens > 0 && response.usage.output_tokens <= 12);
             }
@@ -81,11 +84,14 @@ describe("Responses WebSocket mode (ws client, real engine)", () => {
         const firstId = await withSocket(async (socket) => {
             const first = completed(await socket.turn({model: "m", input: "Tell me a story.", store: false, max_output_tokens: 8}));
             assert.equal(first.store, false);
-            const second = completed(await socket.turn({model: "m", input: "And then?", store: false, previous_response_id: first.id, max_output_tokens: 8}));
+            const second = completed(
+                await socket.turn({model: "m", input: "And then?", store: false, previous_response_id: first.id, max_output_tokens: 8})
+            );
             assert.equal(second.previous_response_id, first.id);
             // The continuation rendered the inherited turns: it reads more prompt than the first turn did.
             assert.ok(second.usage.input_tokens > first.usage.input_tokens + first.usage.output_tokens,
-                `${second.usage.input_tokens} input tokens do not include the first turn (${first.usage.input_tokens} + ${first.usage.output_tokens})`);
+                `${second.usage.input_tokens} input tokens do not include the first turn (${first.usage.input_tokens} `
+                    + `+ ${first.usage.output_tokens})`);
             // Not stored: HTTP does not know it.
             assert.equal((await server.fetch(`/v1/responses/${first.id}`)).status, 404);
             return first.id as string;
@@ -101,7 +107,9 @@ describe("Responses WebSocket mode (ws client, real engine)", () => {
     it("continues a stored response created over HTTP, and stores its own turns for HTTP", async () => {
         const stored = await server.client.responses.create({model: "m", input: "A dog", max_output_tokens: 6});
         await withSocket(async (socket) => {
-            const response = completed(await socket.turn({model: "m", input: "ran", previous_response_id: stored.id, max_output_tokens: 6}));
+            const response = completed(
+                await socket.turn({model: "m", input: "ran", previous_response_id: stored.id, max_output_tokens: 6})
+            );
             const retrieved = await server.client.responses.retrieve(response.id);
             assertValidResponse(retrieved);
             assert.equal(retrieved.previous_response_id, stored.id);
@@ -120,7 +128,11 @@ describe("Responses WebSocket mode (ws client, real engine)", () => {
 
     it("evicts the previous response of a failed continuation (unknown call_id)", async () => {
         await withSocket(async (socket) => {
-            const first = completed(await socket.turn({model: "m", input: "Weather in Paris?", store: false, tools: [weather], tool_choice: "required", max_output_tokens: 48}));
+            const first = completed(
+                await socket.turn({
+                    model: "m", input: "Weather in Paris?", store: false, tools: [weather], tool_choice: "required", max_output_tokens: 48
+                })
+            );
             const call = first.output.find((item: any) => item.type === "function_call");
             assert.ok(call != null, `no forced call in ${JSON.stringify(first.output)}`);
 
@@ -141,7 +153,10 @@ describe("Responses WebSocket mode (ws client, real engine)", () => {
 
             const resent = completed(await socket.turn({
                 model: "m", store: false, tools: [weather], max_output_tokens: 8,
-                input: [{role: "user", content: "Weather in Paris?"}, call, {type: "function_call_output", call_id: call.call_id, output: "sunny"}]
+                input: [
+                    {role: "user", content: "Weather in Paris?"}, call,
+                    {type: "function_call_output", call_id: call.call_id, output: "sunny"}
+                ]
             }));
             assert.ok(resent.usage.input_tokens > 0);
         });
@@ -149,7 +164,12 @@ describe("Responses WebSocket mode (ws client, real engine)", () => {
 
     it("continues a store:false tool call with only its output on the same socket", async () => {
         await withSocket(async (socket) => {
-            const first = completed(await socket.turn({model: "m", input: "Weather in Rome?", store: false, tools: [weather], tool_choice: {type: "function", name: "get_weather"}, max_output_tokens: 48}));
+            const first = completed(
+                await socket.turn({
+                    model: "m", input: "Weather in Rome?", store: false, tools: [weather],
+                    tool_choice: {type: "function", name: "get_weather"}, max_output_tokens: 48
+                })
+            );
             const call = first.output.find((item: any) => item.type === "function_call");
             assert.ok(call != null);
             assert.equal(call.name, "get_weather");
@@ -183,8 +203,10 @@ describe("Responses WebSocket mode (ws client, real engine)", () => {
         };
         assert.deepEqual(await refused("/v1/responses", {}), {status: 401, code: "invalid_api_key"});
         assert.deepEqual(await refused("/v1/responses", {authorization: "Bearer wrong"}), {status: 401, code: "invalid_api_key"});
-        assert.deepEqual(await refused("/v1/responses", {authorization: `Bearer ${server.apiKey}`, host: "evil.example"}), {status: 403, code: "invalid_host"});
-        assert.deepEqual(await refused("/v1/responses", {authorization: `Bearer ${server.apiKey}`, host: "[::1].evil"}), {status: 403, code: "invalid_host"});
+        assert.deepEqual(await refused("/v1/responses", {authorization: `Bearer ${server.apiKey}`, host: "evil.example"}),
+            {status: 403, code: "invalid_host"});
+        assert.deepEqual(await refused("/v1/responses", {authorization: `Bearer ${server.apiKey}`, host: "[::1].evil"}),
+            {status: 403, code: "invalid_host"});
         assert.deepEqual(await refused("/v1/responses", {authorization: `Bearer ${server.apiKey}`, origin: "http://evil.example"}), {status: 403, code: "origin_not_allowed"});
         assert.deepEqual(await refused("/v1/models", {authorization: `Bearer ${server.apiKey}`}), {status: 404, code: "unknown_route"});
 
@@ -194,7 +216,8 @@ describe("Responses WebSocket mode (ws client, real engine)", () => {
 
     it("closes its sockets when the server stops", async () => {
         const other = await startTestServer();
-        const socket = await SocketClient.open(`${other.origin.replace(/^http/, "ws")}/v1/responses`, {authorization: `Bearer ${other.apiKey}`});
+        const socket = await SocketClient.open(`${other.origin.replace(/^http/, "ws")}/v1/responses`,
+            {authorization: `Bearer ${other.apiKey}`});
         const closed = new Promise<number>((resolve) => socket.ws.once("close", (code) => resolve(code)));
         const started = Date.now();
         await other.host.stop();

@@ -51,7 +51,8 @@ describe("fuzz: every endpoint and the WebSocket transport", () => {
         for (const kind of ["http", "raw", "ws"])
             assert.ok((report.byKind[kind] ?? 0) > 20, `too few ${kind} cases: ${JSON.stringify(report.byKind)}`);
         assert.ok((report.outcomes["2xx"] ?? 0) > report.cases / 10, `too few successful answers: ${JSON.stringify(report.outcomes)}`);
-        assert.ok((report.outcomes["ws response.completed"] ?? 0) + (report.outcomes["ws response.incomplete"] ?? 0) > 5, `too few WebSocket turns generated: ${JSON.stringify(report.outcomes)}`);
+        assert.ok((report.outcomes["ws response.completed"] ?? 0) + (report.outcomes["ws response.incomplete"] ?? 0) > 5,
+            `too few WebSocket turns generated: ${JSON.stringify(report.outcomes)}`);
     });
 
     for (const property of Object.keys(properties))

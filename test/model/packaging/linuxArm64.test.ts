@@ -19,7 +19,8 @@ let unpacked = "";
 let nodeArm64 = "";
 
 before(() => {
-    const setup = execFileSync("bash", [path.join(repoRoot, "scripts/arm64-setup.sh")], {encoding: "utf8", stdio: ["ignore", "pipe", "inherit"]});
+    const setup = execFileSync("bash", [path.join(repoRoot, "scripts/arm64-setup.sh")],
+        {encoding: "utf8", stdio: ["ignore", "pipe", "inherit"]});
     nodeArm64 = setup.trim().split("\n").at(-1)!;
     buildVsixs(["linux-arm64"]);
     unpacked = unpackVsix(vsixPath("linux-arm64"));
@@ -27,7 +28,8 @@ before(() => {
 });
 after(() => fs.rmSync(unpacked, {recursive: true, force: true}));
 
-test("linux-arm64 VSIX under qemu: loads the shared model from its own arm64 binary and answers a request", {timeout: 20 * minutes}, async () => {
+test("linux-arm64 VSIX under qemu: loads the shared model from its own arm64 binary and answers a "
+    + "request", {timeout: 20 * minutes}, async () => {
     const extension = path.join(unpacked, "extension");
     const home = fs.mkdtempSync(path.join(os.tmpdir(), "lr-arm64-home-"));
     const started = performance.now();
@@ -53,12 +55,15 @@ test("linux-arm64 VSIX under qemu: loads the shared model from its own arm64 bin
         // What the emulated process mapped: node-llama-cpp's addon from the VSIX's linux-arm64 package, nothing x64.
         const maps = fs.readFileSync(`/proc/${child.pid}/maps`, "utf8");
         const addon = path.join(extension, "node_modules/@node-llama-cpp/linux-arm64/bins/linux-arm64/llama-addon.node");
-        assert.ok(maps.includes(addon), `the arm64 addon from the VSIX is not mapped:\n${maps.split("\n").filter((line) => line.includes(".so") || line.includes(".node")).join("\n")}`);
+        assert.ok(maps.includes(addon),
+            `the arm64 addon from the VSIX is not `
+                + `mapped:\n${maps.split("\n").filter((line) => line.includes(".so") || line.includes(".node")).join("\n")}`);
         // The durable store's LevelDB too: the VSIX's own arm64 prebuild, opened in the default data folder.
         const levelDb = path.join(extension, "node_modules/classic-level/prebuilds/linux-arm64/classic-level.armv8.node");
         assert.ok(maps.includes(levelDb), "the arm64 LevelDB prebuild from the VSIX is not mapped");
         assert.match(stderr, /store: durable in \S+local-responses \(0 responses/);
-        assert.ok(!/linux-x64|node_modules\/node-llama-cpp\/bins\//.test(maps.split("\n").filter((line) => line.includes(repoRoot)).join("\n")), "nothing loaded from this checkout");
+        assert.ok(!/linux-x64|node_modules\/node-llama-cpp\/bins\//.test(maps.split("\n").filter((line) => line.includes(repoRoot))
+            .join("\n")), "nothing loaded from this checkout");
 
         const client = new OpenAI({baseURL: url, apiKey: "sk-arm64", timeout: 10 * minutes, maxRetries: 0});
         const requestStarted = performance.now();
@@ -66,8 +71,12 @@ test("linux-arm64 VSIX under qemu: loads the shared model from its own arm64 bin
         const requestMs = performance.now() - requestStarted;
         assert.ok(response.status === "completed" || response.status === "incomplete", response.status);
         assert.ok(response.output_text.length > 0, JSON.stringify(response.output));
-        assert.ok(response.usage != null && response.usage.output_tokens > 0 && response.usage.output_tokens <= 8, JSON.stringify(response.usage));
-        console.log(`linux-arm64 under qemu: listening after ${(loadedMs / 1000).toFixed(1)} s, one response (${response.usage.output_tokens} tokens) in ${(requestMs / 1000).toFixed(1)} s: ${JSON.stringify(response.output_text)}`);
+        assert.ok(response.usage != null && response.usage.output_tokens > 0 && response.usage.output_tokens <= 8,
+            JSON.stringify(response.usage));
+        console.log(
+            `linux-arm64 under qemu: listening after ${(loadedMs / 1000).toFixed(1)} s, one response (${response.usage.output_tokens} `
+                + `tokens) in ${(requestMs / 1000).toFixed(1)} s: ${JSON.stringify(response.output_text)}`
+        );
     } finally {
         child.kill("SIGTERM");
         const [code] = await exited;

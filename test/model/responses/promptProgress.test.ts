@@ -23,7 +23,8 @@ test("the host tells each response's prompt evaluation, step by step, and that i
         // The last step is evaluated with the first output token, and reported then.
         assert.equal(last.evaluated, last.total, "the prompt is all in");
         assert.ok(own.at(-2)!.evaluated < last.total, "the steps before it left the rest to generation");
-        assert.deepEqual(own.map((progress) => progress.evaluated), [...own.map((progress) => progress.evaluated)].sort((a, b) => a - b), "it only moves forward");
+        assert.deepEqual(own.map((progress) => progress.evaluated), [...own.map((progress) => progress.evaluated)].sort((a, b) => a - b),
+            "it only moves forward");
     } finally {
         await host.dispose();
     }

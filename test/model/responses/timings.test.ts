@@ -18,10 +18,14 @@ test("timings: queue wait, time to first token, generation time and rates from t
 });
 
 test("timings: no rate without a measurable span (no token, one token, a fully cached prompt)", () => {
-    const none = responseTimings({acceptedAt: 0, startedAt: 0, endedAt: 10, timeToFirstTokenMs: null, usage: {inputTokens: 5, cachedTokens: 0, outputTokens: 0}});
+    const none = responseTimings({
+        acceptedAt: 0, startedAt: 0, endedAt: 10, timeToFirstTokenMs: null, usage: {inputTokens: 5, cachedTokens: 0, outputTokens: 0}
+    });
     assert.equal(none.outputTokensPerSecond, null);
     assert.equal(none.promptTokensPerSecond, null);
-    const one = responseTimings({acceptedAt: 0, startedAt: 0, endedAt: 10, timeToFirstTokenMs: 10, usage: {inputTokens: 5, cachedTokens: 5, outputTokens: 1}});
+    const one = responseTimings({
+        acceptedAt: 0, startedAt: 0, endedAt: 10, timeToFirstTokenMs: 10, usage: {inputTokens: 5, cachedTokens: 5, outputTokens: 1}
+    });
     assert.equal(one.outputTokensPerSecond, null);
     assert.equal(one.promptTokensPerSecond, null, "every prompt token was cached");
 });
@@ -35,7 +39,9 @@ after(async () => {
 });
 
 test("a stored response keeps its timings beside it, not in the object clients get", async () => {
-    const response = await server.client.responses.create({model: "local", input: "Once upon a time", max_output_tokens: 24, temperature: 0});
+    const response = await server.client.responses.create({
+        model: "local", input: "Once upon a time", max_output_tokens: 24, temperature: 0
+    });
     const stored = server.host.store.inspect(response.id);
     const timings = stored?.timings;
     assert.ok(timings != null, "the store record has timings");
@@ -52,15 +58,21 @@ test("a stored response keeps its timings beside it, not in the object clients g
 });
 
 test("a continuation's cached prefix shows in its timings", async () => {
-    const first = await server.client.responses.create({model: "local", input: "Once upon a time there was a little dog", max_output_tokens: 16, temperature: 0});
-    const second = await server.client.responses.create({model: "local", previous_response_id: first.id, input: "And then", max_output_tokens: 16, temperature: 0});
+    const first = await server.client.responses.create({
+        model: "local", input: "Once upon a time there was a little dog", max_output_tokens: 16, temperature: 0
+    });
+    const second = await server.client.responses.create({
+        model: "local", previous_response_id: first.id, input: "And then", max_output_tokens: 16, temperature: 0
+    });
     const timings = server.host.store.inspect(second.id)!.timings!;
     assert.ok(timings.cachedTokens > 0, `cached ${timings.cachedTokens}`);
     assert.equal(timings.cachedTokens, second.usage!.input_tokens_details.cached_tokens);
 });
 
 test("a background job's record carries its timings, queue time included", async () => {
-    const response = await server.client.responses.create({model: "local", input: "Once upon a time", background: true, max_output_tokens: 16});
+    const response = await server.client.responses.create({
+        model: "local", input: "Once upon a time", background: true, max_output_tokens: 16
+    });
     const job = server.host.jobs.all().find((candidate) => candidate.id === response.id)!;
     await job.settled;
     const timings = job.payload.timings;

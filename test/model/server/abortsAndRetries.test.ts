@@ -47,7 +47,8 @@ describe("aborted generations are counted in /metrics by reason", () => {
 
     it("a WebSocket closed mid-turn counts as client_disconnected", async () => {
         const before = await abortedCount(server, "client_disconnected");
-        const socket = await SocketClient.open(`${server.url.replace(/^http/, "ws")}/responses`, {authorization: `Bearer ${server.apiKey}`});
+        const socket = await SocketClient.open(`${server.url.replace(/^http/, "ws")}/responses`,
+            {authorization: `Bearer ${server.apiKey}`});
         socket.send({type: "response.create", ...longGeneration()});
         await until(() => server.host.engine.stats().sequencesBusy > 0, "the turn to start");
         await delay(50);
@@ -79,7 +80,9 @@ describe("aborted generations are counted in /metrics by reason", () => {
 describe("429 and 503 answers carry Retry-After, and the OpenAI SDK waits that long before retrying", () => {
     let server: TestServer;
     before(async () => {
-        server = await startTestServer({model: await syntheticModel(), parallel: 1, queueLimit: 1, background: backgroundSettings({maxJobsPerKey: 1})});
+        server = await startTestServer({
+            model: await syntheticModel(), parallel: 1, queueLimit: 1, background: backgroundSettings({maxJobsPerKey: 1})
+        });
     });
     after(() => server?.close());
 
@@ -94,7 +97,8 @@ describe("429 and 503 answers carry Retry-After, and the OpenAI SDK waits that l
 
     it("a full generation queue: 503 server_overloaded with Retry-After: 1; the SDK's retry comes a second later", async () => {
         const runningController = new AbortController();
-        const running = server.fetch("/v1/responses", {method: "POST", json: unendingGeneration(), signal: runningController.signal}).catch(() => undefined);
+        const running = server.fetch("/v1/responses", {method: "POST", json: unendingGeneration(), signal: runningController.signal})
+            .catch(() => undefined);
         await until(() => server.host.engine.stats().sequencesBusy > 0, "the first generation");
         const queued = server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "hi", max_output_tokens: 2}});
         await until(() => server.host.engine.stats().queueDepth > 0, "the queue to fill");
@@ -105,7 +109,8 @@ describe("429 and 503 answers carry Retry-After, and the OpenAI SDK waits that l
         assert.equal(((await refused.json()) as {error: {code: string}}).error.code, "server_overloaded");
 
         const attempts: number[] = [];
-        await assert.rejects(recordingClient(attempts, 1).responses.create({model: "m", input: "hi", max_output_tokens: 2}), InternalServerError);
+        await assert.rejects(recordingClient(attempts, 1).responses.create({model: "m", input: "hi", max_output_tokens: 2}),
+            InternalServerError);
         assert.equal(attempts.length, 2, "one retry");
         const waited = attempts[1]! - attempts[0]!;
         // The SDK's own backoff for a first retry is at most 0.5 s; Retry-After makes it 1 s.
@@ -123,7 +128,8 @@ describe("429 and 503 answers carry Retry-After, and the OpenAI SDK waits that l
         assert.equal(refused.status, 429);
         assert.equal(refused.headers.get("retry-after"), "1");
         const attempts: number[] = [];
-        await assert.rejects(recordingClient(attempts, 1).responses.create({...unendingGeneration(), background: true} as never), RateLimitError);
+        await assert.rejects(recordingClient(attempts, 1).responses.create({...unendingGeneration(), background: true} as never),
+            RateLimitError);
         assert.ok(attempts[1]! - attempts[0]! >= 950, "the SDK honoured Retry-After");
         await server.client.responses.cancel(job.id);
         await pollUntil(server, job.id, isTerminal);

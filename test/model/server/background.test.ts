@@ -8,7 +8,9 @@ describe("background responses (real engine, openai SDK)", () => {
     const server = useTestServer({contextSize: 4096, parallel: 2});
 
     it("answers queued at once, hides output until terminal, then polls to completed", async () => {
-        const created = await server.client.responses.create({model: "m", input: "Once upon a time", max_output_tokens: 24, background: true});
+        const created = await server.client.responses.create({
+            model: "m", input: "Once upon a time", max_output_tokens: 24, background: true
+        });
         assertValidResponse(created);
         assert.equal(created.status, "queued");
         assert.equal(created.background, true);
@@ -26,13 +28,17 @@ describe("background responses (real engine, openai SDK)", () => {
         assert.equal(finished.background, true);
         assert.ok(finished.output.length > 0);
         assert.ok(finished.usage.output_tokens > 0);
-        const chained = await server.client.responses.create({model: "m", input: "And then?", previous_response_id: created.id, max_output_tokens: 4});
+        const chained = await server.client.responses.create({
+            model: "m", input: "And then?", previous_response_id: created.id, max_output_tokens: 4
+        });
         assert.equal(chained.previous_response_id, created.id, "a finished job chains like any stored response");
     });
 
     it("streams a job, goes on when the reader leaves, and replays after `starting_after` on reconnect", async () => {
         const controller = new AbortController();
-        const res = await server.fetch("/v1/responses", {method: "POST", json: {...longGeneration({max_output_tokens: 600}), background: true, stream: true}, signal: controller.signal});
+        const res = await server.fetch("/v1/responses", {
+            method: "POST", json: {...longGeneration({max_output_tokens: 600}), background: true, stream: true}, signal: controller.signal
+        });
         assert.equal(res.status, 200);
         const first: SseEvent[] = [];
         for await (const event of sseEvents(res)) {
@@ -56,10 +62,12 @@ describe("background responses (real engine, openai SDK)", () => {
         assert.ok(["response.completed", "response.incomplete"].includes(all.at(-1)!.type));
         const final = await server.client.responses.retrieve(id);
         assert.ok(isTerminal(final), "the job finished although its first reader left");
-        assert.equal(final.output_text, all.filter((event) => event.type === "response.output_text.delta").map((event) => event.delta).join(""));
+        assert.equal(final.output_text,
+            all.filter((event) => event.type === "response.output_text.delta").map((event) => event.delta).join(""));
     });
 
-    it("cancels a running job: the stream ends with response_cancelled, the sequence is free, the response cannot be continued", async () => {
+    it("cancels a running job: the stream ends with response_cancelled, the sequence is free, the response cannot be "
+        + "continued", async () => {
         const res = await server.fetch("/v1/responses", {method: "POST", json: {...longGeneration(), background: true, stream: true}});
         const events: SseEvent[] = [];
         let id = "";
@@ -69,7 +77,8 @@ describe("background responses (real engine, openai SDK)", () => {
             id ||= event.response?.id;
             if (event.type === "response.output_text.delta" && cancelled == null) {
                 cancelled = await server.client.responses.cancel(id);
-                assert.equal(server.host.engine.stats().sequencesBusy, 0, "cancelled is published only after the engine let go of the sequence");
+                assert.equal(server.host.engine.stats().sequencesBusy, 0,
+                    "cancelled is published only after the engine let go of the sequence");
             }
         }
         assert.equal(cancelled.status, "cancelled");
@@ -105,7 +114,8 @@ describe("background queueing on one sequence", () => {
         const waiting = await server.client.responses.create({model: "m", input: "hi", max_output_tokens: 4, background: true});
         assert.equal((await server.client.responses.retrieve(waiting.id)).status, "queued", "it waits for the only sequence");
 
-        const chain = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "x", previous_response_id: running.id}});
+        const chain = await server.fetch("/v1/responses",
+            {method: "POST", json: {model: "m", input: "x", previous_response_id: running.id}});
         assert.equal(chain.status, 400);
         assert.match((await chain.json()).error.message, /has not finished \(status: in_progress\)/);
         const removal = await server.fetch(`/v1/responses/${running.id}`, {method: "DELETE"});
@@ -166,7 +176,9 @@ describe("background limits", () => {
     });
 
     it("410 for a cursor older than the retained events, 400 for a future one, 409 for a response without events", async () => {
-        const job = await server.client.responses.create({model: "m", input: "Once upon a time", max_output_tokens: 40, temperature: 0, background: true});
+        const job = await server.client.responses.create({
+            model: "m", input: "Once upon a time", max_output_tokens: 40, temperature: 0, background: true
+        });
         await pollUntil(server, job.id, isTerminal);
         const gone = await server.fetch(`/v1/responses/${job.id}?stream=true&starting_after=0`);
         assert.equal(gone.status, 410);
@@ -187,7 +199,8 @@ describe("background limits", () => {
         } finally {
             await off.close();
         }
-        const explicit = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "x", background: true, store: false}});
+        const explicit = await server.fetch("/v1/responses",
+            {method: "POST", json: {model: "m", input: "x", background: true, store: false}});
         assert.equal(explicit.status, 400);
     });
 });

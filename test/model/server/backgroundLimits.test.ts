@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import {setTimeout as delay} from "node:timers/promises";
 import {after, before, describe, it} from "node:test";
 import OpenAI, {RateLimitError} from "openai";
-import {backgroundSettings, isTerminal, longGeneration, pollUntil, sseEvents, type SseEvent, unendingGeneration} from "../../helpers/background.js";
+import {
+    backgroundSettings, isTerminal, longGeneration, pollUntil, sseEvents, type SseEvent, unendingGeneration
+} from "../../helpers/background.js";
 import {syntheticModel} from "../../helpers/syntheticModel.js";
 import {startTestServer, type TestServer, type TestServerOptions} from "../../helpers/testServer.js";
 
@@ -27,7 +29,9 @@ async function refusal(call: Promise<unknown>): Promise<RateLimitError> {
 }
 
 /** A long background job of one client (queued or running at once: one sequence, one worker). */
-const longJob = (client: OpenAI, extra: Record<string, unknown> = {}) => client.responses.create({...longGeneration(extra), background: true} as any);
+const longJob = (client: OpenAI, extra: Record<string, unknown> = {}) => client.responses.create(
+    {...longGeneration(extra), background: true} as any
+);
 
 describe("background limits through the server (real engine, openai SDK)", () => {
     it("429 once --responses-background-max-jobs are active across keys, though no key reached its own limit", async () => {
@@ -122,12 +126,17 @@ describe("background deadline (real engine)", () => {
     let server: TestServer;
     let client: OpenAI;
     before(async () => {
-        ({server, clients: {a: client}} = await start({model: await syntheticModel(), background: backgroundSettings({workers: 1, deadlineSeconds: 1})}));
+        (
+            {server, clients: {a: client}} = await start({
+                model: await syntheticModel(), background: backgroundSettings({workers: 1, deadlineSeconds: 1})
+            })
+        );
     });
     after(() => server.close());
 
     it("a running job and a queued one both end failed with job_timeout after --responses-background-deadline-secs", async () => {
-        const res = await server.fetch("/v1/responses", {method: "POST", json: {...unendingGeneration(), background: true, stream: true}, headers: {authorization: `Bearer ${keyA}`}});
+        const res = await server.fetch("/v1/responses",
+            {method: "POST", json: {...unendingGeneration(), background: true, stream: true}, headers: {authorization: `Bearer ${keyA}`}});
         const events: SseEvent[] = [];
         const reading = (async () => {
             for await (const event of sseEvents(res))
@@ -153,7 +162,9 @@ describe("background deadline (real engine)", () => {
         assert.equal(queued.error.code, "job_timeout");
         assert.equal(server.host.engine.stats().sequencesBusy, 0, "failed is published after the engine let go of the sequence");
 
-        const chain = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "go on", previous_response_id: running.id}, headers: {authorization: `Bearer ${keyA}`}});
+        const chain = await server.fetch("/v1/responses", {
+            method: "POST", json: {model: "m", input: "go on", previous_response_id: running.id}, headers: {authorization: `Bearer ${keyA}`}
+        });
         assert.equal(chain.status, 400);
         assert.equal((await chain.json()).error.code, "previous_response_unusable");
         const after = await client.responses.create({model: "m", input: "hi", max_output_tokens: 4});

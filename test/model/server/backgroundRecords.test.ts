@@ -7,21 +7,28 @@ import {startTestServer, type TestServer} from "../../helpers/testServer.js";
 const otherKey = "sk-records-other-0123456789";
 
 /** The text of every message among input items, in order. */
-const texts = (items: any[]) => items.filter((item) => item.type === "message").map((item) => item.content.map((part: any) => part.text).join(""));
+const texts = (items: any[]) => items.filter((item) => item.type === "message")
+    .map((item) => item.content.map((part: any) => part.text).join(""));
 
 describe("background job records as a source of history (real engine, openai SDK)", () => {
     let server: TestServer;
     let other: OpenAI;
     before(async () => {
         // One stored response at most: the next stored response evicts a finished job's copy from the store.
-        server = await startTestServer({parallel: 1, apiKeys: ["sk-test-key", otherKey], store: {maxEntries: 1}, background: backgroundSettings({workers: 1})});
+        server = await startTestServer({
+            parallel: 1, apiKeys: ["sk-test-key", otherKey], store: {maxEntries: 1}, background: backgroundSettings({workers: 1})
+        });
         other = new OpenAI({baseURL: server.url, apiKey: otherKey, maxRetries: 0});
     });
     after(() => server.close());
 
     it("serves the input items of a queued and of a running job, to its own key only", async () => {
-        const running = await server.client.responses.create({...longGeneration({input: "Tell me a long story about a fox."}), background: true} as any);
-        const queued = await server.client.responses.create({model: "m", input: "A question that waits.", max_output_tokens: 2, background: true});
+        const running = await server.client.responses.create(
+            {...longGeneration({input: "Tell me a long story about a fox."}), background: true} as any
+        );
+        const queued = await server.client.responses.create({
+            model: "m", input: "A question that waits.", max_output_tokens: 2, background: true
+        });
         await pollUntil(server, running.id, (response) => response.status === "in_progress");
         assert.equal((await server.client.responses.retrieve(queued.id)).status, "queued");
 
@@ -35,14 +42,18 @@ describe("background job records as a source of history (real engine, openai SDK
     });
 
     it("a retained job supplies previous_response_id history and input items after the store evicted its copy", async () => {
-        const job = await server.client.responses.create({model: "m", input: "Once upon a time", max_output_tokens: 8, temperature: 0, background: true});
+        const job = await server.client.responses.create({
+            model: "m", input: "Once upon a time", max_output_tokens: 8, temperature: 0, background: true
+        });
         const finished = await pollUntil(server, job.id, isTerminal);
         assert.ok(finished.output.length > 0);
         await server.client.responses.create({model: "m", input: "An unrelated turn.", max_output_tokens: 2});
         assert.equal(server.host.store.inspect(job.id), undefined, "premise: the store evicted the job's response");
 
         assert.deepEqual(texts((await server.client.responses.inputItems.list(job.id)).data), ["Once upon a time"]);
-        const chained = await server.client.responses.create({model: "m", input: "And then?", previous_response_id: job.id, max_output_tokens: 2});
+        const chained = await server.client.responses.create({
+            model: "m", input: "And then?", previous_response_id: job.id, max_output_tokens: 2
+        });
         assert.equal(chained.previous_response_id, job.id);
         const history = (await server.client.responses.inputItems.list(chained.id, {order: "asc"})).data;
         assert.deepEqual(history.map((item) => item.id), [

@@ -30,7 +30,8 @@ describe("a chain reuses the sequence that holds the previous answer's own token
             if (previous != null) {
                 // The answer's last token is sampled, never evaluated: the sequence holds the rest.
                 assert.ok(usage.input_tokens_details.cached_tokens >= previous.input + previous.output - 1,
-                    `turn ${turn}: ${usage.input_tokens_details.cached_tokens} of ${usage.input_tokens} cached, the previous turn held ${previous.input} + ${previous.output}`);
+                    `turn ${turn}: ${usage.input_tokens_details.cached_tokens} of ${usage.input_tokens} cached, the previous turn `
+                        + `held ${previous.input} + ${previous.output}`);
             }
             previous = {id: response.id, input: usage.input_tokens, output: usage.output_tokens};
         }
@@ -38,7 +39,9 @@ describe("a chain reuses the sequence that holds the previous answer's own token
 
     it("so does a client that sends the whole history again, as Codex does", async () => {
         const question = "Chain again: the red ball rolled under the big tree.";
-        const first = await server.client.responses.create({model: "m", input: question, max_output_tokens: 24, temperature: 0, store: false});
+        const first = await server.client.responses.create({
+            model: "m", input: question, max_output_tokens: 24, temperature: 0, store: false
+        });
         const second = await server.client.responses.create({
             model: "m",
             input: [

@@ -27,14 +27,18 @@ describe("captured Codex requests replayed against the server", () => {
             const events = await readSse(res);
             assertValidStream(events);
             const terminal = events.at(-1)!;
-            assert.equal(terminal.type, "response.completed", JSON.stringify(terminal.response?.error ?? terminal.response?.incomplete_details ?? terminal));
+            assert.equal(terminal.type, "response.completed",
+                JSON.stringify(terminal.response?.error ?? terminal.response?.incomplete_details ?? terminal));
             const usage = terminal.response.usage;
             assert.ok(usage.input_tokens > 15_000);
             assert.ok(usage.output_tokens > 0);
             assert.ok(events.some((event) => event.type === "response.output_item.done"), "Codex reads items from output_item.done");
             assert.deepEqual(terminal.response.tools.map((tool: any) => tool.name).slice(0, 2), ["exec_command", "write_stdin"]);
             // A figure, not an assertion: prompt evaluation dominates.
-            console.log(`${capture}: ${usage.input_tokens} input tokens (${usage.input_tokens_details.cached_tokens} cached), ${usage.output_tokens} output, ${((performance.now() - started) / 1000).toFixed(1)} s`);
+            console.log(
+                `${capture}: ${usage.input_tokens} input tokens (${usage.input_tokens_details.cached_tokens} `
+                    + `cached), ${usage.output_tokens} output, ${((performance.now() - started) / 1000).toFixed(1)} s`
+            );
         });
     }
 });

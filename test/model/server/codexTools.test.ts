@@ -28,7 +28,8 @@ describe("Codex namespace tools on the real engine", () => {
         const events = await readSse(first);
         assertValidStream(events);
         const response = events.at(-1)!.response;
-        assert.ok(response.tools.some((tool: any) => tool.type === "namespace" && tool.name === "multi_agent_v1"), "the namespace is echoed");
+        assert.ok(response.tools.some((tool: any) => tool.type === "namespace" && tool.name === "multi_agent_v1"),
+            "the namespace is echoed");
         assert.deepEqual(response.tool_choice, {type: "function", name: "close_agent", namespace: "multi_agent_v1"});
         const call = response.output.find((item: any) => item.type === "function_call");
         assert.ok(call != null, JSON.stringify(response.output));
@@ -40,7 +41,8 @@ describe("Codex namespace tools on the real engine", () => {
         // The same tools and tool_choice: the second prompt extends the first one's prefix, which the engine reuses.
         const second = await server.fetch("/v1/responses", {method: "POST", json: {
             model: "m", stream: true, store: false, tools: capture.tools, tool_choice: choice, parallel_tool_calls: false,
-            temperature: 0, max_output_tokens: 96, input: [user, call, {type: "function_call_output", call_id: call.call_id, output: "closed"}]
+            temperature: 0, max_output_tokens: 96,
+            input: [user, call, {type: "function_call_output", call_id: call.call_id, output: "closed"}]
         }});
         assert.equal(second.status, 200, await second.clone().text());
         const nextEvents = await readSse(second);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import {before, describe, it} from "node:test";
+import {describe, it} from "node:test";
 import {assertValidResponse, assertValidSocketTurn, assertValidStream} from "../../helpers/conformance.js";
 import {SocketClient} from "../../helpers/socketClient.js";
 import {readSse, useTestServer} from "../../helpers/testServer.js";
@@ -36,13 +36,16 @@ describe("compaction (real engine, openai SDK)", () => {
         assert.ok(compacted.usage.output_tokens > 0 && compacted.usage.output_tokens <= 32);
 
         const replay = [...compacted.output, {role: "user", content: "Tell me more."}];
-        assert.ok(await count(replay) < await count([...input, {role: "user", content: "Tell me more."}]), "the replayed summary is shorter than the turns it replaced");
+        assert.ok(await count(replay) < await count([...input, {role: "user", content: "Tell me more."}]),
+            "the replayed summary is shorter than the turns it replaced");
         const next = await server.client.responses.create({model: "m", input: replay as any, max_output_tokens: 8});
         assertValidResponse(next);
         assert.ok(next.output.length > 0);
 
-        const tampered = {...item, encrypted_content: `${Buffer.from(JSON.stringify({...payload, summary: "forged"})).toString("base64url")}.${item.encrypted_content.split(".")[1]}`};
-        const refused = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: [tampered, {role: "user", content: "hi"}]}});
+        const forged = Buffer.from(JSON.stringify({...payload, summary: "forged"})).toString("base64url");
+        const tampered = {...item, encrypted_content: `${forged}.${item.encrypted_content.split(".")[1]}`};
+        const refused = await server.fetch("/v1/responses",
+            {method: "POST", json: {model: "m", input: [tampered, {role: "user", content: "hi"}]}});
         assert.equal(refused.status, 400);
         assert.equal((await refused.json()).error.code, "invalid_encrypted_content");
     });
@@ -52,7 +55,9 @@ describe("compaction (real engine, openai SDK)", () => {
         const first = await server.client.responses.create({model: "m", input: compacted.output as any, max_output_tokens: 4});
         const inputItems = await server.client.responses.inputItems.list(first.id, {order: "asc"});
         assert.ok(inputItems.data.some((entry: any) => entry.type === "compaction"), "stored history keeps the compaction item");
-        const second = await server.client.responses.create({model: "m", input: "And then?", previous_response_id: first.id, max_output_tokens: 4});
+        const second = await server.client.responses.create({
+            model: "m", input: "And then?", previous_response_id: first.id, max_output_tokens: 4
+        });
         assert.ok(second.usage!.input_tokens < await count(history(5)), "the chain renders the summary, not the replaced turns");
     });
 
@@ -69,19 +74,24 @@ describe("compaction (real engine, openai SDK)", () => {
 
     it("answers any valid history with a usable window: unchanged when there is nothing to summarize", async () => {
         // OpenAI's SDK on a two-message history: nothing is older than the latest turn, so the window is the history.
-        const twoMessages = [{role: "user" as const, content: "Tell me a story."}, {role: "assistant" as const, content: "Once upon a time."}];
+        const twoMessages = [
+            {role: "user" as const, content: "Tell me a story."}, {role: "assistant" as const, content: "Once upon a time."}
+        ];
         const compacted = await server.client.responses.compact({model: "m", input: twoMessages});
         assert.equal(compacted.object, "response.compaction");
         assert.deepEqual(compacted.output.map((item: any) => [item.type, item.role, item.content[0].text]),
             [["message", "user", "Tell me a story."], ["message", "assistant", "Once upon a time."]]);
         assert.deepEqual([compacted.usage.input_tokens, compacted.usage.output_tokens], [0, 0], "no summary was generated");
-        const next = await server.client.responses.create({model: "m", max_output_tokens: 8, input: [...compacted.output as any[], {role: "user", content: "Go on."}]});
+        const next = await server.client.responses.create({
+            model: "m", max_output_tokens: 8, input: [...compacted.output as any[], {role: "user", content: "Go on."}]
+        });
         assertValidResponse(next);
         assert.ok(["completed", "incomplete"].includes(next.status!));
 
         const single = await server.fetch("/v1/responses/compact", {method: "POST", json: {model: "m", input: "just one question"}});
         assert.equal(single.status, 200);
-        assert.deepEqual((await single.json()).output.map((item: any) => [item.role, item.content[0].text]), [["user", "just one question"]]);
+        assert.deepEqual((await single.json()).output.map((item: any) => [item.role, item.content[0].text]),
+            [["user", "just one question"]]);
     });
 
     it("answers with the history unchanged when the summary would not shorten it, counting the summary's usage", async () => {
@@ -96,19 +106,27 @@ describe("compaction (real engine, openai SDK)", () => {
     });
 
     it("starts a new WebSocket chain from a compacted output, with and without a compaction item", async () => {
-        const socket = await SocketClient.open(`${server.origin.replace(/^http/, "ws")}/v1/responses`, {authorization: `Bearer ${server.apiKey}`});
+        const socket = await SocketClient.open(`${server.origin.replace(/^http/, "ws")}/v1/responses`,
+            {authorization: `Bearer ${server.apiKey}`});
         try {
-            for (const input of [history(6), [{role: "user", content: "Tell me a story."}, {role: "assistant", content: "Once upon a time."}]]) {
+            for (const input of [history(6),
+                [{role: "user", content: "Tell me a story."}, {role: "assistant", content: "Once upon a time."}]]) {
                 const compacted = await server.client.responses.compact({model: "m", input, max_output_tokens: 32} as any);
-                assert.equal(compacted.output.some((item) => item.type === "compaction"), input.length > 2, "a long history compacts; two messages pass through");
-                const first = await socket.turn({model: "m", store: false, max_output_tokens: 8, input: [...compacted.output, {role: "user", content: "Go on."}]});
+                assert.equal(compacted.output.some((item) => item.type === "compaction"), input.length > 2,
+                    "a long history compacts; two messages pass through");
+                const first = await socket.turn({
+                    model: "m", store: false, max_output_tokens: 8, input: [...compacted.output, {role: "user", content: "Go on."}]
+                });
                 assertValidSocketTurn(first);
                 const firstResponse = first.at(-1)!.response;
                 assert.ok(["response.completed", "response.incomplete"].includes(first.at(-1)!.type), JSON.stringify(first.at(-1)));
-                const second = await socket.turn({model: "m", store: false, max_output_tokens: 8, previous_response_id: firstResponse.id, input: "And then?"});
+                const second = await socket.turn({
+                    model: "m", store: false, max_output_tokens: 8, previous_response_id: firstResponse.id, input: "And then?"
+                });
                 assertValidSocketTurn(second);
                 assert.ok(["response.completed", "response.incomplete"].includes(second.at(-1)!.type), JSON.stringify(second.at(-1)));
-                assert.ok(second.at(-1)!.response.usage.input_tokens > firstResponse.usage.input_tokens, "the chain continues the compacted window");
+                assert.ok(second.at(-1)!.response.usage.input_tokens > firstResponse.usage.input_tokens,
+                    "the chain continues the compacted window");
             }
         } finally {
             await socket.close();
@@ -155,14 +173,16 @@ describe("compaction (real engine, openai SDK)", () => {
                 // OpenAI bills compaction as part of the response: usage is the answer's plus the summary's.
                 const summary = completed.usage;
                 assert.ok(summary.input_tokens > 0 && summary.output_tokens > 0, "the summary generation's own usage");
-                assert.equal(final.usage.input_tokens, completed.input_tokens_after + summary.input_tokens, "generation ran on the compacted prompt");
+                assert.equal(final.usage.input_tokens, completed.input_tokens_after + summary.input_tokens,
+                    "generation ran on the compacted prompt");
                 assert.ok(final.usage.output_tokens >= summary.output_tokens && final.usage.output_tokens <= summary.output_tokens + 24);
                 assert.equal(final.usage.total_tokens, final.usage.input_tokens + final.usage.output_tokens);
             }
         }
         assert.ok(compactedAt > 0, `the chain compacted once it grew (inputs: ${inputTokens.join(", ")})`);
         const next = await server.client.responses.create({
-            model: "m", input: "Short follow-up.", previous_response_id: previous, max_output_tokens: 4, context_management: contextManagement
+            model: "m", input: "Short follow-up.", previous_response_id: previous, max_output_tokens: 4,
+            context_management: contextManagement
         } as any);
         assert.notEqual(next.output[0]?.type, "compaction", "the next hop replays the summary without compacting again");
         assert.ok(next.usage!.input_tokens < threshold);

@@ -45,38 +45,50 @@ describe("Conversations API and `conversation` on create (real engine, openai SD
 
     it("carries a multi-turn conversation: each finished turn is appended and read back by the next", async () => {
         const conversation = await server.client.conversations.create({});
-        const first = await server.client.responses.create({model: "m", input: "My dog is called Max.", conversation: conversation.id, max_output_tokens: 8});
+        const first = await server.client.responses.create({
+            model: "m", input: "My dog is called Max.", conversation: conversation.id, max_output_tokens: 8
+        });
         assertValidResponse(first);
         assert.deepEqual(first.conversation, {id: conversation.id});
         const afterFirst = await server.client.conversations.items.list(conversation.id, {order: "asc"});
         assert.equal(afterFirst.data.length, 1 + first.output.length, "the input and the output of the turn");
 
-        const second = await server.client.responses.create({model: "m", input: "What is my dog called?", conversation: {id: conversation.id}, max_output_tokens: 8});
+        const second = await server.client.responses.create({
+            model: "m", input: "What is my dog called?", conversation: {id: conversation.id}, max_output_tokens: 8
+        });
         assert.ok(second.usage!.input_tokens > first.usage!.input_tokens, "the second turn sees the first");
         const afterSecond = await server.client.conversations.items.list(conversation.id, {order: "asc", limit: 100});
         assert.equal(afterSecond.data.length, afterFirst.data.length + 1 + second.output.length);
         assert.equal((afterSecond.data.at(-1 - second.output.length) as any).content[0].text, "What is my dog called?");
 
-        const job = await server.client.responses.create({model: "m", input: "And the cat?", conversation: conversation.id, max_output_tokens: 8, background: true});
+        const job = await server.client.responses.create({
+            model: "m", input: "And the cat?", conversation: conversation.id, max_output_tokens: 8, background: true
+        });
         await pollUntil(server, job.id, isTerminal);
         const afterJob = await server.client.conversations.items.list(conversation.id, {order: "asc", limit: 100});
         assert.ok(afterJob.data.length > afterSecond.data.length, "a background turn is appended when it finishes");
     });
 
-    it("refuses conversation with previous_response_id (400), an unknown conversation (404) and conversations when disabled (400)", async () => {
+    it("refuses conversation with previous_response_id (400), an unknown conversation (404) and conversations when "
+        + "disabled (400)", async () => {
         const conversation = await server.client.conversations.create({});
         const plain = await server.client.responses.create({model: "m", input: "hi", max_output_tokens: 2});
-        const both = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "x", conversation: conversation.id, previous_response_id: plain.id}});
+        const both = await server.fetch("/v1/responses",
+            {method: "POST", json: {model: "m", input: "x", conversation: conversation.id, previous_response_id: plain.id}});
         assert.equal(both.status, 400);
         const unknown = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "x", conversation: "conv_unknown"}});
         assert.equal(unknown.status, 404);
-        const tooMany = await server.fetch(`/v1/conversations/${conversation.id}/items`, {method: "POST", json: {items: Array.from({length: 21}, () => ({role: "user", content: "x"}))}});
+        const tooMany = await server.fetch(`/v1/conversations/${conversation.id}/items`,
+            {method: "POST", json: {items: Array.from({length: 21}, () => ({role: "user", content: "x"}))}});
         assert.equal(tooMany.status, 400);
 
-        const off = await startTestServer({conversations: {maxEntries: 0, maxBytes: 0, ttlSeconds: 0, ownerMaxEntries: 0, ownerMaxBytes: 0}});
+        const off = await startTestServer({
+            conversations: {maxEntries: 0, maxBytes: 0, ttlSeconds: 0, ownerMaxEntries: 0, ownerMaxBytes: 0}
+        });
         try {
             assert.equal((await off.fetch("/v1/conversations", {method: "POST", json: {}})).status, 400);
-            assert.equal((await off.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "x", conversation: "conv_x"}})).status, 400);
+            assert.equal((await off.fetch("/v1/responses",
+                {method: "POST", json: {model: "m", input: "x", conversation: "conv_x"}})).status, 400);
         } finally {
             await off.close();
         }

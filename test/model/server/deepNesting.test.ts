@@ -9,7 +9,8 @@ const nestedSchema = (levels: number) =>
 const nestedObject = (levels: number) => `${'{"a": '.repeat(levels)}1${"}".repeat(levels)}`;
 const nestedArray = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
 const strictSchema = (levels: number) =>
-    `${'{"type": "object", "additionalProperties": false, "required": ["a"], "properties": {"a": '.repeat(levels)}{"type": "string"}${"}}".repeat(levels)}`;
+    `${'{"type": "object", "additionalProperties": false, "required": ["a"], "properties": {"a": '.repeat(levels)}{"type": `
+        + `"string"}${"}}".repeat(levels)}`;
 
 /**
  * JSON.parse copes with any nesting, but whatever walks the parsed value afterwards (schema checks, JSON.stringify,
@@ -39,29 +40,46 @@ describe("deeply nested JSON is refused with 400 naming the parameter, never a s
     for (const levels of [6_000, 50_000]) {
         it(`${levels} levels in a function tool's parameters, strict or not, on create and input_tokens`, async () => {
             for (const path of ["/v1/responses", "/v1/responses/input_tokens"]) {
-                await expectTooDeep(path, `{"model": "m", "input": "hi", "tools": [{"type": "function", "name": "f", "parameters": ${nestedSchema(levels)}}]}`, "tools[0].parameters");
-                await expectTooDeep(path, `{"model": "m", "input": "hi", "tools": [{"type": "function", "name": "f", "strict": true, "parameters": ${strictSchema(levels)}}]}`, "tools[0].parameters");
+                await expectTooDeep(path,
+                    `{"model": "m", "input": "hi", "tools": [{"type": "function", "name": "f", "parameters": ${nestedSchema(levels)}}]}`,
+                    "tools[0].parameters");
+                await expectTooDeep(path,
+                    `{"model": "m", "input": "hi", "tools": [{"type": "function", "name": "f", "strict": true, `
+                        + `"parameters": ${strictSchema(levels)}}]}`, "tools[0].parameters");
             }
         });
 
         it(`${levels} levels in text.format.schema, metadata, input items, tool_choice`, async () => {
-            await expectTooDeep("/v1/responses", `{"model": "m", "input": "hi", "text": {"format": {"type": "json_schema", "name": "x", "strict": true, "schema": ${strictSchema(levels)}}}}`, "text.format.schema");
-            await expectTooDeep("/v1/responses", `{"model": "m", "input": "hi", "metadata": {"k": ${nestedObject(levels)}}}`, "metadata.k.a");
-            await expectTooDeep("/v1/responses", `{"model": "m", "input": [{"role": "user", "content": [{"type": "input_text", "text": "x", "extra": ${nestedObject(levels)}}]}]}`, "input[0].content");
+            await expectTooDeep("/v1/responses",
+                `{"model": "m", "input": "hi", "text": {"format": {"type": "json_schema", "name": "x", "strict": true, `
+                    + `"schema": ${strictSchema(levels)}}}}`, "text.format.schema");
+            await expectTooDeep("/v1/responses", `{"model": "m", "input": "hi", "metadata": {"k": ${nestedObject(levels)}}}`,
+                "metadata.k.a");
+            await expectTooDeep("/v1/responses",
+                `{"model": "m", "input": [{"role": "user", "content": [{"type": "input_text", "text": "x", `
+                    + `"extra": ${nestedObject(levels)}}]}]}`, "input[0].content");
             await expectTooDeep("/v1/responses", `{"model": "m", "input": ${nestedArray(levels)}}`, "input[0][0]");
-            await expectTooDeep("/v1/responses", `{"model": "m", "input": "hi", "tool_choice": {"type": "function", "name": ${nestedObject(levels)}}}`, "tool_choice.name.a");
+            await expectTooDeep("/v1/responses",
+                `{"model": "m", "input": "hi", "tool_choice": {"type": "function", "name": ${nestedObject(levels)}}}`,
+                "tool_choice.name.a");
         });
 
         it(`${levels} levels in conversation items and a compaction's input`, async () => {
-            await expectTooDeep("/v1/conversations", `{"items": [{"type": "message", "role": "user", "content": ${nestedArray(levels)}}]}`, "items[0].content");
-            await expectTooDeep("/v1/responses/compact", `{"model": "m", "input": [{"type": "message", "role": "user", "content": ${nestedArray(levels)}}]}`, "input[0].content");
+            await expectTooDeep("/v1/conversations", `{"items": [{"type": "message", "role": "user", "content": ${nestedArray(levels)}}]}`,
+                "items[0].content");
+            await expectTooDeep("/v1/responses/compact",
+                `{"model": "m", "input": [{"type": "message", "role": "user", "content": ${nestedArray(levels)}}]}`, "input[0].content");
         });
     }
 
     it("over WebSocket: an error event with the same status, code and param; the connection keeps serving", async () => {
-        const socket = await SocketClient.open(`${server.url.replace(/^http/, "ws")}/responses`, {authorization: `Bearer ${server.apiKey}`});
+        const socket = await SocketClient.open(`${server.url.replace(/^http/, "ws")}/responses`,
+            {authorization: `Bearer ${server.apiKey}`});
         try {
-            socket.send(`{"type": "response.create", "model": "m", "input": "hi", "tools": [{"type": "function", "name": "f", "parameters": ${nestedSchema(6_000)}}]}`);
+            socket.send(
+                `{"type": "response.create", "model": "m", "input": "hi", "tools": [{"type": "function", "name": "f", `
+                    + `"parameters": ${nestedSchema(6_000)}}]}`
+            );
             const [event] = await socket.readTurn();
             assert.equal(event!.type, "error");
             assert.equal(event!.status, 400);
@@ -77,12 +95,14 @@ describe("deeply nested JSON is refused with 400 naming the parameter, never a s
     it("schemas as deep as the schema rules allow still work, and one level more is schema_too_deep", async () => {
         const accepted = await server.fetch("/v1/responses/input_tokens", {
             method: "POST", headers: {"content-type": "application/json"},
-            body: `{"model": "m", "input": "hi", "text": {"format": {"type": "json_schema", "name": "x", "strict": true, "schema": ${strictSchema(23)}}}}`
+            body: `{"model": "m", "input": "hi", "text": {"format": {"type": "json_schema", "name": "x", "strict": true, `
+                + `"schema": ${strictSchema(23)}}}}`
         });
         assert.equal(accepted.status, 200, await accepted.clone().text());
         const refused = await server.fetch("/v1/responses/input_tokens", {
             method: "POST", headers: {"content-type": "application/json"},
-            body: `{"model": "m", "input": "hi", "text": {"format": {"type": "json_schema", "name": "x", "strict": true, "schema": ${strictSchema(24)}}}}`
+            body: `{"model": "m", "input": "hi", "text": {"format": {"type": "json_schema", "name": "x", "strict": true, `
+                + `"schema": ${strictSchema(24)}}}}`
         });
         assert.equal(refused.status, 400);
         assert.equal(((await refused.json()) as {error: {code: string}}).error.code, "schema_too_deep");

@@ -16,7 +16,8 @@ describe("bad input gets a clear 4xx in OpenAI's error shape", () => {
         await server.close();
     });
 
-    async function expectError(body: unknown, status: number, match: {code?: string | null, param?: string | null, message?: RegExp}, raw?: string) {
+    async function expectError(body: unknown, status: number, match: {code?: string | null, param?: string | null, message?: RegExp},
+        raw?: string) {
         const generatedBefore = server.host.engine.stats().sequencesBusy;
         const res = await server.fetch("/v1/responses", raw != null
             ? {method: "POST", body: raw, headers: {"content-type": "application/json"}}
@@ -55,7 +56,8 @@ describe("bad input gets a clear 4xx in OpenAI's error shape", () => {
         await expectError({model: "m", input: [{content: "no role"}]}, 400, {param: "input[0].type"});
         await expectError({model: "m", input: [{role: "wizard", content: "x"}]}, 400, {param: "input[0].role"});
         await expectError({model: "m", input: [{type: "telepathy"}]}, 400, {param: "input[0].type"});
-        await expectError({model: "m", input: [{role: "user", content: [{type: "input_image", image_url: "data:,"}]}]}, 400, {message: /vision/});
+        await expectError({model: "m", input: [{role: "user", content: [{type: "input_image", image_url: "data:,"}]}]}, 400,
+            {message: /vision/});
     });
 
     it("unsupported values → 400 naming the field", async () => {
@@ -66,7 +68,8 @@ describe("bad input gets a clear 4xx in OpenAI's error shape", () => {
     });
 
     it("an unknown previous_response_id → 404 previous_response_not_found (SDK: NotFoundError)", async () => {
-        await expectError({model: "m", input: "x", previous_response_id: "resp_nope"}, 404, {code: "previous_response_not_found", param: "previous_response_id"});
+        await expectError({model: "m", input: "x", previous_response_id: "resp_nope"}, 404,
+            {code: "previous_response_not_found", param: "previous_response_id"});
         await assert.rejects(server.client.responses.create({model: "m", input: "x", previous_response_id: "resp_nope"}), NotFoundError);
     });
 

@@ -10,7 +10,8 @@ describe("POST /v1/responses/input_tokens with a body it cannot read (real serve
     after(() => server?.close());
 
     it("refuses a body that is not a JSON object, as POST /v1/responses does, instead of counting an empty request", async () => {
-        for (const [contentType, body] of [["text/plain", "{\"model\":\"m\",\"input\":\"hi\"}"], ["application/json", "[1, 2]"], ["application/json", "\"hi\""]]) {
+        for (const [contentType, body] of [["text/plain", "{\"model\":\"m\",\"input\":\"hi\"}"], ["application/json", "[1, 2]"],
+            ["application/json", "\"hi\""]]) {
             for (const path of ["/v1/responses/input_tokens", "/v1/responses"]) {
                 const response = await server.fetch(path, {method: "POST", body, headers: {"content-type": contentType}});
                 const json = await response.json() as {error: {code: string}};

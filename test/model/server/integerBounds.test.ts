@@ -45,7 +45,9 @@ describe("integer fields are bounded: 1e309, 1e29 and friends get 400 naming the
         for (const value of ["1e309", "-1e309", "1e29", "-1e29"])
             await expect400("/v1/responses", `{"model": "m", "input": "hi", "seed": ${value}}`, "seed");
         for (const value of ["1e309", "1e29", "0"])
-            await expect400("/v1/responses", `{"model": "m", "input": "hi", "context_management": [{"type": "compaction", "compact_threshold": ${value}}]}`, "context_management[0].compact_threshold");
+            await expect400("/v1/responses",
+                `{"model": "m", "input": "hi", "context_management": [{"type": "compaction", "compact_threshold": ${value}}]}`,
+                "context_management[0].compact_threshold");
     });
 
     it("large but sane values are accepted", async () => {
@@ -53,26 +55,33 @@ describe("integer fields are bounded: 1e309, 1e29 and friends get 400 naming the
             model: "m", input: "hi", max_output_tokens: 3, max_tool_calls: 1000, seed: 2 ** 62, top_logprobs: 20
         } as never) as {id: string};
         assert.ok(response.id);
-        const big = await server.fetch("/v1/responses/input_tokens", {method: "POST", json: {model: "m", input: "hi", max_output_tokens: 100_000_000, seed: -(2 ** 62)}});
+        const big = await server.fetch("/v1/responses/input_tokens",
+            {method: "POST", json: {model: "m", input: "hi", max_output_tokens: 100_000_000, seed: -(2 ** 62)}});
         assert.equal(big.status, 200, await big.clone().text());
     });
 
     it("count keywords of a json_schema format or a strict tool schema: integers from 0 to 1000", async () => {
         const format = (keyword: string, value: string) => {
             const property = keyword.endsWith("Items") ? `{"type": "array", "items": {"type": "string"}, "${keyword}": ${value}}`
-                : keyword.endsWith("Properties") ? `{"type": "object", "additionalProperties": false, "properties": {}, "required": [], "${keyword}": ${value}}`
+                : keyword.endsWith("Properties")
+                ? `{"type": "object", "additionalProperties": false, "properties": {}, "required": [], "${keyword}": ${value}}`
                     : `{"type": "string", "${keyword}": ${value}}`;
             return `{"type": "object", "additionalProperties": false, "required": ["a"], "properties": {"a": ${property}}}`;
         };
         for (const keyword of ["minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"]) {
             for (const value of ["1e309", "1e29", "5000", "-1", "2.5"]) {
-                await expect400("/v1/responses", `{"model": "m", "input": "hi", "text": {"format": {"type": "json_schema", "name": "x", "strict": true, "schema": ${format(keyword, value)}}}}`, "text.format.schema");
-                await expect400("/v1/responses", `{"model": "m", "input": "hi", "tools": [{"type": "function", "name": "f", "strict": true, "parameters": ${format(keyword, value)}}]}`, "tools[0].parameters");
+                await expect400("/v1/responses",
+                    `{"model": "m", "input": "hi", "text": {"format": {"type": "json_schema", "name": "x", "strict": true, `
+                        + `"schema": ${format(keyword, value)}}}}`, "text.format.schema");
+                await expect400("/v1/responses",
+                    `{"model": "m", "input": "hi", "tools": [{"type": "function", "name": "f", "strict": true, `
+                        + `"parameters": ${format(keyword, value)}}]}`, "tools[0].parameters");
             }
         }
         const accepted = await server.fetch("/v1/responses", {
             method: "POST", headers: {"content-type": "application/json"},
-            body: `{"model": "m", "input": "hi", "max_output_tokens": 4, "text": {"format": {"type": "json_schema", "name": "x", "strict": true, "schema": ${format("maxItems", "1000")}}}}`
+            body: `{"model": "m", "input": "hi", "max_output_tokens": 4, "text": {"format": {"type": "json_schema", "name": "x", "strict": `
+                + `true, "schema": ${format("maxItems", "1000")}}}}`
         });
         assert.equal(((await accepted.json()) as {error: unknown}).error, null, "a count at the limit builds a working grammar");
     });

@@ -18,7 +18,8 @@ describe("isolation between API keys on every stateful endpoint", () => {
     after(() => server.close());
 
     it("responses, background jobs and their streams: the other key gets 404 everywhere", async () => {
-        const stored = await (await as(keyA, "/v1/responses", {method: "POST", json: {model: "m", input: secretPrompt, max_output_tokens: 4}})).json();
+        const stored = await (await as(keyA, "/v1/responses",
+            {method: "POST", json: {model: "m", input: secretPrompt, max_output_tokens: 4}})).json();
         const job = await (await as(keyA, "/v1/responses", {method: "POST", json: {...longGeneration(), background: true}})).json();
         await pollUntil(server, job.id, (response) => response.status === "in_progress", keyA);
 
@@ -31,7 +32,8 @@ describe("isolation between API keys on every stateful endpoint", () => {
         }
         const chain = await as(keyB, "/v1/responses", {method: "POST", json: {model: "m", input: "x", previous_response_id: stored.id}});
         assert.equal(chain.status, 404);
-        const reference = await as(keyB, "/v1/responses", {method: "POST", json: {model: "m", input: [{type: "item_reference", id: stored.output[0].id}]}});
+        const reference = await as(keyB, "/v1/responses",
+            {method: "POST", json: {model: "m", input: [{type: "item_reference", id: stored.output[0].id}]}});
         assert.equal(reference.status, 404, "items of another key cannot be referenced");
 
         // The same key in its other header form shares access.
@@ -43,7 +45,8 @@ describe("isolation between API keys on every stateful endpoint", () => {
     });
 
     it("conversations: the other key gets 404 on every endpoint and cannot use it on create", async () => {
-        const conversation = await (await as(keyA, "/v1/conversations", {method: "POST", json: {items: [{role: "user", content: secretPrompt}]}})).json();
+        const conversation = await (await as(keyA, "/v1/conversations",
+            {method: "POST", json: {items: [{role: "user", content: secretPrompt}]}})).json();
         const items = await (await as(keyA, `/v1/conversations/${conversation.id}/items`)).json();
         const itemId = items.data[0].id;
         const attempts: Array<[string, string, unknown?]> = [

@@ -48,15 +48,21 @@ describe("large inputs and the other requests (real server, stories260K)", () =>
      * A client in another process, started before the measurement, that POSTs the body file when told to: building,
      * writing and sending 15 MB, and spawning a process, are not the server's time (it runs in this test's process).
      */
-    async function clientInAnotherProcess(route: string, body: string): Promise<{post(): Promise<{status: number, json: any, ms: number}>}> {
+    async function clientInAnotherProcess(route: string,
+        body: string): Promise<{post(): Promise<{status: number, json: any, ms: number}>}> {
         const folder = await fs.mkdtemp(path.join(os.tmpdir(), "large-input-"));
         const file = path.join(folder, "body.json");
         await fs.writeFile(file, body);
         const script = `const body = require("node:fs").readFileSync(${JSON.stringify(file)});
             process.stdin.once("data", () => {
                 const started = performance.now();
-                fetch(${JSON.stringify(server.origin + route)}, {method: "POST", body, headers: {"content-type": "application/json", authorization: "Bearer ${server.apiKey}"}})
-                    .then(async (response) => { console.log(JSON.stringify({status: response.status, json: await response.json(), ms: performance.now() - started})); process.exit(0); });
+                fetch(${JSON.stringify(server.origin + route)}, {method: "POST", body,
+                    headers: {"content-type": "application/json", authorization: "Bearer ${server.apiKey}"}})
+                    .then(async (response) => {
+                        const json = await response.json();
+                        console.log(JSON.stringify({status: response.status, json, ms: performance.now() - started}));
+                        process.exit(0);
+                    });
             });
             console.log("ready");`;
         const child = spawn(process.execPath, ["-e", script], {stdio: ["pipe", "pipe", "inherit"]});
@@ -99,9 +105,12 @@ describe("large inputs and the other requests (real server, stories260K)", () =>
             return {status: response.status, body: await response.json() as {input_tokens: number}};
         });
         assert.equal(result.status, 200);
-        assert.ok(result.body.input_tokens >= expected, `${result.body.input_tokens} tokens counted (${expected} for the text without its last space)`);
+        assert.ok(result.body.input_tokens >= expected,
+            `${result.body.input_tokens} tokens counted (${expected} for the text without its last space)`);
         assert.ok(polls > 3, `polled ${polls} times`);
-        t.diagnostic(`${result.body.input_tokens} tokens counted; GET /v1/models waited at most ${slowestMs.toFixed(1)} ms over ${polls} polls`);
+        t.diagnostic(
+            `${result.body.input_tokens} tokens counted; GET /v1/models waited at most ${slowestMs.toFixed(1)} ms over ${polls} polls`
+        );
         assert.ok(slowestMs < slowestAllowedMs, `GET /v1/models waited at most ${slowestMs.toFixed(1)} ms`);
     });
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import {after, before, describe, it} from "node:test";
+import {describe, it} from "node:test";
 import {setTimeout as delay} from "node:timers/promises";
 import {startTestServer, useTestServer} from "../../helpers/testServer.js";
 
@@ -13,7 +13,8 @@ describe("store bounds through the server: entries, bytes, TTL", () => {
             assert.equal((await server.fetch(`/v1/responses/${ids[0]}`)).status, 404);
             assert.equal((await server.fetch(`/v1/responses/${ids[1]}`)).status, 200);
             assert.equal((await server.fetch(`/v1/responses/${ids[2]}`)).status, 200);
-            const chain = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "x", previous_response_id: ids[0]}});
+            const chain = await server.fetch("/v1/responses",
+                {method: "POST", json: {model: "m", input: "x", previous_response_id: ids[0]}});
             assert.equal(chain.status, 404, "an evicted id is unknown as previous_response_id too");
         } finally {
             await server.close();
@@ -73,7 +74,9 @@ describe("generation queue and client disconnects", () => {
 
     it("a client that disconnects mid-stream stops the generation at once; nothing is stored", async () => {
         const generations: {stopReason: string, outputTokens: number}[] = [];
-        const unsubscribe = server.host.engine.onGeneration((summary) => generations.push({stopReason: summary.stopReason, outputTokens: summary.usage.outputTokens}));
+        const unsubscribe = server.host.engine.onGeneration(
+            (summary) => generations.push({stopReason: summary.stopReason, outputTokens: summary.usage.outputTokens})
+        );
         const controller = new AbortController();
         const res = await server.fetch("/v1/responses", {
             method: "POST",

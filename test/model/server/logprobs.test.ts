@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import {after, describe, it} from "node:test";
+import {describe, it} from "node:test";
 import {assertValidResponse, assertValidStream} from "../../helpers/conformance.js";
 import {readSse, useTestServer} from "../../helpers/testServer.js";
 

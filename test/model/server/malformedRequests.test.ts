@@ -74,7 +74,8 @@ describe("malformed paths and bodies get a 4xx in OpenAI's shape, never a 500", 
     });
 
     it("a truly gzipped body is accepted; an unsupported Content-Encoding is 415", async () => {
-        const accepted = await postEncoded("/v1/responses/input_tokens", "gzip", new Blob([gzipSync(JSON.stringify({model: "m", input: "hi"}))]));
+        const accepted = await postEncoded("/v1/responses/input_tokens", "gzip",
+            new Blob([gzipSync(JSON.stringify({model: "m", input: "hi"}))]));
         assert.equal(accepted.status, 200, await accepted.clone().text());
         assert.ok(((await accepted.json()) as {input_tokens: number}).input_tokens > 0);
         for (const encoding of ["compress", "zstd", "gzip, gzip"]) {

@@ -18,25 +18,33 @@ describe("the next turn finds its prefix even while the last one's state is bein
         model = await syntheticModel();
     });
 
-    const system = "You are a coding agent working in a large repository. " + Array.from({length: 45}, (_, index) => `Rule ${index}: keep module ${index} tested.`).join(" ");
+    const system = "You are a coding agent working in a large repository. "
+        + Array.from({length: 45}, (_, index) => `Rule ${index}: keep module ${index} tested.`).join(" ");
 
     for (const store of ["durable", "memory"] as const)
         for (const parallel of [1, 2, 4])
             it(`${store} store, ${parallel} sequence${parallel === 1 ? "" : "s"}`, async () => {
                 const options: TestServerOptions = {model, contextSize: 2048, parallel, threads: 1, promptThreads: 2};
                 if (store === "durable")
-                    options.storage = {kind: "durable", dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "lr-next-turn-")), promptCacheMinTokens: 256};
+                    options.storage = {
+                        kind: "durable", dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "lr-next-turn-")), promptCacheMinTokens: 256
+                    };
                 const server = await startTestServer(options);
                 try {
                     const input: {role: "user" | "assistant", content: string}[] = [{role: "user", content: "Open the file src/index.ts."}];
-                    const first = await server.client.responses.create({model: "m", instructions: system, input, max_output_tokens: 4, temperature: 0});
+                    const first = await server.client.responses.create({
+                        model: "m", instructions: system, input, max_output_tokens: 4, temperature: 0
+                    });
                     // At once, as an agent does: the whole history again with one more line.
                     input.push({role: "assistant", content: first.output_text}, {role: "user", content: "Now run the tests."});
-                    const second = await server.client.responses.create({model: "m", instructions: system, input, max_output_tokens: 4, temperature: 0});
+                    const second = await server.client.responses.create({
+                        model: "m", instructions: system, input, max_output_tokens: 4, temperature: 0
+                    });
                     const held = first.usage!.input_tokens;
                     assert.ok(held > 600, `a long first prompt (${held} tokens)`);
                     assert.ok(second.usage!.input_tokens_details.cached_tokens >= held - 8,
-                        `${second.usage!.input_tokens_details.cached_tokens} of ${second.usage!.input_tokens} reused; the first turn's prompt was ${held}`);
+                        `${second.usage!.input_tokens_details.cached_tokens} of ${second.usage!.input_tokens} reused; the first `
+                            + `turn's prompt was ${held}`);
                 } finally {
                     await server.close();
                 }

@@ -42,7 +42,8 @@ async function waitFinished(server: TestServer, id: string): Promise<any> {
 }
 
 describe("durable store across a server restart (real host, engine and HTTP)", () => {
-    it("finds stored responses, input items, a chain, conversations, finished jobs and their streams; sealed items still verify", async () => {
+    it("finds stored responses, input items, a chain, conversations, finished jobs and their streams; sealed items "
+        + "still verify", async () => {
         const dataDir = tempDir();
         const first = await durableServer(dataDir);
         const input = [{role: "user" as const, content: "Tell me a story."}];
@@ -54,7 +55,9 @@ describe("durable store across a server restart (real host, engine and HTTP)", (
         const conversation = await first.client.conversations.create({items: [{type: "message", role: "user", content: "Hello there."}]});
         await first.client.responses.create({model: "m", input: "Go on.", conversation: conversation.id, max_output_tokens: 6});
         const conversationItems = await first.client.conversations.items.list(conversation.id, {order: "asc"});
-        const background = await first.client.responses.create({model: "m", input: "Once upon a time", background: true, max_output_tokens: 12});
+        const background = await first.client.responses.create({
+            model: "m", input: "Once upon a time", background: true, max_output_tokens: 12
+        });
         const finishedJob = await waitFinished(first, background.id);
         const jobEvents = await readSse(await first.fetch(`/v1/responses/${background.id}?stream=true&starting_after=1`));
         const compacted: any = await first.client.responses.compact({model: "m", input: longHistory, max_output_tokens: 24} as any);
@@ -64,9 +67,15 @@ describe("durable store across a server restart (real host, engine and HTTP)", (
         const message = r1.output.find((item) => item.type === "message");
         // The wrapper renders a thought only within the turn still going (a tool call after it): there a token it
         // cannot verify is skipped and the prompt is shorter.
-        const toolTurn = (thought: unknown) => [...input, thought, {type: "function_call", call_id: "c1", name: "f", arguments: "{}"}, {type: "function_call_output", call_id: "c1", output: "ok"}];
+        const toolTurn = (thought: unknown) => [
+            ...input, thought, {type: "function_call", call_id: "c1", name: "f", arguments: "{}"},
+            {type: "function_call_output", call_id: "c1", output: "ok"}
+        ];
         const withThought = await countTokens(first, toolTurn(replayed));
-        assert.ok(withThought > await countTokens(first, toolTurn({...replayed, encrypted_content: `${reasoning.encrypted_content.slice(0, -2)}AA`})));
+        assert.ok(
+            withThought > await countTokens(first,
+                toolTurn({...replayed, encrypted_content: `${reasoning.encrypted_content.slice(0, -2)}AA`}))
+        );
         await first.close();
 
         const second = await durableServer(dataDir);
@@ -74,7 +83,9 @@ describe("durable store across a server restart (real host, engine and HTTP)", (
             assert.deepEqual(await second.client.responses.retrieve(r1.id), r1);
             assert.deepEqual(await second.client.responses.retrieve(r2.id), r2);
             assert.deepEqual((await second.client.responses.inputItems.list(r2.id)).data, r2Items.data);
-            const r3 = await second.client.responses.create({model: "m", input: "Finish it.", previous_response_id: r2.id, max_output_tokens: 6});
+            const r3 = await second.client.responses.create({
+                model: "m", input: "Finish it.", previous_response_id: r2.id, max_output_tokens: 6
+            });
             const r3Items = (await second.client.responses.inputItems.list(r3.id, {order: "asc"})).data;
             assert.ok(r3Items.some((item: any) => item.id === message!.id), "the chain continues with r1's answer in its history");
             assert.deepEqual((await second.client.conversations.items.list(conversation.id, {order: "asc"})).data, conversationItems.data);
@@ -84,7 +95,10 @@ describe("durable store across a server restart (real host, engine and HTTP)", (
             assert.deepEqual(await readSse(await second.fetch(`/v1/responses/${background.id}?stream=true&starting_after=1`)), jobEvents);
             // Sealed before the restart, verified after it: the token renders the thought, the compaction item replays.
             assert.equal(await countTokens(second, toolTurn(replayed)), withThought);
-            const replay = await second.fetch("/v1/responses", {method: "POST", json: {model: "m", input: [...compacted.output, {role: "user", content: "Tell me more."}], max_output_tokens: 4}});
+            const replay = await second.fetch("/v1/responses", {
+                method: "POST",
+                json: {model: "m", input: [...compacted.output, {role: "user", content: "Tell me more."}], max_output_tokens: 4}
+            });
             assert.equal(replay.status, 200, await replay.clone().text());
 
             // Delete reaches the disk: gone after another restart.
@@ -115,7 +129,10 @@ describe("durable store across a server restart (real host, engine and HTTP)", (
         const stranger = await durableServer(tempDir());
         try {
             assert.ok(await countTokens(stranger, toolTurn(replayed)) < withThought);
-            const replay = await stranger.fetch("/v1/responses", {method: "POST", json: {model: "m", input: [...compacted.output, {role: "user", content: "Tell me more."}], max_output_tokens: 4}});
+            const replay = await stranger.fetch("/v1/responses", {
+                method: "POST",
+                json: {model: "m", input: [...compacted.output, {role: "user", content: "Tell me more."}], max_output_tokens: 4}
+            });
             assert.equal(replay.status, 400);
         } finally {
             await stranger.close();

@@ -10,7 +10,8 @@ const cli = path.join(repoRoot, "dist/cli.js");
 
 /** The headless server (dist/cli.js, built by npm test) on a data folder; resolves once it listens. */
 async function serve(dataDir: string): Promise<{child: ChildProcess, url: string, stderr: () => string}> {
-    const child = spawn(process.execPath, [cli, "serve", "--model", models.chatml, "--no-auth", "--port", "0", "--threads", "1", "--parallel", "4", "--data-dir", dataDir], {
+    const child = spawn(process.execPath, [cli, "serve", "--model", models.chatml, "--no-auth", "--port", "0", "--threads", "1",
+        "--parallel", "4", "--data-dir", dataDir], {
         stdio: ["ignore", "pipe", "pipe"]
     });
     let stdout = "";
@@ -48,7 +49,8 @@ async function client(url: string, name: string, reported: Reported[]): Promise<
             }
             const text = await res.text();
             const completed = text.split("\n\n").map((block) => block.split("\n").find((line) => line.startsWith("data: ")))
-                .filter((line) => line != null).map((line) => JSON.parse(line!.slice(6))).find((event) => event.type === "response.completed");
+                .filter((line) => line != null).map((line) => JSON.parse(line!.slice(6)))
+                .find((event) => event.type === "response.completed");
             if (completed != null)
                 reported.push({id: completed.response.id, response: completed.response, input});
         } catch {

@@ -57,7 +57,8 @@ describe("aborting during a long prompt evaluation (full-size synthetic model, C
     });
 
     it("frees the sequence within 2 s when a background job is cancelled mid-prompt", async () => {
-        const created = await server.fetch("/v1/responses", {method: "POST", json: {...codexBody, stream: false, background: true, store: true, max_output_tokens: 4}});
+        const created = await server.fetch("/v1/responses",
+            {method: "POST", json: {...codexBody, stream: false, background: true, store: true, max_output_tokens: 4}});
         assert.equal(created.status, 200);
         const {id} = await created.json() as {id: string};
         const started = performance.now();

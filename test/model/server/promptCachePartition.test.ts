@@ -8,11 +8,13 @@ import {startTestServer, type TestServer, type TestServerOptions} from "../../he
 const keyA = "sk-cache-alpha-0123456789";
 const keyB = "sk-cache-bravo-9876543210";
 /** A long shared system prompt (well over the prompt cache's 256-token minimum below), as a coding agent sends. */
-const instructions = "You are key A's coding agent. " + Array.from({length: 60}, (_, index) => `Private rule ${index}: the codename is OWL-${index * 7}.`).join(" ");
+const instructions = "You are key A's coding agent. "
+    + Array.from({length: 60}, (_, index) => `Private rule ${index}: the codename is OWL-${index * 7}.`).join(" ");
 
 type Usage = {input_tokens: number, input_tokens_details: {cached_tokens: number}};
 
-async function ask(server: TestServer, key: string, question: string, extra: Record<string, unknown> = {}): Promise<{id: string, usage: Usage}> {
+async function ask(server: TestServer, key: string, question: string,
+    extra: Record<string, unknown> = {}): Promise<{id: string, usage: Usage}> {
     const response = await server.fetch("/v1/responses", {
         method: "POST",
         headers: {authorization: `Bearer ${key}`},
@@ -23,7 +25,9 @@ async function ask(server: TestServer, key: string, question: string, extra: Rec
 }
 
 function durable(dataDir: string, extra: TestServerOptions = {}): TestServerOptions {
-    return {apiKeys: [keyA, keyB], contextSize: 4096, parallel: 1, storage: {kind: "durable", dataDir, promptCacheMinTokens: 256}, ...extra};
+    return {
+        apiKeys: [keyA, keyB], contextSize: 4096, parallel: 1, storage: {kind: "durable", dataDir, promptCacheMinTokens: 256}, ...extra
+    };
 }
 
 function stateFiles(dataDir: string): string[] {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import {before, describe, it} from "node:test";
+import {describe, it} from "node:test";
 import {assertValidResponse, assertValidStream} from "../../helpers/conformance.js";
 import {models} from "../../helpers/paths.js";
 import {type TestServer, readSse, useTestServer} from "../../helpers/testServer.js";
@@ -8,7 +8,9 @@ describe("reasoning (stories260K-think, Qwen wrapper with thought segments)", ()
     const server = useTestServer({model: models.think});
 
     it("outputs a reasoning item ahead of the message; the budget is half of max_output_tokens at most", async () => {
-        const response = await server.client.responses.create({model: "m", input: "Tell me a story.", max_output_tokens: 40, reasoning: {effort: "low"}, temperature: 0});
+        const response = await server.client.responses.create({
+            model: "m", input: "Tell me a story.", max_output_tokens: 40, reasoning: {effort: "low"}, temperature: 0
+        });
         assertValidResponse(response);
         assert.deepEqual(response.output.map((item) => item.type), ["reasoning", "message"]);
         const reasoning = response.output[0] as any;
@@ -34,7 +36,8 @@ describe("reasoning (stories260K-think, Qwen wrapper with thought segments)", ()
     });
 
     it("streams reasoning_text deltas in a reasoning item before the message", async () => {
-        const res = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "Story", stream: true, max_output_tokens: 30, reasoning: {effort: "low"}}});
+        const res = await server.fetch("/v1/responses",
+            {method: "POST", json: {model: "m", input: "Story", stream: true, max_output_tokens: 30, reasoning: {effort: "low"}}});
         const events = await readSse(res);
         assertValidStream(events);
         const types = events.map((event) => event.type);
@@ -49,7 +52,8 @@ describe("reasoning (stories260K-think, Qwen wrapper with thought segments)", ()
     it("include reasoning.encrypted_content: an opaque token that replays (content null) into a cached prompt", async () => {
         const input = [{role: "user" as const, content: "Tell me a story."}];
         const first = await server.client.responses.create({
-            model: "m", input, store: false, include: ["reasoning.encrypted_content"], max_output_tokens: 30, reasoning: {effort: "low"}, temperature: 0
+            model: "m", input, store: false, include: ["reasoning.encrypted_content"], max_output_tokens: 30, reasoning: {effort: "low"},
+            temperature: 0
         });
         assertValidResponse(first);
         const reasoning = first.output[0] as any;
@@ -62,12 +66,17 @@ describe("reasoning (stories260K-think, Qwen wrapper with thought segments)", ()
         const withText = await countTokens(server, [...input, first.output[0], first.output[1], {role: "user", content: "And then?"}]);
         assert.equal(withToken, withText, "the token renders the same thought as the text");
 
-        const second = await server.client.responses.create({model: "m", input: follow as any, store: false, max_output_tokens: 8, reasoning: {effort: "minimal"}});
+        const second = await server.client.responses.create({
+            model: "m", input: follow as any, store: false, max_output_tokens: 8, reasoning: {effort: "minimal"}
+        });
         assertValidResponse(second);
 
         // A token this server did not issue (or altered) is not an error: the item is skipped.
         const forged = {...replayed, encrypted_content: reasoning.encrypted_content.slice(0, -2) + "AA"};
-        const res = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: [...input, forged, first.output[1], {role: "user", content: "More"}], max_output_tokens: 4}});
+        const res = await server.fetch("/v1/responses", {
+            method: "POST",
+            json: {model: "m", input: [...input, forged, first.output[1], {role: "user", content: "More"}], max_output_tokens: 4}
+        });
         assert.equal(res.status, 200);
     });
 });

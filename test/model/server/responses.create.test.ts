@@ -19,7 +19,8 @@ describe("POST /v1/responses (real engine, openai SDK)", () => {
     });
 
     it("streams typed events ending with exactly one terminal event", async () => {
-        const res = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "Once upon a time", max_output_tokens: 16, stream: true}});
+        const res = await server.fetch("/v1/responses",
+            {method: "POST", json: {model: "m", input: "Once upon a time", max_output_tokens: 16, stream: true}});
         assert.equal(res.status, 200);
         assert.match(res.headers.get("content-type")!, /text\/event-stream/);
         const events = await readSse(res);
@@ -57,7 +58,9 @@ describe("POST /v1/responses (real engine, openai SDK)", () => {
 
     it("max_output_tokens cuts generation: status incomplete with reason max_output_tokens", async () => {
         // A long story does not end in 3 tokens.
-        const response = await server.client.responses.create({model: "m", input: "Tell me a long story about a dog.", max_output_tokens: 3});
+        const response = await server.client.responses.create({
+            model: "m", input: "Tell me a long story about a dog.", max_output_tokens: 3
+        });
         assertValidResponse(response);
         assert.equal(response.status, "incomplete");
         assert.deepEqual(response.incomplete_details, {reason: "max_output_tokens"});
@@ -89,7 +92,10 @@ describe("POST /v1/responses (real engine, openai SDK)", () => {
                 {role: "developer", content: [{type: "input_text", text: "Keep it short."}]},
                 {role: "user", content: "Tell me about a cat."},
                 ...first.output,
-                {type: "message", id: "msg_client_1", status: "completed", role: "user", content: [{type: "input_text", text: "And then?"}]},
+                {
+                    type: "message", id: "msg_client_1", status: "completed", role: "user",
+                    content: [{type: "input_text", text: "And then?"}]
+                },
                 {role: "assistant", content: [{type: "output_text", text: "Then", annotations: []}, {type: "refusal", refusal: "no"}]},
                 {role: "user", content: "Go on."}
             ] as never

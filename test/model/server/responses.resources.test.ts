@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import {after, describe, it} from "node:test";
+import {describe, it} from "node:test";
 import {NotFoundError} from "openai";
 import {assertValidResponse} from "../../helpers/conformance.js";
 import {useTestServer} from "../../helpers/testServer.js";
@@ -48,7 +48,9 @@ describe("stored responses: retrieve, delete, input_items, input_tokens, chains"
 
     it("input_items of a chained response list the full history, excluding its own output", async () => {
         const first = await server.client.responses.create({model: "m", input: "one", max_output_tokens: 3});
-        const second = await server.client.responses.create({model: "m", input: "two", previous_response_id: first.id, max_output_tokens: 3});
+        const second = await server.client.responses.create({
+            model: "m", input: "two", previous_response_id: first.id, max_output_tokens: 3
+        });
         const items = (await server.client.responses.inputItems.list(second.id, {order: "asc"})).data;
         const firstInput = (await server.client.responses.inputItems.list(first.id, {order: "asc"})).data;
         assert.deepEqual(items.map((item) => item.id), [
@@ -69,14 +71,22 @@ describe("stored responses: retrieve, delete, input_items, input_tokens, chains"
         const chained = await server.client.responses.inputTokens.count({model: "m", input: "Hi", previous_response_id: created.id});
         assert.ok(chained.input_tokens > short.input_tokens + created.usage!.output_tokens - 1);
         // The count matches what generation reports as input tokens.
-        const next = await server.client.responses.create({model: "m", input: "Hi", previous_response_id: created.id, max_output_tokens: 1});
+        const next = await server.client.responses.create({
+            model: "m", input: "Hi", previous_response_id: created.id, max_output_tokens: 1
+        });
         assert.equal(next.usage!.input_tokens, chained.input_tokens);
     });
 
     it("a three-turn previous_response_id chain reuses the KV cache: turns 2 and 3 report cached tokens", async () => {
-        const turn1 = await server.client.responses.create({model: "m", input: "Tell me a story about a bird.", max_output_tokens: 20, instructions: "Tell stories."});
-        const turn2 = await server.client.responses.create({model: "m", input: "What happened next?", previous_response_id: turn1.id, max_output_tokens: 20});
-        const turn3 = await server.client.responses.create({model: "m", input: "And then?", previous_response_id: turn2.id, max_output_tokens: 20});
+        const turn1 = await server.client.responses.create({
+            model: "m", input: "Tell me a story about a bird.", max_output_tokens: 20, instructions: "Tell stories."
+        });
+        const turn2 = await server.client.responses.create({
+            model: "m", input: "What happened next?", previous_response_id: turn1.id, max_output_tokens: 20
+        });
+        const turn3 = await server.client.responses.create({
+            model: "m", input: "And then?", previous_response_id: turn2.id, max_output_tokens: 20
+        });
         for (const turn of [turn2, turn3]) {
             assertValidResponse(turn);
             const cached = turn.usage!.input_tokens_details.cached_tokens;

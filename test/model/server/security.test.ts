@@ -5,7 +5,8 @@ import OpenAI, {AuthenticationError, NotFoundError} from "openai";
 import {startTestServer, type TestServer} from "../../helpers/testServer.js";
 
 /** Raw request, so the Host header can be set as a rebinding attacker's page would have it. */
-function rawRequest(url: string, headers: Record<string, string>): Promise<{status: number, body: string, headers: http.IncomingHttpHeaders}> {
+function rawRequest(url: string,
+    headers: Record<string, string>): Promise<{status: number, body: string, headers: http.IncomingHttpHeaders}> {
     return new Promise((resolve, reject) => {
         const request = http.request(url, {headers}, (res) => {
             let body = "";

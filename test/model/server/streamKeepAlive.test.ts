@@ -10,7 +10,8 @@ import {syntheticModel} from "../../helpers/syntheticModel.js";
 import {startTestServer, type TestServer} from "../../helpers/testServer.js";
 
 /** A client that gives up, as Node's fetch does after 300 s, when no byte arrives for `idleMs` (headers included). */
-async function readIdleBounded(server: TestServer, path: string, init: RequestInit & {json?: unknown}, idleMs: number): Promise<{chunks: {at: number, text: string}[], text: string}> {
+async function readIdleBounded(server: TestServer, path: string, init: RequestInit & {json?: unknown},
+    idleMs: number): Promise<{chunks: {at: number, text: string}[], text: string}> {
     const controller = new AbortController();
     let timer = setTimeout(() => controller.abort(new Error(`nothing arrived for ${idleMs} ms`)), idleMs);
     const rearm = () => {
@@ -80,14 +81,18 @@ const idleMs = 1000;
  * at 1 thread (~200 tokens/s here; CI's machine has been 2–3 × faster). Each call's prompt starts differently, so none
  * reuses another's evaluated prefix from the sequence's cache.
  */
-const longPrompt = (tag: string, parts = 14) => `${tag}. ${Array.from({length: parts}, (_, index) => `Part ${index}: the little dog ran to the park and played with a red ball under the big green tree.`).join(" ")}`;
+const partText = "the little dog ran to the park and played with a red ball under the big green tree.";
+const longPrompt = (tag: string, parts = 14) =>
+    `${tag}. ${Array.from({length: parts}, (_, index) => `Part ${index}: ${partText}`).join(" ")}`;
 
 describe("SSE keep-alive through a long prompt evaluation (full-size synthetic model, idle-bounded client)", () => {
     let server: TestServer;
     before(async () => {
         // The longest silence is under two intervals (plus timer lateness on a busy machine): well inside the client's 1 s.
         // One prompt thread: these prefills must outlast keep-alive intervals and the client's idle timeout on any machine.
-        server = await startTestServer({model: await syntheticModel(), streamKeepAliveSeconds: 0.2, parallel: 1, contextSize: 2048, promptThreads: 1});
+        server = await startTestServer({
+            model: await syntheticModel(), streamKeepAliveSeconds: 0.2, parallel: 1, contextSize: 2048, promptThreads: 1
+        });
         const {input_tokens: tokens} = await server.client.responses.inputTokens.count({model: "m", input: longPrompt("Count")});
         assert.ok(tokens > 300, `the prompt is ${tokens} tokens`);
     });
@@ -96,33 +101,40 @@ describe("SSE keep-alive through a long prompt evaluation (full-size synthetic m
     it("a foreground stream outlives a prefill longer than the client's idle timeout, keepalive events between whole events", async () => {
         // ~1,850 tokens: ~5 s here, still twice the client's timeout on a machine 2–3 × faster.
         const started = performance.now();
-        const {chunks, text} = await readIdleBounded(server, "/v1/responses", {method: "POST", json: {model: "m", input: longPrompt("Foreground", 46), max_output_tokens: 4, stream: true}}, idleMs);
+        const {chunks, text} = await readIdleBounded(server, "/v1/responses",
+            {method: "POST", json: {model: "m", input: longPrompt("Foreground", 46), max_output_tokens: 4, stream: true}}, idleMs);
         const {events, keepAliveEvents} = parseBlocks(text);
         assertValidStream(events);
-        assert.deepEqual(events.map((event) => event.sequence_number), events.map((_event, index) => index), "keepalive events take their place in the sequence");
+        assert.deepEqual(events.map((event) => event.sequence_number), events.map((_event, index) => index),
+            "keepalive events take their place in the sequence");
         assert.deepEqual(events.slice(0, 2).map((event) => event.type), ["response.created", "response.in_progress"]);
         // Events, not comments, once the stream has begun: Codex's idle timer counts parsed events only.
         assert.ok(keepAliveEvents >= 2, `${keepAliveEvents} keepalive events`);
         const withoutKeepAlives = longestGap(chunks, started, (chunk) => !isKeepAlive(chunk));
-        assert.ok(withoutKeepAlives > idleMs, `the response's own events left a ${Math.round(withoutKeepAlives)} ms silence: without keep-alives this client gives up`);
+        assert.ok(withoutKeepAlives > idleMs,
+            `the response's own events left a ${Math.round(withoutKeepAlives)} ms silence: without keep-alives this client gives up`);
         assert.ok(longestGap(chunks, started, () => true) < idleMs);
     });
 
-    it("requests waiting for the sequence get keep-alives before their first event (a late refusal is an error event), and a background stream during the job's prefill", async () => {
+    it("requests waiting for the sequence get keep-alives before their first event (a late refusal is an error event), and a background "
+        + "stream during the job's prefill", async () => {
         // parallel: 1: the first request holds the only sequence through its long prefill while the second waits.
-        const first = readIdleBounded(server, "/v1/responses", {method: "POST", json: {model: "m", input: longPrompt("Holding"), max_output_tokens: 4, stream: true}}, idleMs);
+        const first = readIdleBounded(server, "/v1/responses",
+            {method: "POST", json: {model: "m", input: longPrompt("Holding"), max_output_tokens: 4, stream: true}}, idleMs);
         await new Promise((resolve) => setTimeout(resolve, 100));
         // Automatic compaction waits for the sequence too (its summary is a generation), then finds the summary saves nothing.
         const refusedLate = readIdleBounded(server, "/v1/responses", {method: "POST", json: {
             model: "m", stream: true, max_output_tokens: 4, context_management: [{type: "compaction", compact_threshold: 1}],
             input: [{role: "user", content: "Hi."}, {role: "assistant", content: "Yes."}, {role: "user", content: "Go on."}]
         }}, idleMs);
-        const waiting = await readIdleBounded(server, "/v1/responses", {method: "POST", json: {model: "m", input: longPrompt("Waiting"), max_output_tokens: 4, stream: true}}, idleMs);
+        const waiting = await readIdleBounded(server, "/v1/responses",
+            {method: "POST", json: {model: "m", input: longPrompt("Waiting"), max_output_tokens: 4, stream: true}}, idleMs);
         // The stream opens with response.created before the wait (as OpenAI's does), then keepalive events while queued.
         const waitingEvents = parseBlocks(waiting.text).events;
         assert.equal(waitingEvents[0].type, "response.created");
         const whileQueued = waitingEvents.slice(1, waitingEvents.findIndex((event) => event.type === "response.in_progress"));
-        assert.ok(whileQueued.length >= 2 && whileQueued.every((event) => event.type === "keepalive"), `keep-alives while queued: ${JSON.stringify(whileQueued.map((event) => event.type))}`);
+        assert.ok(whileQueued.length >= 2 && whileQueued.every((event) => event.type === "keepalive"),
+            `keep-alives while queued: ${JSON.stringify(whileQueued.map((event) => event.type))}`);
         assertValidStream(waitingEvents);
         assertValidStream(parseBlocks((await first).text).events);
         // Refused after its stream opened (200 and keep-alives already sent): the refusal is the stream's one `error` event.
@@ -131,7 +143,9 @@ describe("SSE keep-alive through a long prompt evaluation (full-size synthetic m
         assertValidStream(late.events);
         assert.deepEqual(late.events.map((event) => [event.type, event.code]), [["error", "context_length_exceeded"]]);
 
-        const job = await server.client.responses.create({model: "m", input: longPrompt("Background"), max_output_tokens: 4, background: true});
+        const job = await server.client.responses.create({
+            model: "m", input: longPrompt("Background"), max_output_tokens: 4, background: true
+        });
         const streamed = await readIdleBounded(server, `/v1/responses/${job.id}?stream=true`, {}, idleMs);
         const {events, comments} = parseBlocks(streamed.text);
         assertValidStream(events);
@@ -157,7 +171,8 @@ describe("SSE keep-alive through a long prompt evaluation (full-size synthetic m
             events.push(event);
         assertValidStream(events);
         assert.deepEqual(events.slice(0, 2).map((event) => event.type), ["response.created", "response.in_progress"]);
-        assert.ok(keepAlives >= 2 && events.filter((event) => (event.type as string) === "keepalive").length === keepAlives, `${keepAlives} keep-alives reached the SDK`);
+        assert.ok(keepAlives >= 2 && events.filter((event) => (event.type as string) === "keepalive").length === keepAlives,
+            `${keepAlives} keep-alives reached the SDK`);
 
         // The helper that accumulates the response (it refuses any event before response.created) takes them in stride.
         const before = keepAlives;
@@ -178,7 +193,8 @@ describe("SSE keep-alive interleaved with token events (1 ms interval)", () => {
     it("never writes a keep-alive inside an event's bytes", async () => {
         // Greedy: the random-weight model's answer is then the same every run (43 text deltas); sampled, it once ended
         // after 7 (seen in CI).
-        const res = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "Tell me a story.", max_output_tokens: 48, temperature: 0, stream: true}});
+        const res = await server.fetch("/v1/responses",
+            {method: "POST", json: {model: "m", input: "Tell me a story.", max_output_tokens: 48, temperature: 0, stream: true}});
         const {events, keepAliveEvents} = parseBlocks(await res.text());
         assertValidStream(events);
         assert.deepEqual(events.map((event) => event.sequence_number), events.map((_event, index) => index));
@@ -188,7 +204,10 @@ describe("SSE keep-alive interleaved with token events (1 ms interval)", () => {
     });
 
     it("the AI SDK's strict stream validation and the OpenAI SDK's stream helper take keepalive events between tokens", async () => {
-        const result = streamText({model: createOpenAI({baseURL: server.url, apiKey: server.apiKey}).responses("m"), prompt: "Tell me a story.", maxOutputTokens: 24});
+        const result = streamText({
+            model: createOpenAI({baseURL: server.url, apiKey: server.apiKey}).responses("m"), prompt: "Tell me a story.",
+            maxOutputTokens: 24
+        });
         const {text, errors} = await readFullStream(result);
         assert.deepEqual(errors, []);
         assert.equal(text, await result.text);

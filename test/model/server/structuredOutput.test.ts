@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import {after, before, describe, it} from "node:test";
+import {describe, it} from "node:test";
 import {zodTextFormat} from "openai/helpers/zod";
 import {z} from "zod";
 import {assertValidResponse, assertValidStream} from "../../helpers/conformance.js";
@@ -35,7 +35,8 @@ describe("structured output (grammar-constrained, ajv-validated before publishin
     });
 
     it("json_schema streamed: lifecycle first, content only after validation, deltas add up", async () => {
-        const res = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "Weather", stream: true, text: schemaFormat(report)}});
+        const res = await server.fetch("/v1/responses",
+            {method: "POST", json: {model: "m", input: "Weather", stream: true, text: schemaFormat(report)}});
         const events = await readSse(res);
         assertValidStream(events);
         assert.deepEqual(events.slice(0, 2).map((event) => event.type), ["response.created", "response.in_progress"]);
@@ -53,7 +54,8 @@ describe("structured output (grammar-constrained, ajv-validated before publishin
     });
 
     it("a JSON cut by max_output_tokens is incomplete with nothing unvalidated published", async () => {
-        const res = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "Weather", stream: true, max_output_tokens: 5, text: schemaFormat(report)}});
+        const res = await server.fetch("/v1/responses",
+            {method: "POST", json: {model: "m", input: "Weather", stream: true, max_output_tokens: 5, text: schemaFormat(report)}});
         const events = await readSse(res);
         assertValidStream(events);
         assert.equal(events.at(-1)!.type, "response.incomplete");
@@ -64,11 +66,15 @@ describe("structured output (grammar-constrained, ajv-validated before publishin
 
     it("responses.parse with a zod schema returns a parsed object, streamed and not", async () => {
         const Report = z.object({city: z.string(), temperature_c: z.number(), conditions: z.enum(["sunny", "cloudy", "rainy"])});
-        const parsed = await server.client.responses.parse({model: "m", input: "Invent a weather report for Oslo.", text: {format: zodTextFormat(Report, "weather_report")}});
+        const parsed = await server.client.responses.parse({
+            model: "m", input: "Invent a weather report for Oslo.", text: {format: zodTextFormat(Report, "weather_report")}
+        });
         assert.ok(parsed.output_parsed);
         assert.doesNotThrow(() => Report.parse(parsed.output_parsed));
 
-        const stream = server.client.responses.stream({model: "m", input: "Oslo weather", text: {format: zodTextFormat(Report, "weather_report")}});
+        const stream = server.client.responses.stream({
+            model: "m", input: "Oslo weather", text: {format: zodTextFormat(Report, "weather_report")}
+        });
         let deltas = 0;
         stream.on("response.output_text.delta", () => deltas++);
         const final = await stream.finalResponse();
@@ -98,12 +104,16 @@ describe("structured output (grammar-constrained, ajv-validated before publishin
             ["strict without additionalProperties false", {...report, additionalProperties: true}, /additionalProperties/],
             ["strict with an optional property", {...report, required: ["city"]}, /every property/],
             ["more than 64 KiB", {...report, description: "x".repeat(70_000)}, /bytes/, false],
-            ["more than 512 nodes", {type: "object", properties: Object.fromEntries(Array.from({length: 520}, (_, i) => [`p${i}`, {type: "string"}]))}, /512 nodes/, false],
+            [
+                "more than 512 nodes", {type: "object",
+                    properties: Object.fromEntries(Array.from({length: 520}, (_, i) => [`p${i}`, {type: "string"}]))}, /512 nodes/, false
+            ],
             ["deeper than 24 levels", nest(26), /deeper than 24/, false]
         ];
         for (const [label, schema, message, strict] of refusals)
             it(label, async () => {
-                const res = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "x", text: schemaFormat(schema, strict ?? true)}});
+                const res = await server.fetch("/v1/responses",
+                    {method: "POST", json: {model: "m", input: "x", text: schemaFormat(schema, strict ?? true)}});
                 assert.equal(res.status, 400);
                 const body = await res.json();
                 assert.equal(body.error.param, "text.format.schema");
@@ -112,7 +122,11 @@ describe("structured output (grammar-constrained, ajv-validated before publishin
 
         it("a strict tool's parameters follow the same rules", async () => {
             const res = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "x", tools: [
-                {type: "function", name: "f", strict: true, parameters: {type: "object", properties: {a: {type: "string", pattern: "x"}}, required: ["a"], additionalProperties: false}}
+                {
+                    type: "function", name: "f", strict: true, parameters: {
+                        type: "object", properties: {a: {type: "string", pattern: "x"}}, required: ["a"], additionalProperties: false
+                    }
+                }
             ]}});
             assert.equal(res.status, 400);
             assert.equal((await res.json()).error.param, "tools[0].parameters");

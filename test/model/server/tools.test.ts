@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import {after, before, describe, it} from "node:test";
+import {describe, it} from "node:test";
 import {assertValidResponse, assertValidStream} from "../../helpers/conformance.js";
 import {models} from "../../helpers/paths.js";
 import {type TestServer, readSse, startTestServer, useTestServer} from "../../helpers/testServer.js";
@@ -25,7 +25,10 @@ const setVersion = {
     name: "set_version",
     description: "Sets a version",
     strict: true,
-    parameters: {type: "object", properties: {version: {type: "string", enum: ["1.2.3", "4.5.6"]}}, required: ["version"], additionalProperties: false}
+    parameters: {
+        type: "object", properties: {version: {type: "string", enum: ["1.2.3", "4.5.6"]}}, required: ["version"],
+        additionalProperties: false
+    }
 };
 
 type Events = Awaited<ReturnType<typeof readSse>>;
@@ -46,7 +49,8 @@ function calls(response: {output: Array<{type: string}>}) {
 function assertArgumentsStreamed(events: Events): void {
     const final = events.at(-1)!.response;
     for (const call of calls(final)) {
-        const deltas = events.filter((event) => event.type === "response.function_call_arguments.delta" && event.item_id === call.id).map((event) => event.delta).join("");
+        const deltas = events.filter((event) => event.type === "response.function_call_arguments.delta" && event.item_id === call.id)
+            .map((event) => event.delta).join("");
         assert.equal(deltas, call.arguments, "streamed deltas add up to the final arguments");
         if (call.status === "completed") {
             const done = events.find((event) => event.type === "response.function_call_arguments.done" && event.item_id === call.id);
@@ -61,7 +65,8 @@ for (const [label, model] of [["ChatML", models.chatml], ["Qwen/Jinja", models.q
 
         it("tool_choice required forces a complete call (non-streaming)", async () => {
             const response = await server.client.responses.create({
-                model: "m", input: "What is the weather in Paris?", tools: [weather, add], tool_choice: "required", parallel_tool_calls: false, temperature: 0
+                model: "m", input: "What is the weather in Paris?", tools: [weather, add], tool_choice: "required",
+                parallel_tool_calls: false, temperature: 0
             });
             assertValidResponse(response);
             assert.equal(response.status, "completed");
@@ -71,12 +76,14 @@ for (const [label, model] of [["ChatML", models.chatml], ["Qwen/Jinja", models.q
             assert.equal(call.status, "completed");
             assert.match(call.call_id, /^call_/);
             assert.equal(typeof JSON.parse(call.arguments), "object");
-            assert.ok(response.usage!.output_tokens > 0 && response.usage!.output_tokens < 100, "usage counts the tokens actually generated");
+            assert.ok(response.usage!.output_tokens > 0 && response.usage!.output_tokens < 100,
+                "usage counts the tokens actually generated");
         });
 
         it("a named tool_choice forces that tool, streamed with argument deltas", async () => {
             const events = await stream(server, {
-                input: "Weather?", tools: [weather, add], tool_choice: {type: "function", name: "get_weather"}, parallel_tool_calls: false, temperature: 0
+                input: "Weather?", tools: [weather, add], tool_choice: {type: "function", name: "get_weather"}, parallel_tool_calls: false,
+                temperature: 0
             });
             const types = events.map((event) => event.type);
             assert.deepEqual(types.slice(0, 3), ["response.created", "response.in_progress", "response.output_item.added"]);
@@ -97,7 +104,9 @@ for (const [label, model] of [["ChatML", models.chatml], ["Qwen/Jinja", models.q
 
         it("tool_choice none does not offer the tools; auto lets the model answer in text", async () => {
             for (const choice of ["none", "auto"] as const) {
-                const response = await server.client.responses.create({model: "m", input: "Tell me a story.", tools: [add], tool_choice: choice, max_output_tokens: 12});
+                const response = await server.client.responses.create({
+                    model: "m", input: "Tell me a story.", tools: [add], tool_choice: choice, max_output_tokens: 12
+                });
                 assertValidResponse(response);
                 assert.equal(calls(response).length, 0);
                 assert.equal(response.tool_choice, choice);
@@ -105,7 +114,10 @@ for (const [label, model] of [["ChatML", models.chatml], ["Qwen/Jinja", models.q
         });
 
         it("a named tool_choice with the default parallel_tool_calls makes exactly one call of that tool, streamed and not", async () => {
-            const body = {input: "Call the tool.", tools: [setVersion], tool_choice: {type: "function" as const, name: "set_version"}, max_output_tokens: 200, temperature: 0};
+            const body = {
+                input: "Call the tool.", tools: [setVersion], tool_choice: {type: "function" as const, name: "set_version"},
+                max_output_tokens: 200, temperature: 0
+            };
             const response = await server.client.responses.create({model: "m", ...body});
             assertValidResponse(response);
             const events = await stream(server, body);
@@ -121,8 +133,11 @@ for (const [label, model] of [["ChatML", models.chatml], ["Qwen/Jinja", models.q
             }
         });
 
-        it("required with parallel calls publishes every completed (validated) call; a cut strict call is incomplete without arguments", async () => {
-            const body = {input: "Call the tool.", tools: [setVersion], tool_choice: "required" as const, max_output_tokens: 120, temperature: 0};
+        it("required with parallel calls publishes every completed (validated) call; a cut strict call is incomplete without "
+            + "arguments", async () => {
+            const body = {
+                input: "Call the tool.", tools: [setVersion], tool_choice: "required" as const, max_output_tokens: 120, temperature: 0
+            };
             const response = await server.client.responses.create({model: "m", ...body});
             assertValidResponse(response);
             const events = await stream(server, body);
@@ -153,7 +168,8 @@ for (const [label, model] of [["ChatML", models.chatml], ["Qwen/Jinja", models.q
         });
 
         it("a call cut by max_output_tokens is incomplete, with no arguments .done event", async () => {
-            const events = await stream(server, {input: "Add", tools: [add], tool_choice: {type: "function", name: "add"}, max_output_tokens: 10, temperature: 0});
+            const events = await stream(server,
+                {input: "Add", tools: [add], tool_choice: {type: "function", name: "add"}, max_output_tokens: 10, temperature: 0});
             const final = events.at(-1)!;
             assert.equal(final.type, "response.incomplete");
             assert.equal(final.response.incomplete_details.reason, "max_output_tokens");
@@ -169,14 +185,18 @@ for (const [label, model] of [["ChatML", models.chatml], ["Qwen/Jinja", models.q
 describe("function call round trips (Qwen model)", () => {
     const server = useTestServer({model: models.qwen});
 
-    const forced = {tools: [weather, add], tool_choice: {type: "function" as const, name: "add"}, parallel_tool_calls: false, temperature: 0};
+    const forced = {
+        tools: [weather, add], tool_choice: {type: "function" as const, name: "add"}, parallel_tool_calls: false, temperature: 0
+    };
 
     it("stateless: full history with the call and its output", async () => {
         const input: any[] = [{role: "user", content: "What is 2 + 3?"}];
         const first = await server.client.responses.create({model: "m", input, store: false, ...forced});
         const [call] = calls(first);
         input.push(...first.output, {type: "function_call_output", call_id: call.call_id, output: "5"});
-        const second = await server.client.responses.create({model: "m", input, store: false, tools: [weather, add], max_output_tokens: 12});
+        const second = await server.client.responses.create({
+            model: "m", input, store: false, tools: [weather, add], max_output_tokens: 12
+        });
         assertValidResponse(second);
         assert.equal(second.status === "completed" || second.status === "incomplete", true);
         assert.ok(second.usage!.input_tokens > first.usage!.input_tokens);
@@ -194,13 +214,16 @@ describe("function call round trips (Qwen model)", () => {
         assert.deepEqual(second.tools.map((tool: any) => tool.name), ["get_weather", "add"]);
         assert.ok(second.usage!.input_tokens_details.cached_tokens > 0);
         // Tools are not inherited: without them, none are echoed.
-        const third = await server.client.responses.create({model: "m", previous_response_id: second.id, input: "Thanks", max_output_tokens: 4});
+        const third = await server.client.responses.create({
+            model: "m", previous_response_id: second.id, input: "Thanks", max_output_tokens: 4
+        });
         assert.deepEqual(third.tools, []);
     });
 
     it("parallel calls (max_tool_calls 2) answered out of order", async () => {
         const first = await server.client.responses.create({
-            model: "m", input: "Add twice", tools: [add], tool_choice: "required", parallel_tool_calls: true, max_tool_calls: 2, temperature: 0, store: false
+            model: "m", input: "Add twice", tools: [add], tool_choice: "required", parallel_tool_calls: true, max_tool_calls: 2,
+            temperature: 0, store: false
         });
         assertValidResponse(first);
         const made = calls(first);
@@ -227,22 +250,30 @@ describe("function call round trips (Qwen model)", () => {
     });
 
     it("a custom (freeform) tool round trip: custom_tool_call item, streamed input events, output in history", async () => {
-        const applyPatch = {type: "custom", name: "apply_patch", description: "Edit files", format: {type: "grammar", syntax: "lark", definition: "start: /.+/"}};
-        const events = await stream(server, {input: "Patch it", tools: [applyPatch], tool_choice: {type: "custom", name: "apply_patch"}, parallel_tool_calls: false, temperature: 0, max_output_tokens: 200});
+        const applyPatch = {
+            type: "custom", name: "apply_patch", description: "Edit files",
+            format: {type: "grammar", syntax: "lark", definition: "start: /.+/"}
+        };
+        const events = await stream(server, {
+            input: "Patch it", tools: [applyPatch], tool_choice: {type: "custom", name: "apply_patch"}, parallel_tool_calls: false,
+            temperature: 0, max_output_tokens: 200
+        });
         const final = events.at(-1)!.response;
         assert.equal(final.status, "completed");
         const call = final.output.find((item: any) => item.type === "custom_tool_call");
         assert.ok(call, "a custom_tool_call item");
         assert.equal(call.name, "apply_patch");
         assert.equal(typeof call.input, "string");
-        const deltas = events.filter((event) => event.type === "response.custom_tool_call_input.delta").map((event) => event.delta).join("");
+        const deltas = events.filter((event) => event.type === "response.custom_tool_call_input.delta").map((event) => event.delta)
+            .join("");
         assert.equal(deltas, call.input);
         assert.equal(events.find((event) => event.type === "response.custom_tool_call_input.done")?.input, call.input);
         assert.ok(!events.some((event) => event.type.startsWith("response.function_call_arguments")));
 
-        const next = await server.client.responses.create({model: "m", store: false, tools: [applyPatch as any], max_output_tokens: 8, input: [
-            {role: "user", content: "Patch it"}, call, {type: "custom_tool_call_output", call_id: call.call_id, output: "Done!"}
-        ]});
+        const next = await server.client.responses.create({model: "m", store: false, tools: [applyPatch as any], max_output_tokens: 8,
+            input: [
+                {role: "user", content: "Patch it"}, call, {type: "custom_tool_call_output", call_id: call.call_id, output: "Done!"}
+            ]});
         assertValidResponse(next);
     });
 
@@ -256,7 +287,8 @@ describe("function call round trips (Qwen model)", () => {
     });
 
     it("input_image and input_file parts are a 400 naming the missing vision support", async () => {
-        for (const part of [{type: "input_image", image_url: "data:image/png;base64,AAAA"}, {type: "input_file", file_data: "x", filename: "a.txt"}]) {
+        for (const part of [{type: "input_image", image_url: "data:image/png;base64,AAAA"},
+            {type: "input_file", file_data: "x", filename: "a.txt"}]) {
             const res = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: [{role: "user", content: [part]}]}});
             assert.equal(res.status, 400);
             const body = await res.json();
@@ -289,7 +321,8 @@ describe("--strict-tools", () => {
     it("rejects hosted tool types with 400", async () => {
         const server = await startTestServer({strictTools: true});
         try {
-            const res = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "hi", tools: [{type: "web_search"}]}});
+            const res = await server.fetch("/v1/responses",
+                {method: "POST", json: {model: "m", input: "hi", tools: [{type: "web_search"}]}});
             assert.equal(res.status, 400);
             const body = await res.json();
             assert.equal(body.error.code, "unsupported_tool_type");

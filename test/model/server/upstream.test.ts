@@ -32,7 +32,9 @@ describe("upstream engine: the Responses API over a real llama-server (OpenAI SD
         const listed = await server.client.models.list();
         assert.equal(listed.data.length, 1);
         assert.match(listed.data[0]!.id, /stories260K/);
-        const response = await server.client.responses.create({model: listed.data[0]!.id, input: "Once upon a time", max_output_tokens: 12, temperature: 0});
+        const response = await server.client.responses.create({
+            model: listed.data[0]!.id, input: "Once upon a time", max_output_tokens: 12, temperature: 0
+        });
         assertValidResponse(response);
         assert.equal(response.status, "incomplete", "--ignore-eos: the output cap ends it");
         assert.equal(response.incomplete_details?.reason, "max_output_tokens");
@@ -40,15 +42,20 @@ describe("upstream engine: the Responses API over a real llama-server (OpenAI SD
         assert.equal(response.usage?.output_tokens, 12, "llama-server's own completion_tokens");
         assert.ok(response.usage!.input_tokens > 3);
         const counted = await server.client.responses.inputTokens.count({model: "m", input: "Once upon a time"});
-        assert.equal(counted.input_tokens, response.usage!.input_tokens, "counted by llama-server's /apply-template + /tokenize, as it evaluates");
-        const status = await (await server.fetch("/v1/status")).json() as {engine: {upstreams: {url: string, state: string, requests: number}[]}};
+        assert.equal(counted.input_tokens, response.usage!.input_tokens,
+            "counted by llama-server's /apply-template + /tokenize, as it evaluates");
+        const status = await (await server.fetch("/v1/status")).json() as {
+            engine: {upstreams: {url: string, state: string, requests: number}[]}
+        };
         assert.equal(status.engine.upstreams[0]!.url, upstream.url);
         assert.equal(status.engine.upstreams[0]!.state, "up");
         assert.ok(status.engine.upstreams[0]!.requests >= 1);
     });
 
     it("streams each upstream delta as its own event, in a valid stream", async () => {
-        const stream = await server.client.responses.create({model: "m", input: "Once upon a time", max_output_tokens: 16, temperature: 0, stream: true});
+        const stream = await server.client.responses.create({
+            model: "m", input: "Once upon a time", max_output_tokens: 16, temperature: 0, stream: true
+        });
         const events: SseEvent[] = [];
         for await (const event of stream)
             events.push(event as unknown as SseEvent);
@@ -61,11 +68,17 @@ describe("upstream engine: the Responses API over a real llama-server (OpenAI SD
     });
 
     it("continues a previous_response_id chain from the store; the upstream reuses the chain's prefix (cached_tokens)", async () => {
-        const first = await server.client.responses.create({model: "m", input: "Lily had a red ball.", max_output_tokens: 8, temperature: 0, store: true});
-        const second = await server.client.responses.create({model: "m", input: "What did Lily have?", previous_response_id: first.id, max_output_tokens: 8, temperature: 0});
+        const first = await server.client.responses.create({
+            model: "m", input: "Lily had a red ball.", max_output_tokens: 8, temperature: 0, store: true
+        });
+        const second = await server.client.responses.create({
+            model: "m", input: "What did Lily have?", previous_response_id: first.id, max_output_tokens: 8, temperature: 0
+        });
         assert.equal(second.previous_response_id, first.id);
-        assert.ok(second.usage!.input_tokens > first.usage!.input_tokens + first.usage!.output_tokens - 2, "the history travelled upstream");
-        assert.ok(second.usage!.input_tokens_details.cached_tokens > 0, `the slot's cached prefix is reported (${JSON.stringify(second.usage)})`);
+        assert.ok(second.usage!.input_tokens > first.usage!.input_tokens + first.usage!.output_tokens - 2,
+            "the history travelled upstream");
+        assert.ok(second.usage!.input_tokens_details.cached_tokens > 0,
+            `the slot's cached prefix is reported (${JSON.stringify(second.usage)})`);
         const items = await server.client.responses.inputItems.list(second.id);
         assert.ok(items.data.length >= 3);
         const retrieved = await server.client.responses.retrieve(second.id);
@@ -91,7 +104,9 @@ describe("upstream engine: the Responses API over a real llama-server (OpenAI SD
     });
 
     it("a background response is cancelled at once and the upstream request stops", async () => {
-        const created = await server.client.responses.create({model: "m", input: "Tell me a long story.", max_output_tokens: 1800, background: true});
+        const created = await server.client.responses.create({
+            model: "m", input: "Tell me a long story.", max_output_tokens: 1800, background: true
+        });
         await pollUntil(server, created.id, (response) => response.status === "in_progress");
         const started = Date.now();
         const cancelled = await server.client.responses.cancel(created.id);
@@ -109,7 +124,10 @@ describe("upstream engine: the Responses API over a real llama-server (OpenAI SD
 
     it("a client that disconnects mid-stream aborts the upstream request", async () => {
         const controller = new AbortController();
-        const res = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "Tell me a long story.", max_output_tokens: 1800, stream: true}, signal: controller.signal});
+        const res = await server.fetch("/v1/responses", {
+            method: "POST", json: {model: "m", input: "Tell me a long story.", max_output_tokens: 1800, stream: true},
+            signal: controller.signal
+        });
         for await (const event of sseEvents(res))
             if (event.type === "response.output_text.delta")
                 break;
@@ -129,7 +147,12 @@ describe("upstream engine: the Responses API over a real llama-server (OpenAI SD
         try {
             const res = await front.fetch("/v1/responses", {method: "POST", json: {
                 model: "m", input: "weather?", max_output_tokens: 16,
-                tools: [{type: "function", name: "get_weather", parameters: {type: "object", properties: {city: {type: "string"}}, required: ["city"], additionalProperties: false}, strict: true}],
+                tools: [
+                    {
+                        type: "function", name: "get_weather", parameters: {type: "object", properties: {city: {type: "string"}},
+                            required: ["city"], additionalProperties: false}, strict: true
+                    }
+                ],
                 tool_choice: {type: "function", name: "get_weather"}
             }});
             const body = await res.json() as any;
@@ -151,7 +174,8 @@ describe("upstream engine: the Responses API over a real llama-server (OpenAI SD
 });
 
 describe("upstream engine: errors when the upstream goes away", () => {
-    it("a stopped upstream gives 502 upstream_unavailable in OpenAI's shape, and the server keeps serving", {timeout: buildTimeoutMs}, async () => {
+    it("a stopped upstream gives 502 upstream_unavailable in OpenAI's shape, and the server keeps "
+        + "serving", {timeout: buildTimeoutMs}, async () => {
         const upstream = await startLlamaServer({model: models.chatml, slots: 1});
         const server = await startUpstreamServer([upstream.url]);
         try {
@@ -160,7 +184,8 @@ describe("upstream engine: errors when the upstream goes away", () => {
             await upstream.stop();
             // The first request may find out itself (while generating) or at admission: 502 either way.
             for (const stream of [false, false, true]) {
-                const res = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "Hi", max_output_tokens: 2, stream}});
+                const res = await server.fetch("/v1/responses",
+                    {method: "POST", json: {model: "m", input: "Hi", max_output_tokens: 2, stream}});
                 assert.equal(res.status, 502);
                 const body = await res.json() as {error: {message: string, type: string, param: unknown, code: string}};
                 assert.deepEqual(Object.keys(body.error).sort(), ["code", "message", "param", "type"]);
@@ -193,12 +218,14 @@ describe("upstream engine: an upstream that dies mid-generation", () => {
         });
     }
 
-    it("without streaming: the request answers 502 in OpenAI's error shape (as a failed synchronous create does), nothing is stored", {timeout: buildTimeoutMs}, async () => {
+    it("without streaming: the request answers 502 in OpenAI's error shape (as a failed synchronous create does), nothing is "
+        + "stored", {timeout: buildTimeoutMs}, async () => {
         const upstream = await startLlamaServer({model: models.chatml, slots: 1, ignoreEos: true});
         const server = await startUpstreamServer([upstream.url]);
         try {
             const killed = killOnFirstOutput(server, upstream);
-            const res = await server.fetch("/v1/responses", {method: "POST", json: {model: "m", input: "Tell me a long story.", max_output_tokens: 1800, store: true}});
+            const res = await server.fetch("/v1/responses",
+                {method: "POST", json: {model: "m", input: "Tell me a long story.", max_output_tokens: 1800, store: true}});
             await killed;
             const body = await res.json() as {error: {message: string, type: string, param: unknown, code: string}};
             assert.equal(res.status, 502, JSON.stringify(body));
@@ -207,7 +234,7 @@ describe("upstream engine: an upstream that dies mid-generation", () => {
             assert.equal(body.error.code, "upstream_unavailable");
             assert.equal(body.error.type, "server_error");
             assert.match(body.error.message, /closed the stream mid-response/);
-            const listed = await server.host.engine.stats();
+            const listed = server.host.engine.stats();
             assert.equal(listed.upstreams![0]!.outstanding, 0, "the lease was released");
         } finally {
             await server.close();
@@ -220,7 +247,9 @@ describe("upstream engine: an upstream that dies mid-generation", () => {
         const server = await startUpstreamServer([upstream.url]);
         try {
             const killed = killOnFirstOutput(server, upstream);
-            const created = await server.client.responses.create({model: "m", input: "Tell me a long story.", max_output_tokens: 1800, background: true});
+            const created = await server.client.responses.create({
+                model: "m", input: "Tell me a long story.", max_output_tokens: 1800, background: true
+            });
             await killed;
             const final = await pollUntil(server, created.id, isTerminal);
             assert.equal(final.status, "failed");

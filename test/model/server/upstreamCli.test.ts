@@ -38,7 +38,8 @@ describe("headless CLI with --engine upstream (dist/cli.js)", () => {
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), "lr-upstream-"));
         const upstreamKey = "sk-upstream-secret-4242";
         fs.writeFileSync(path.join(dir, "upstream-key"), `${upstreamKey}\n`, {mode: 0o600});
-        const child = spawn(process.execPath, [path.join(repoRoot, "dist/cli.js"), "serve", "--engine", "upstream", "--upstream", upstream.url,
+        const child = spawn(process.execPath, [path.join(repoRoot, "dist/cli.js"), "serve", "--engine", "upstream", "--upstream",
+            upstream.url,
             "--upstream-api-key-file", path.join(dir, "upstream-key"), "--api-key", "sk-client", "--port", "0", "--store", "memory"], {
             env: {...process.env, LOCAL_RESPONSES_DATA_DIR: dir}, stdio: ["ignore", "pipe", "pipe"]
         });
@@ -54,10 +55,12 @@ describe("headless CLI with --engine upstream (dist/cli.js)", () => {
                 await new Promise((resolve) => setTimeout(resolve, 20));
             const match = /^listening on (http:\/\/127\.0\.0\.1:\d+\/v1)\n$/.exec(stdout);
             assert.ok(match, `stdout: ${stdout}\nstderr: ${stderr}`);
-            const models = await (await fetch(`${match[1]}/models`, {headers: {authorization: "Bearer sk-client"}})).json() as {data: {id: string}[]};
+            const models = await (await fetch(`${match[1]}/models`,
+                {headers: {authorization: "Bearer sk-client"}})).json() as {data: {id: string}[]};
             assert.equal(models.data[0]!.id, "scripted");
             const response = await (await fetch(`${match[1]}/responses`, {
-                method: "POST", headers: {authorization: "Bearer sk-client", "content-type": "application/json"}, body: JSON.stringify({model: "scripted", input: "hi"})
+                method: "POST", headers: {authorization: "Bearer sk-client", "content-type": "application/json"},
+                body: JSON.stringify({model: "scripted", input: "hi"})
             })).json() as {output_text?: string, output: {content: {text: string}[]}[]};
             assert.equal(response.output[0]!.content[0]!.text, "upstream says hi");
             assert.equal(upstream.headers.at(-1)!.authorization, `Bearer ${upstreamKey}`);

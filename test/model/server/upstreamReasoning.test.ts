@@ -17,7 +17,9 @@ describe("upstream engine: reasoning over a real llama-server (think model)", ()
     let server: TestServer;
     before(async () => {
         upstream = await startLlamaServer({model: models.think, slots: 1, ignoreEos: true});
-        server = await startTestServer({engine: "upstream", upstream: {...defaultConfig().upstream, urls: [upstream.url], timeoutSeconds: 60}});
+        server = await startTestServer({
+            engine: "upstream", upstream: {...defaultConfig().upstream, urls: [upstream.url], timeoutSeconds: 60}
+        });
     }, {timeout: buildTimeoutMs});
     after(async () => {
         await server?.close();
@@ -28,8 +30,11 @@ describe("upstream engine: reasoning over a real llama-server (think model)", ()
         .flatMap((item) => (item.type === "reasoning" ? (item as {content?: Array<{text: string}>}).content ?? [] : []))
         .map((part) => part.text).join("");
 
-    it("effort low: the thought ends at this server's budget for that effort (capped at half of max_output_tokens), then the answer follows", async () => {
-        const response = await server.client.responses.create({model: "m", input: "Hi", max_output_tokens: 40, temperature: 0, reasoning: {effort: "low"}});
+    it("effort low: the thought ends at this server's budget for that effort (capped at half of max_output_tokens), then the "
+        + "answer follows", async () => {
+        const response = await server.client.responses.create({
+            model: "m", input: "Hi", max_output_tokens: 40, temperature: 0, reasoning: {effort: "low"}
+        });
         assertValidResponse(response);
         assert.ok(reasoningText(response).length > 0, "a reasoning item from reasoning_content");
         assert.ok(response.output_text.length > 0, `an answer after the thought: ${JSON.stringify(response.output)}`);
@@ -38,14 +43,18 @@ describe("upstream engine: reasoning over a real llama-server (think model)", ()
     });
 
     it("effort none: thinking is off (no reasoning item, the answer from the first token)", async () => {
-        const response = await server.client.responses.create({model: "m", input: "Hi", max_output_tokens: 12, temperature: 0, reasoning: {effort: "none"}});
+        const response = await server.client.responses.create({
+            model: "m", input: "Hi", max_output_tokens: 12, temperature: 0, reasoning: {effort: "none"}
+        });
         assertValidResponse(response);
         assert.equal(response.output.some((item) => item.type === "reasoning"), false);
         assert.ok(response.output_text.length > 0);
     });
 
     it("streams reasoning_content deltas as reasoning_text events, then the answer's text deltas, in a valid stream", async () => {
-        const stream = await server.client.responses.create({model: "m", input: "Hi", max_output_tokens: 24, temperature: 0, reasoning: {effort: "minimal"}, stream: true});
+        const stream = await server.client.responses.create({
+            model: "m", input: "Hi", max_output_tokens: 24, temperature: 0, reasoning: {effort: "minimal"}, stream: true
+        });
         const events: SseEvent[] = [];
         for await (const event of stream)
             events.push(event as unknown as SseEvent);
@@ -55,6 +64,7 @@ describe("upstream engine: reasoning over a real llama-server (think model)", ()
         const firstText = types.indexOf("response.output_text.delta");
         assert.ok(firstReasoning >= 0 && firstText > firstReasoning, types.join(" "));
         const done = events.find((event) => event.type === "response.reasoning_text.done")!;
-        assert.equal(events.filter((event) => event.type === "response.reasoning_text.delta").map((event) => event.delta).join(""), done.text);
+        assert.equal(events.filter((event) => event.type === "response.reasoning_text.delta").map((event) => event.delta).join(""),
+            done.text);
     });
 });

@@ -17,7 +17,9 @@ describe("upstream engine over two llama-servers", () => {
         ];
         server = await startTestServer({
             engine: "upstream",
-            upstream: {...defaultConfig().upstream, urls: upstreams.map((upstream) => upstream.url), healthIntervalMs: 200, timeoutSeconds: 60}
+            upstream: {
+                ...defaultConfig().upstream, urls: upstreams.map((upstream) => upstream.url), healthIntervalMs: 200, timeoutSeconds: 60
+            }
         });
     }, {timeout: buildTimeoutMs});
     after(async () => {
@@ -33,28 +35,43 @@ describe("upstream engine over two llama-servers", () => {
         const before = requestsPerUpstream();
         let previous: string | undefined;
         for (const input of ["Tom had a dog.", "What was its name?", "Where did they go?", "The end."]) {
-            const response = await server.client.responses.create({model: "m", input, previous_response_id: previous, max_output_tokens: 4, temperature: 0});
+            const response = await server.client.responses.create({
+                model: "m", input, previous_response_id: previous, max_output_tokens: 4, temperature: 0
+            });
             previous = response.id;
         }
         const chain = delta(before, requestsPerUpstream());
-        assert.deepEqual(chain.toSorted(), [0, 4], `all four turns on one upstream: ${chain}`);
+        assert.deepEqual(chain.toSorted(), [0, 4], `all four turns on one upstream: ${chain.join(",")}`);
 
         const keyed = requestsPerUpstream();
-        await Promise.all([0, 1, 2].map((index) => server.client.responses.create({model: "m", input: `Story ${index}`, prompt_cache_key: "session-a", max_output_tokens: 4})));
+        await Promise.all(
+            [0, 1, 2].map(
+                (index) => server.client.responses.create({
+                    model: "m", input: `Story ${index}`, prompt_cache_key: "session-a", max_output_tokens: 4
+                })
+            )
+        );
         assert.deepEqual(delta(keyed, requestsPerUpstream()).toSorted(), [0, 3], "one cache key, one upstream (within the overload slack)");
     });
 
     it("spreads unrelated concurrent requests over both upstreams (least outstanding requests)", async () => {
         const before = requestsPerUpstream();
-        await Promise.all([0, 1, 2, 3].map((index) => server.client.responses.create({model: "m", input: `Unrelated ${index} ${Math.random()}`, max_output_tokens: 24})));
+        await Promise.all(
+            [0, 1, 2, 3].map(
+                (index) => server.client.responses.create({model: "m", input: `Unrelated ${index} ${Math.random()}`, max_output_tokens: 24})
+            )
+        );
         const spread = delta(before, requestsPerUpstream());
-        assert.ok(spread[0]! >= 1 && spread[1]! >= 1, `both used: ${spread}`);
+        assert.ok(spread[0]! >= 1 && spread[1]! >= 1, `both used: ${spread.join(",")}`);
     });
 
-    it("a request in flight on an upstream that dies ends with a clear error; the chain then moves to the other with no failure", async () => {
+    it("a request in flight on an upstream that dies ends with a clear error; the chain then moves to the other with "
+        + "no failure", async () => {
         // A chain pinned by its cache key; find which upstream holds it.
         const before = requestsPerUpstream();
-        const first = await server.client.responses.create({model: "m", input: "Anna found a key.", prompt_cache_key: "doomed", max_output_tokens: 4, store: true});
+        const first = await server.client.responses.create({
+            model: "m", input: "Anna found a key.", prompt_cache_key: "doomed", max_output_tokens: 4, store: true
+        });
         const holder = delta(before, requestsPerUpstream()).findIndex((count) => count > 0);
         assert.ok(holder >= 0);
 
@@ -65,7 +82,8 @@ describe("upstream engine over two llama-servers", () => {
         const started = Date.now();
         for await (const event of sseEvents(res)) {
             events.push(event);
-            if (event.type === "response.output_text.delta" && events.filter((seen) => seen.type === "response.output_text.delta").length === 1)
+            if (event.type === "response.output_text.delta"
+                && events.filter((seen) => seen.type === "response.output_text.delta").length === 1)
                 void upstreams[holder]!.stop("SIGKILL");
         }
         const last = events.at(-1)!;
@@ -78,11 +96,13 @@ describe("upstream engine over two llama-servers", () => {
         const other = 1 - holder;
         const moved = requestsPerUpstream();
         for (let turn = 0; turn < 3; turn++) {
-            const next = await server.client.responses.create({model: "m", input: "And then?", previous_response_id: first.id, prompt_cache_key: "doomed", max_output_tokens: 4});
+            const next = await server.client.responses.create({
+                model: "m", input: "And then?", previous_response_id: first.id, prompt_cache_key: "doomed", max_output_tokens: 4
+            });
             assert.equal(next.status === "completed" || next.status === "incomplete", true, JSON.stringify(next.error));
         }
         const after = delta(moved, requestsPerUpstream());
-        assert.equal(after[other], 3, `all on the live upstream: ${after}`);
+        assert.equal(after[other], 3, `all on the live upstream: ${after.join(",")}`);
         const status = await (await server.fetch("/v1/status")).json() as {engine: {upstreams: {state: string}[]}};
         assert.equal(status.engine.upstreams[holder]!.state, "down");
         assert.equal(status.engine.upstreams[other]!.state, "up");
@@ -95,14 +115,21 @@ describe("upstream engine over llama-server --rpc (one model split over two rpc-
     it("serves a Responses request through the distributed llama-server", {timeout: buildTimeoutMs}, async () => {
         const rpc = [await startRpcServer(), await startRpcServer()];
         // -lv 4 logs where each tensor buffer went ("RPC0[127.0.0.1:port] model buffer size = …").
-        const upstream = await startLlamaServer({model: models.chatml, slots: 1, rpc: rpc.map((server) => server.url), extraArgs: ["-lv", "4"]});
+        const upstream = await startLlamaServer({
+            model: models.chatml, slots: 1, rpc: rpc.map((server) => server.url), extraArgs: ["-lv", "4"]
+        });
         const server = await startTestServer({engine: "upstream", upstream: {...defaultConfig().upstream, urls: [upstream.url]}});
         try {
             for (const worker of rpc)
-                assert.match(upstream.output(), new RegExp(`RPC\\d+\\[127\\.0\\.0\\.1:${worker.port}\\].*buffer size`), "the model's weights went to both rpc-servers");
-            const response = await server.client.responses.create({model: "m", input: "Once upon a time", max_output_tokens: 8, temperature: 0});
+                assert.match(upstream.output(), new RegExp(`RPC\\d+\\[127\\.0\\.0\\.1:${worker.port}\\].*buffer size`),
+                    "the model's weights went to both rpc-servers");
+            const response = await server.client.responses.create({
+                model: "m", input: "Once upon a time", max_output_tokens: 8, temperature: 0
+            });
             assert.ok(response.output_text.length > 0);
-            const stream = await server.client.responses.create({model: "m", input: "Once upon a time", max_output_tokens: 8, temperature: 0, stream: true});
+            const stream = await server.client.responses.create({
+                model: "m", input: "Once upon a time", max_output_tokens: 8, temperature: 0, stream: true
+            });
             const types: string[] = [];
             for await (const event of stream)
                 types.push(event.type);

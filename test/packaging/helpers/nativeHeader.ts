@@ -52,11 +52,15 @@ function readElf(view: DataView): NativeHeader | null {
     const type = view.getUint16(16, littleEndian);
     const kinds: Record<number, NativeHeader["kind"]> = {1: "object", 2: "executable", 3: "shared library"};
     // ET_DYN is also a position-independent executable: both are loadable code of this architecture.
-    return {format: "elf", archs: [arch(elfMachines, view.getUint16(18, littleEndian))], bits: elfClass === 1 ? 32 : 64, kind: kinds[type] ?? "other"};
+    return {
+        format: "elf", archs: [arch(elfMachines, view.getUint16(18, littleEndian))], bits: elfClass === 1 ? 32 : 64,
+        kind: kinds[type] ?? "other"
+    };
 }
 
 function machOKind(fileType: number): NativeHeader["kind"] {
-    return ({1: "object", 2: "executable", 6: "shared library", 8: "shared library"} as Record<number, NativeHeader["kind"]>)[fileType] ?? "other";
+    return ({1: "object", 2: "executable", 6: "shared library", 8: "shared library"} as Record<number, NativeHeader["kind"]>)[fileType]
+        ?? "other";
 }
 
 function readMachO(view: DataView, bits: 32 | 64): NativeHeader {

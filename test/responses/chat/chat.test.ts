@@ -48,7 +48,10 @@ describe("Chat Completions → Responses request", () => {
             messages: [
                 {role: "system", content: "Be brief."},
                 {role: "user", content: [{type: "text", text: "Weather?"}]},
-                {role: "assistant", content: null, reasoning_content: "hmm", tool_calls: [{id: "call_1", type: "function", function: {name: "f", arguments: "{}"}}]},
+                {
+                    role: "assistant", content: null, reasoning_content: "hmm",
+                    tool_calls: [{id: "call_1", type: "function", function: {name: "f", arguments: "{}"}}]
+                },
                 {role: "tool", tool_call_id: "call_1", content: "sunny"}
             ]
         });
@@ -64,14 +67,17 @@ describe("Chat Completions → Responses request", () => {
 
     it("maps the settings: tokens, tools, tool_choice, response_format, logprobs, reasoning_effort", () => {
         const chat = parseChatRequest({
-            messages: [{role: "user", content: "x"}], max_tokens: 9, max_completion_tokens: 5, stream: true, stream_options: {include_usage: true},
-            tools: [{type: "function", function: {name: "f", parameters: {type: "object"}}}], tool_choice: {type: "function", function: {name: "f"}},
+            messages: [{role: "user", content: "x"}], max_tokens: 9, max_completion_tokens: 5, stream: true,
+            stream_options: {include_usage: true},
+            tools: [{type: "function", function: {name: "f", parameters: {type: "object"}}}],
+            tool_choice: {type: "function", function: {name: "f"}},
             response_format: {type: "json_schema", json_schema: {name: "r", schema: {type: "object"}, strict: true}},
             logprobs: true, top_logprobs: 2, reasoning_effort: "low", seed: 3
         });
         const body = chat.responsesBody;
         assert.equal(body.max_output_tokens, 5);
-        assert.deepEqual(body.tools, [{type: "function", name: "f", description: undefined, parameters: {type: "object"}, strict: undefined}]);
+        assert.deepEqual(body.tools,
+            [{type: "function", name: "f", description: undefined, parameters: {type: "object"}, strict: undefined}]);
         assert.deepEqual(body.tool_choice, {type: "function", name: "f"});
         assert.deepEqual(body.text, {format: {type: "json_schema", name: "r", schema: {type: "object"}, strict: true}});
         assert.deepEqual(body.include, ["message.output_text.logprobs"]);
@@ -95,7 +101,8 @@ describe("Chat Completions → Responses request", () => {
         assert.equal(refusal({messages: user, stop: ""}).param, "stop");
         assert.equal(refusal({model: "m"}).param, "messages");
         assert.equal(refusal({messages: []}).param, "messages");
-        assert.equal(refusal({messages: [{role: "user", content: [{type: "image_url", image_url: {url: "x"}}]}]}).code, "unsupported_content_type");
+        assert.equal(refusal({messages: [{role: "user", content: [{type: "image_url", image_url: {url: "x"}}]}]}).code,
+            "unsupported_content_type");
         assert.equal(refusal({messages: user, tools: [{type: "custom", custom: {name: "x"}}]}).code, "unsupported_tool_type");
         assert.equal(refusal({messages: user, top_logprobs: 2}).param, "top_logprobs");
         assert.equal(refusal({messages: user, foo: 1}).code, "unknown_parameter");
@@ -107,7 +114,8 @@ describe("Responses events → Chat Completions chunks", () => {
     it("streams the role, then thoughts, text and tool-call deltas, then the finish reason and the usage", () => {
         const {chunks} = play([
             {type: "thought", text: "hm"}, {type: "thought.end"}, {type: "text", text: "Hi"},
-            {type: "call.start", index: 0, name: "f"}, {type: "call.delta", index: 0, delta: "{\"a\""}, {type: "call.delta", index: 0, delta: ":1}"},
+            {type: "call.start", index: 0, name: "f"}, {type: "call.delta", index: 0, delta: "{\"a\""},
+            {type: "call.delta", index: 0, delta: ":1}"},
             {type: "call.end", index: 0}
         ], "completed", true);
         const deltas = chunks.map((chunk) => chunk.choices[0]?.delta);
@@ -121,7 +129,8 @@ describe("Responses events → Chat Completions chunks", () => {
         assert.equal(chunks.at(-2)!.choices[0]!.finish_reason, "tool_calls");
         assert.deepEqual(chunks.at(-1)!.choices, []);
         assert.deepEqual(chunks.at(-1)!.usage, {
-            prompt_tokens: 7, completion_tokens: 5, total_tokens: 12, prompt_tokens_details: {cached_tokens: 3}, completion_tokens_details: {reasoning_tokens: 2}
+            prompt_tokens: 7, completion_tokens: 5, total_tokens: 12, prompt_tokens_details: {cached_tokens: 3},
+            completion_tokens_details: {reasoning_tokens: 2}
         });
         assert.ok(chunks.every((chunk) => chunk.id === "chatcmpl-abc"));
     });
@@ -136,7 +145,10 @@ describe("Responses events → Chat Completions chunks", () => {
     });
 
     it("the completion object gathers thoughts, text and calls into one message", () => {
-        const {done} = play([{type: "thought", text: "hm"}, {type: "thought.end"}, {type: "call.start", index: 0, name: "f"}, {type: "call.delta", index: 0, delta: "{}"}, {type: "call.end", index: 0}]);
+        const {done} = play([
+            {type: "thought", text: "hm"}, {type: "thought.end"}, {type: "call.start", index: 0, name: "f"},
+            {type: "call.delta", index: 0, delta: "{}"}, {type: "call.end", index: 0}
+        ]);
         const {message, finish_reason: finish} = toChatCompletion(done, {logprobs: false}).choices[0];
         assert.equal(finish, "tool_calls");
         assert.equal(message.content, null);

@@ -23,8 +23,16 @@ describe("parseMessagesRequest: a Messages body as a stateless Responses request
             system: [{type: "text", text: "A", cache_control: {type: "ephemeral"}}, {type: "text", text: "B"}],
             messages: [
                 {role: "user", content: [{type: "text", text: "Weather?"}]},
-                {role: "assistant", content: [{type: "thinking", thinking: "Use the tool.", signature: "s"}, {type: "tool_use", id: "t1", name: "get_weather", input: {city: "Oslo"}}]},
-                {role: "user", content: [{type: "tool_result", tool_use_id: "t1", content: "down", is_error: true}, {type: "text", text: "And?"}]}
+                {
+                    role: "assistant", content: [
+                        {type: "thinking", thinking: "Use the tool.", signature: "s"},
+                        {type: "tool_use", id: "t1", name: "get_weather", input: {city: "Oslo"}}
+                    ]
+                },
+                {
+                    role: "user",
+                    content: [{type: "tool_result", tool_use_id: "t1", content: "down", is_error: true}, {type: "text", text: "And?"}]
+                }
             ]
         });
         assert.equal(responsesBody.instructions, "A\n\nB");
@@ -66,13 +74,17 @@ describe("parseMessagesRequest: a Messages body as a stateless Responses request
         assert.equal(refusal({...base, tools: [{type: "web_search_20250305", name: "web_search"}]}).code, "unsupported_tool_type");
         assert.equal(refusal({...base, container: "c"}).code, "unsupported_parameter");
         assert.equal(refusal({...base, mcp_servers: []}).code, "unsupported_parameter");
-        assert.equal(refusal({...base, messages: [{role: "user", content: [{type: "image", source: {}}]}]}).code, "unsupported_content_type");
+        assert.equal(refusal({...base, messages: [{role: "user", content: [{type: "image", source: {}}]}]}).code,
+            "unsupported_content_type");
         assert.equal(refusal({...base, tool_choice: {type: "any"}}).param, "tool_choice");
         assert.equal(refusal({...base, frequency_penalty: 1}).code, "unknown_parameter");
     });
 
     it("accepts what Claude Code sends by default, and count_tokens without max_tokens", () => {
-        parseMessagesRequest({...base, context_management: {edits: []}, output_config: {effort: "high"}, metadata: {user_id: "u"}, thinking: {type: "adaptive", display: "omitted"}});
+        parseMessagesRequest({
+            ...base, context_management: {edits: []}, output_config: {effort: "high"}, metadata: {user_id: "u"},
+            thinking: {type: "adaptive", display: "omitted"}
+        });
         parseMessagesRequest({model: "m", messages: [{role: "user", content: "Hi"}]}, {countOnly: true});
     });
 });

@@ -50,7 +50,8 @@ test("with the model's context known, Codex is told its window and compacts at 8
     const text = mergeCodexConfig("", {...provider, contextWindow: 32768});
     const firstTable = text.search(/^\[/m);
     assert.ok(text.search(/^model_context_window = 32768$/m) >= 0 && text.search(/^model_context_window = /m) < firstTable, text);
-    assert.ok(text.search(/^model_auto_compact_token_limit = 26214$/m) >= 0 && text.search(/^model_auto_compact_token_limit = /m) < firstTable, text);
+    assert.ok(text.search(/^model_auto_compact_token_limit = 26214$/m) >= 0
+        && text.search(/^model_auto_compact_token_limit = /m) < firstTable, text);
     // A model with another context replaces both; the same provider without a known context keeps them.
     const reloaded = mergeCodexConfig(text, {...provider, contextWindow: 8192});
     assert.equal(reloaded.match(/^model_context_window = /gm)?.length, 1);

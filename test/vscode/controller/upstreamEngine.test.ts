@@ -6,7 +6,8 @@ import {HostController} from "../../../src/vscode/controller/HostController.js";
 import {readSettings} from "../../../src/vscode/settings/extensionSettings.js";
 import {describeEngine} from "../../../src/vscode/status/engineDescription.js";
 
-test("extension core with localResponses.engine upstream: autoStart connects without a model file, the upstream key from SecretStorage is sent, a new key applies with rebuild()", async () => {
+test("extension core with localResponses.engine upstream: autoStart connects without a model file, the upstream key from SecretStorage is "
+    + "sent, a new key applies with rebuild()", async () => {
     const upstream = await scriptedUpstream(() => (_req, res) => {
         sseHead(res);
         res.end(`${chunk({content: "upstream says hi"}, "stop")}data: [DONE]\n\n`);
@@ -49,6 +50,7 @@ test("extension core with localResponses.engine upstream: autoStart connects wit
 test("describeEngine: local, upstream not connected, upstream with its model and servers", () => {
     assert.equal(describeEngine("local", null), "local (this machine)");
     assert.equal(describeEngine("upstream", null), "upstream (not connected)");
-    assert.equal(describeEngine("upstream", {id: "qwen", path: "gpu-a:8000,gpu-b:8000", contextSize: 8192, sequences: 4, trainContextSize: 8192, chatWrapper: "upstream qwen"}),
-        "upstream · qwen on gpu-a:8000,gpu-b:8000");
+    assert.equal(describeEngine("upstream",
+        {id: "qwen", path: "gpu-a:8000,gpu-b:8000", contextSize: 8192, sequences: 4, trainContextSize: 8192, chatWrapper: "upstream qwen"}),
+    "upstream · qwen on gpu-a:8000,gpu-b:8000");
 });

@@ -46,13 +46,15 @@ async function refusedUrl(): Promise<string> {
     return `http://127.0.0.1:${port}/v1`;
 }
 
-test("upstream engine in the editor: Load Model… lists each upstream's models (or why not), connects the pick, Unload disconnects (503), Load connects again", async () => {
+test("upstream engine in the editor: Load Model… lists each upstream's models (or why not), connects the pick, Unload disconnects (503), "
+    + "Load connects again", async () => {
     const upstream = await twoModelUpstream("sk-up");
     const dead = await refusedUrl();
     const values: Record<string, unknown> = {"engine": "upstream", "upstream.urls": [upstream.url, dead], "server.port": 0, "parallel": 1};
     const {settings} = readSettings((key) => values[key]);
     const controller = new HostController(settings, {
-        apiKey: async () => "sk-client", upstreamApiKey: async () => "sk-up", resolveModelPath: (raw) => raw, log: () => undefined, onRequest: () => undefined
+        apiKey: async () => "sk-client", upstreamApiKey: async () => "sk-up", resolveModelPath: (raw) => raw, log: () => undefined,
+        onRequest: () => undefined
     });
     const ask = async () => {
         const client = new OpenAI({apiKey: "sk-client", baseURL: controller.state.endpoint!, maxRetries: 0});
@@ -64,7 +66,8 @@ test("upstream engine in the editor: Load Model… lists each upstream's models 
         assert.equal(await ask(), "model said: alpha");
 
         const listings = await controller.listUpstreamModels();
-        assert.deepEqual(listings[0], {url: upstream.url.replace(/\/v1$/, ""), models: ["alpha", "beta"], error: null}, "listed with the upstream key");
+        assert.deepEqual(listings[0], {url: upstream.url.replace(/\/v1$/, ""), models: ["alpha", "beta"], error: null},
+            "listed with the upstream key");
         assert.equal(listings[1]!.url, dead.replace(/\/v1$/, ""));
         assert.match(listings[1]!.error!, /ECONNREFUSED/, "the silent upstream says why");
 

@@ -9,7 +9,8 @@ import {walkthroughKeys} from "../../../src/vscode/manifest/viewIds.js";
 import {repoRoot} from "../../helpers/paths.js";
 
 test("the curated catalog (media/models.json) parses whole: labels, downloadable URIs, quantizations, sizes, unique ids", () => {
-    const {entries, problems} = parseCatalog(JSON.parse(fs.readFileSync(path.join(repoRoot, "media/models.json"), "utf8")), "media/models.json");
+    const {entries, problems} = parseCatalog(JSON.parse(fs.readFileSync(path.join(repoRoot, "media/models.json"), "utf8")),
+        "media/models.json");
     assert.deepEqual(problems, []);
     assert.ok(entries.length >= 4, "a short list, but a choice");
     assert.equal(new Set(entries.map((entry) => entry.id)).size, entries.length);
@@ -38,20 +39,26 @@ test("settings entries: a bad one is dropped and said, a loopback URL is fine", 
 test("the fit in words: what it needs at this context, of what is available, and what to do when it does not fit", () => {
     const fit: ModelFit = {
         modelBytes: 1, parameters: 1, architecture: "llama", trainContextSize: 8192, contextSize: 8192, sequences: 4,
-        modelRamBytes: 1024 ** 3, contextRamBytes: 512 * 1024 ** 2, requiredBytes: 1.5 * 1024 ** 3, availableBytes: 8 * 1024 ** 3, totalBytes: 16 * 1024 ** 3, verdict: "fits"
+        modelRamBytes: 1024 ** 3, contextRamBytes: 512 * 1024 ** 2, requiredBytes: 1.5 * 1024 ** 3, availableBytes: 8 * 1024 ** 3,
+        totalBytes: 16 * 1024 ** 3, verdict: "fits"
     };
-    assert.equal(describeFit(fit), "$(pass) Fits: needs 1.50 GiB (weights 1.00 GiB + context 512.0 MiB for 8192 tokens × 4) of 8.00 GiB available");
+    assert.equal(describeFit(fit),
+        "$(pass) Fits: needs 1.50 GiB (weights 1.00 GiB + context 512.0 MiB for 8192 tokens × 4) of 8.00 GiB available");
     assert.match(describeFit({...fit, verdict: "tight"}), /^\$\(warning\) Tight: .*lower the context size$/);
     assert.match(describeFit({...fit, verdict: "no"}), /^\$\(error\) Too large: .*localResponses\.contextSize/);
 });
 
 test("walkthrough: each step completes on a context key the face sets on its real event, in order", () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as {
-        publisher: string, name: string, contributes: {commands: {command: string}[], walkthroughs: {id: string, steps: {id: string, description: string, completionEvents: string[], media: {markdown: string}}[]}[]}
+        publisher: string, name: string, contributes: {
+            commands: {command: string}[], walkthroughs: {id: string,
+                steps: {id: string, description: string, completionEvents: string[], media: {markdown: string}}[]}[]
+        }
     };
     const walkthrough = manifest.contributes.walkthroughs[0]!;
     assert.equal(`${manifest.publisher}.${manifest.name}#${walkthrough.id}`, walkthroughId);
-    assert.deepEqual(walkthrough.steps.map((step) => step.completionEvents), Object.values(walkthroughKeys).map((key) => [`onContext:${key}`]));
+    assert.deepEqual(walkthrough.steps.map((step) => step.completionEvents),
+        Object.values(walkthroughKeys).map((key) => [`onContext:${key}`]));
     const contributed = new Set(manifest.contributes.commands.map((command) => command.command));
     for (const step of walkthrough.steps) {
         assert.ok(fs.existsSync(path.join(repoRoot, step.media.markdown)), step.media.markdown);

@@ -3,7 +3,9 @@ import fs from "node:fs";
 import path from "node:path";
 import {test} from "node:test";
 import {defaultConfig} from "../../../src/host/config.js";
-import {planSettingsChange, readSettings, resolveModelPath, settingId, settingKeys, toHostConfig} from "../../../src/vscode/settings/extensionSettings.js";
+import {
+    planSettingsChange, readSettings, resolveModelPath, settingId, settingKeys, toHostConfig
+} from "../../../src/vscode/settings/extensionSettings.js";
 
 const reader = (values: Record<string, unknown>) => (key: string) => values[key];
 
@@ -46,7 +48,11 @@ test("settings map onto the host configuration", () => {
 });
 
 test("wrong values fall back to defaults and are reported, not silently used", () => {
-    const {settings, problems} = readSettings(reader({"server.port": 70000, "threads": 1.5, "gpu": "rocm", "autoStart": "yes", "server.allowedOrigins": "x", "cacheTypeK": "q4_0"}));
+    const {settings, problems} = readSettings(
+        reader({
+            "server.port": 70000, "threads": 1.5, "gpu": "rocm", "autoStart": "yes", "server.allowedOrigins": "x", "cacheTypeK": "q4_0"
+        })
+    );
     assert.equal(settings.port, 8080);
     assert.equal(settings.threads, 0);
     assert.equal(settings.gpu, false);
@@ -65,7 +71,8 @@ test("model paths: ~ is home, relative is relative to the workspace folder", () 
 
 test("each change is applied with the least disruption it needs", () => {
     const base = readSettings(reader({"model.path": "/a.gguf"})).settings;
-    const plan = (change: Record<string, unknown>) => planSettingsChange(base, readSettings(reader({"model.path": "/a.gguf", ...change})).settings);
+    const plan = (change: Record<string, unknown>) => planSettingsChange(base,
+        readSettings(reader({"model.path": "/a.gguf", ...change})).settings);
     assert.deepEqual(plan({}), {action: "none", changed: []});
     assert.equal(plan({"autoStart": false}).action, "none");
     assert.equal(plan({"model.path": "/b.gguf"}).action, "loadModel");
@@ -77,7 +84,9 @@ test("each change is applied with the least disruption it needs", () => {
 });
 
 test("every field names a setting that package.json declares (messages say what a person edits)", () => {
-    const manifest = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, "../../../package.json"), "utf8")) as {contributes: {configuration: {properties: Record<string, unknown>}}};
+    const manifest = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, "../../../package.json"), "utf8")) as {
+        contributes: {configuration: {properties: Record<string, unknown>}}
+    };
     const declared = Object.keys(manifest.contributes.configuration.properties).sort();
     const named = (Object.keys(settingKeys) as (keyof typeof settingKeys)[]).map(settingId).sort();
     assert.deepEqual(named, declared);
@@ -105,9 +114,11 @@ test("engine settings that cannot work are said out loud and fall back to the lo
     assert.equal(noUrl.settings.engine, "local");
     assert.deepEqual(noUrl.settings.upstreamUrls, []);
     assert.match(noUrl.problems.join("\n"), /localResponses\.upstream\.urls must hold http\(s\) URLs \(got "ftp:\/\/x"\)/);
-    assert.match(noUrl.problems.join("\n"), /localResponses\.engine is upstream but localResponses\.upstream\.urls lists no http\(s\) URL; using local/);
+    assert.match(noUrl.problems.join("\n"),
+        /localResponses\.engine is upstream but localResponses\.upstream\.urls lists no http\(s\) URL; using local/);
     assert.match(readSettings(reader({"upstream.urls": "http://x"})).problems.join("\n"), /must be a list of http\(s\) URLs/);
-    assert.match(readSettings(reader({"upstream.timeoutSeconds": 0})).problems.join("\n"), /localResponses\.upstream\.timeoutSeconds must be an integer from 1/);
+    assert.match(readSettings(reader({"upstream.timeoutSeconds": 0})).problems.join("\n"),
+        /localResponses\.upstream\.timeoutSeconds must be an integer from 1/);
 });
 
 test("changing the engine or any upstream setting rebuilds the core", () => {

@@ -9,7 +9,8 @@ const base: StatusModel = {
 };
 
 test("the text says model and state: no model, loading with progress, ready, generating with tok/s, failed", () => {
-    assert.equal(formatStatus({...base, engine: "unloaded", modelName: null, server: "stopped"}).text, "$(circle-slash) Local Responses: no model");
+    assert.equal(formatStatus({...base, engine: "unloaded", modelName: null, server: "stopped"}).text,
+        "$(circle-slash) Local Responses: no model");
     const unloadedButListening = formatStatus({...base, engine: "unloaded", modelName: null});
     assert.equal(unloadedButListening.text, "$(circle-slash) Local Responses: no model (serving 503)");
     assert.match(unloadedButListening.tooltip, /Local Responses: no model loaded; requests get 503/);
@@ -33,7 +34,8 @@ test("the tooltip carries endpoint, tokens since start, cached tokens, jobs and 
     assert.match(tooltip, /Queue depth: 3/);
     assert.match(formatStatus({...base, server: "stopped", endpoint: null}).tooltip, /Endpoint: not listening/);
     assert.match(formatStatus(base).tooltip, /Active jobs: n\/a/);
-    assert.match(formatStatus({...base, answeredBy: "upstream · qwen on gpu-a:8000"}).tooltip, /^Engine: upstream · qwen on gpu-a:8000$/m, "which engine and upstream model answer");
+    assert.match(formatStatus({...base, answeredBy: "upstream · qwen on gpu-a:8000"}).tooltip, /^Engine: upstream · qwen on gpu-a:8000$/m,
+        "which engine and upstream model answer");
 });
 
 test("counts are compact", () => {

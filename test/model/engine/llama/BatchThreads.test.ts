@@ -37,7 +37,8 @@ describe("BatchThreads", () => {
         }
     });
 
-    it("by default counts any batch larger than one token per sequence as a prompt, however small (deep in a long prompt a step is a few tokens)", async () => {
+    it("by default counts any batch larger than one token per sequence as a prompt, however small (deep in a long prompt a step is a "
+        + "few tokens)", async () => {
         const model = tinyModel();
         const context = await model.createContext({contextSize: 512, sequences: 4, threads: 1});
         try {
@@ -55,6 +56,7 @@ describe("BatchThreads", () => {
     });
 
     it("changes nothing on a context whose native side is not the expected shape", () => {
-        assert.equal(BatchThreads.install({_ctx: {decodeBatch: () => undefined}} as unknown as LlamaContext, {promptThreads: 2, generationThreads: 1}), null);
+        assert.equal(BatchThreads.install({_ctx: {decodeBatch: () => undefined}} as unknown as LlamaContext,
+            {promptThreads: 2, generationThreads: 1}), null);
     });
 });

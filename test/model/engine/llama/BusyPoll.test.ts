@@ -32,7 +32,8 @@ describe("the event loop polls while tokens come fast (real node-llama-cpp)", ()
         const sleeping = await withEngine(models.chatml, (engine) => utilizationGenerating(engine, 400), {busyPollBelowTokenMs: 0});
         // The window also holds the prompt and the first token, when nothing polls: 0.97 on a quiet machine, 0.89 in CI.
         assert.ok(polling > 0.8, `utilization polling: ${polling.toFixed(2)}`);
-        assert.ok(sleeping < polling - 0.1, `utilization with --busy-poll-below-ms 0: ${sleeping.toFixed(2)} (polling: ${polling.toFixed(2)})`);
+        assert.ok(sleeping < polling - 0.1,
+            `utilization with --busy-poll-below-ms 0: ${sleeping.toFixed(2)} (polling: ${polling.toFixed(2)})`);
     });
 
     it("the synthetic full-size model (~10 ms a token): the loop sleeps between tokens", async () => {

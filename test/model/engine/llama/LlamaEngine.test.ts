@@ -31,7 +31,8 @@ describe("LlamaEngine lifecycle (real node-llama-cpp, stories260K)", () => {
 
             const again = await engine.generate({turns, maxOutputTokens: 8, sampling: {temperature: 0}});
             assert.equal(again.text, result.text, "greedy decoding is deterministic");
-            assert.equal(again.usage.cachedTokens, again.usage.inputTokens - 1, "the whole prompt but its last token came from the KV cache");
+            assert.equal(again.usage.cachedTokens, again.usage.inputTokens - 1,
+                "the whole prompt but its last token came from the KV cache");
 
             await engine.reload();
             assert.equal(engine.state, "ready");
@@ -83,13 +84,15 @@ describe("LlamaEngine lifecycle (real node-llama-cpp, stories260K)", () => {
         while (tokens === 0)
             await new Promise((resolve) => setTimeout(resolve, 1));
         await engine.unload();
-        const result = await running.then((value) => value.stopReason, (error: unknown) => (error instanceof EngineError ? error.kind : String(error)));
+        const result = await running.then((value) => value.stopReason,
+            (error: unknown) => (error instanceof EngineError ? error.kind : String(error)));
         assert.ok(result === "abort" || result === "aborted", result);
         await engine.dispose();
     });
 
     it("loads with the context plan: the trained context and 4 sequences by default; a larger context alone, fewer sequences", async () => {
-        for (const [options, expected] of [[{}, {contextSize: 2048, sequences: 4}], [{contextSize: 16384}, {contextSize: 16384, sequences: 2}]] as const) {
+        for (const [options, expected] of [[{}, {contextSize: 2048, sequences: 4}],
+            [{contextSize: 16384}, {contextSize: 16384, sequences: 2}]] as const) {
             const engine = new LlamaEngine({threads: 1, ...options});
             try {
                 const info = await engine.load(models.chatml);
@@ -108,7 +111,8 @@ describe("LlamaEngine lifecycle (real node-llama-cpp, stories260K)", () => {
             // Past the text-length bound: rendered, then refused; the message says what the operator can change.
             await assert.rejects(engine.generate({turns: [{role: "user", text: "word ".repeat(100)}]}), (error: unknown) => {
                 assert.ok(error instanceof EngineError && error.kind === "context_overflow", String(error));
-                assert.match(error.message, /^The input is \d+ tokens, which leaves no room for output in the context of \d+ tokens\. The model was trained on 2048 tokens: give the server a larger --context-size/);
+                assert.match(error.message,
+                    /^The input is \d+ tokens, which leaves no room for output in the context of \d+ tokens\. The model was trained on 2048 tokens: give the server a larger --context-size/);
                 return true;
             });
             assert.equal(engine.stats().sequencesBusy, 0);
@@ -120,7 +124,10 @@ describe("LlamaEngine lifecycle (real node-llama-cpp, stories260K)", () => {
             const tools = [{
                 name: "read_file",
                 description: "Reads one file of the workspace. ".repeat(4),
-                parameters: {type: "object", properties: {path: {type: "string", description: "The file's path."}, mode: {type: "string", enum: ["text", "bytes"]}}}
+                parameters: {
+                    type: "object",
+                    properties: {path: {type: "string", description: "The file's path."}, mode: {type: "string", enum: ["text", "bytes"]}}
+                }
             }];
             // A real rendering holds at least what the bound counts (it stays a lower bound).
             const rendered = await engine.countPromptTokens(turns, tools);
@@ -146,7 +153,8 @@ describe("LlamaEngine lifecycle (real node-llama-cpp, stories260K)", () => {
 
     it("a file that is not a model fails to load cleanly", async () => {
         const engine = new LlamaEngine({threads: 1});
-        await assert.rejects(engine.load(new URL(import.meta.url).pathname), (error: unknown) => error instanceof EngineError && error.kind === "load_failed");
+        await assert.rejects(engine.load(new URL(import.meta.url).pathname),
+            (error: unknown) => error instanceof EngineError && error.kind === "load_failed");
         assert.equal(engine.state, "failed");
         await engine.dispose();
     });

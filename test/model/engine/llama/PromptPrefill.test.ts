@@ -19,7 +19,9 @@ describe("prompt evaluation in abortable steps (real node-llama-cpp)", () => {
         try {
             const turns = longTurns(500);
             const progress: PromptProgress[] = [];
-            const first = await engine.generate({turns, maxOutputTokens: 4, sampling: {temperature: 0}, onPromptProgress: (step) => progress.push(step)});
+            const first = await engine.generate({
+                turns, maxOutputTokens: 4, sampling: {temperature: 0}, onPromptProgress: (step) => progress.push(step)
+            });
             assert.ok(first.usage.inputTokens > 1000, `a long prompt (${first.usage.inputTokens} tokens)`);
             assert.ok(progress.length > 3, `several steps (${progress.length} progress reports)`);
             assert.deepEqual(progress.map((step) => step.total), progress.map(() => first.usage.inputTokens));
@@ -36,9 +38,13 @@ describe("prompt evaluation in abortable steps (real node-llama-cpp)", () => {
             assert.equal(first.usage.cachedTokens, 0);
 
             // The next turn continues the same history: its prefix is reused, and only the new tokens are evaluated.
-            const next: ChatTurn[] = [...turns, {role: "model", parts: [{type: "text", text: first.text}]}, {role: "user", text: "And then?"}];
+            const next: ChatTurn[] = [
+                ...turns, {role: "model", parts: [{type: "text", text: first.text}]}, {role: "user", text: "And then?"}
+            ];
             const continued: PromptProgress[] = [];
-            const second = await engine.generate({turns: next, maxOutputTokens: 4, sampling: {temperature: 0}, onPromptProgress: (step) => continued.push(step)});
+            const second = await engine.generate({
+                turns: next, maxOutputTokens: 4, sampling: {temperature: 0}, onPromptProgress: (step) => continued.push(step)
+            });
             assert.ok(continued[0]!.reused > first.usage.inputTokens - 8, `the first turn's tokens are reused (${continued[0]!.reused})`);
             assert.equal(second.usage.cachedTokens, continued[0]!.reused);
         } finally {

@@ -54,7 +54,8 @@ describe("PromptStateCache (real stories260K sequences, saveStateToFile / loadSt
         const prompt = [...prefix, ...tinyModel().tokenize(" And then the dog barked.")];
         const saved = await withSequence(prefix, async (sequence) => {
             const cache = await PromptStateCache.open({folder: dir, identity, minTokens: 64});
-            assert.equal(await cache.save(prefix.slice(0, 10), owner, (file) => sequence.saveStateToFile(file)).done, false, "shorter than minTokens");
+            assert.equal(await cache.save(prefix.slice(0, 10), owner, (file) => sequence.saveStateToFile(file)).done, false,
+                "shorter than minTokens");
             return cache.save(prefix, owner, (file) => sequence.saveStateToFile(file)).done;
         });
         assert.equal(saved, true);
@@ -79,7 +80,9 @@ describe("PromptStateCache (real stories260K sequences, saveStateToFile / loadSt
         assert.notEqual(other.model, identity.model);
         const forOther = await PromptStateCache.open({folder: dir, identity: other, minTokens: 16});
         assert.equal(forOther.find(prefix, owner), null);
-        const forOtherContext = await PromptStateCache.open({folder: dir, identity: {...identity, context: "{\"contextSize\":2048}"}, minTokens: 16});
+        const forOtherContext = await PromptStateCache.open({
+            folder: dir, identity: {...identity, context: "{\"contextSize\":2048}"}, minTokens: 16
+        });
         assert.equal(forOtherContext.find(prefix, owner), null);
         // Even handed a hit by hand, the other model's cache refuses to load it.
         const hit = (await PromptStateCache.open({folder: dir, identity, minTokens: 16})).find(prefix, owner)!;
@@ -121,9 +124,11 @@ describe("PromptStateCache (real stories260K sequences, saveStateToFile / loadSt
         const cache = await PromptStateCache.open({folder: dir, identity, minTokens: 16, maxBytes: Number.MAX_SAFE_INTEGER});
         for (const prefix of prefixes)
             await withSequence(prefix, async (sequence) => {
-                await cache.save(prefix, owner, async (file) => stateBytes = Math.max(stateBytes, (await sequence.saveStateToFile(file)).fileSize)).done;
+                await cache.save(prefix, owner,
+                    async (file) => stateBytes = Math.max(stateBytes, (await sequence.saveStateToFile(file)).fileSize)).done;
             });
-        await withSequence([], (sequence) => cache.restore(cache.find(prefixes[0]!, owner)!, owner, (file) => sequence.loadStateFromFile(file, {acceptRisk: true})));
+        await withSequence([], (sequence) => cache.restore(cache.find(prefixes[0]!, owner)!, owner,
+            (file) => sequence.loadStateFromFile(file, {acceptRisk: true})));
         // Room for two: the least recently used (the second) goes.
         const tight = await PromptStateCache.open({folder: dir, identity, minTokens: 16, maxBytes: stateBytes * 2 + stateBytes / 2});
         assert.equal(tight.stats().entries, 2);

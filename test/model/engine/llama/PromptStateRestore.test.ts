@@ -8,7 +8,8 @@ import type {ChatTurn, PromptProgress} from "../../../../src/engine/types.js";
 import {models} from "../../../helpers/paths.js";
 
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), "lr-prompt-cache-"));
-const instructions = "You are a coding agent. ".repeat(5) + Array.from({length: 80}, (_, index) => `Rule ${index}: keep the tests green.`).join(" ");
+const instructions = "You are a coding agent. ".repeat(5) + Array.from({length: 80}, (_, index) => `Rule ${index}: keep the tests green.`)
+    .join(" ");
 const turn = (question: string): ChatTurn[] => [{role: "system", text: instructions}, {role: "user", text: question}];
 
 /** One engine's life: load, generate once (recording prompt progress), dispose (which waits for a state being saved). */
@@ -17,7 +18,10 @@ async function run(model: string, question: string): Promise<{reused: number, ca
     await engine.load(model);
     try {
         let first: PromptProgress | undefined;
-        const result = await engine.generate({turns: turn(question), maxOutputTokens: 4, sampling: {temperature: 0}, keepPromptOnDisk: true, onPromptProgress: (progress) => first ??= progress});
+        const result = await engine.generate({
+            turns: turn(question), maxOutputTokens: 4, sampling: {temperature: 0}, keepPromptOnDisk: true,
+            onPromptProgress: (progress) => first ??= progress
+        });
         return {reused: first!.reused, cached: result.usage.cachedTokens, input: result.usage.inputTokens};
     } finally {
         await engine.dispose();

@@ -66,7 +66,12 @@ describe("PromptTokenizer: long segments off the event loop (real stories260K to
         const turns: ChatTurn[] = [
             {role: "system", text: "Be brief."},
             {role: "user", text: "Once upon a time there was a dog. ".repeat(200)},
-            {role: "model", parts: [{type: "thought", text: "x".repeat(10_000)}, {type: "text", text: "Yes."}, {type: "call", name: "f", arguments: "{}", result: "ok"}]}
+            {
+                role: "model", parts: [
+                    {type: "thought", text: "x".repeat(10_000)}, {type: "text", text: "Yes."},
+                    {type: "call", name: "f", arguments: "{}", result: "ok"}
+                ]
+            }
         ];
         const actual = tinyModel().tokenize(turns.map((turn) => turn.role === "model" ? "Yes.{}ok" : turn.text).join("")).length;
         const minimum = minimumPromptTokens(turns, longest);

@@ -3,7 +3,6 @@ import {describe, it} from "node:test";
 import type {ChatHistoryItem, Token, Tokenizer} from "node-llama-cpp";
 import {loadNodeLlamaCpp} from "../../../../src/engine/models/loadBinding.js";
 import {createSegmentTokenizer} from "../../../../src/engine/llama/SegmentTokenizer.js";
-import {models} from "../../../helpers/paths.js";
 import {useTinyModel} from "../../../helpers/tinyModel.js";
 
 /** A tokenizer that counts its calls: one token per character, offset by the options so that keys matter. */
@@ -14,7 +13,8 @@ function countingTokenizer() {
         const offset = (specialTokens === true ? 1000 : 0) + (options === "trimLeadingSpace" ? 2000 : 0);
         return [...text].map((character) => (character.codePointAt(0)! + offset) as Token);
     };
-    const tokenizer = Object.assign(tokenize, {detokenize: () => "", isSpecialToken: () => false, isEogToken: () => false}) as unknown as Tokenizer;
+    const tokenizer = Object.assign(tokenize,
+        {detokenize: () => "", isSpecialToken: () => false, isEogToken: () => false}) as unknown as Tokenizer;
     return {tokenizer, calls};
 }
 
@@ -89,12 +89,15 @@ describe("SegmentTokenizer", () => {
             assert.equal(cached.rememberAnswer(answer, wrong), false, "tokens of another text are refused");
             assert.equal(cached.rememberAnswer(answer, generated), true);
 
-            const history: ChatHistoryItem[] = [{type: "user", text: "Tell me a story."}, {type: "model", response: [answer]}, {type: "user", text: "More."}];
+            const history: ChatHistoryItem[] = [
+                {type: "user", text: "Tell me a story."}, {type: "model", response: [answer]}, {type: "user", text: "More."}
+            ];
             const {contextText} = resolveChatWrapper(model).generateContextState({chatHistory: history});
             const rendered = contextText.tokenize(cached);
             const at = rendered.findIndex((_token, index) => generated.every((token, offset) => rendered[index + offset] === token));
             assert.ok(at > 0, "the prompt holds the generated tokens");
-            assert.equal(model.tokenizer.detokenize(rendered, true), model.tokenizer.detokenize(contextText.tokenize(model.tokenizer), true), "and spells the same prompt");
+            assert.equal(model.tokenizer.detokenize(rendered, true),
+                model.tokenizer.detokenize(contextText.tokenize(model.tokenizer), true), "and spells the same prompt");
         });
     });
 });

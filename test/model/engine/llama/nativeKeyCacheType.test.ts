@@ -14,15 +14,17 @@ const instructions = Array.from({length: 60}, (_, index) => `Rule ${index}: keep
 const turns: ChatTurn[] = [{role: "system", text: instructions}, {role: "user", text: "What is rule 7?"}];
 
 /** One engine's life on `model` with `cacheTypeK`, its prompt cache in `folder`: the model info and what the prompt reused. */
-async function run(model: string, cacheTypeK: KeyCacheType, folder: string): Promise<{info: ModelInfo, reused: number, input: number, text: string}> {
+async function run(model: string, cacheTypeK: KeyCacheType,
+    folder: string): Promise<{info: ModelInfo, reused: number, input: number, text: string}> {
     const engine = new LlamaEngine({threads: 1, contextSize: 2048, parallel: 1, cacheTypeK, promptCache: {folder, minTokens: 256}});
     const info = await engine.load(model);
     try {
         let reused = -1;
-        const result = await engine.generate({turns, maxOutputTokens: 4, sampling: {temperature: 0}, keepPromptOnDisk: true, onPromptProgress: (progress) => {
-            if (reused < 0)
-                reused = progress.reused;
-        }});
+        const result = await engine.generate({turns, maxOutputTokens: 4, sampling: {temperature: 0}, keepPromptOnDisk: true,
+            onPromptProgress: (progress) => {
+                if (reused < 0)
+                    reused = progress.reused;
+            }});
         return {info, reused, input: result.usage.inputTokens, text: result.text};
     } finally {
         await engine.dispose();
@@ -35,7 +37,8 @@ const stateBytes = (folder: string) => fs.readdirSync(folder).filter((name) => n
 describe("q8_0 KV cache keys (real node-llama-cpp)", () => {
     after(() => fs.rmSync(root, {recursive: true, force: true}));
 
-    it("the synthetic SmolLM2-135M (64-value heads) takes them: llama.cpp stores 8-bit keys, and their saved states load only into q8_0 keys", async () => {
+    it("the synthetic SmolLM2-135M (64-value heads) takes them: llama.cpp stores 8-bit keys, and their saved states load only into "
+        + "q8_0 keys", async () => {
         const model = await syntheticModel();
         const f16Folder = path.join(root, "f16");
         const q8Folder = path.join(root, "q8_0");

@@ -19,13 +19,17 @@ function useApiCalls(): {chat: number, completion: number} {
         calls.chat = 0;
         calls.completion = 0;
         const {LlamaChat, LlamaCompletion} = await loadNodeLlamaCpp();
+        // The originals: the wrappers call them with their `this`, and they go back on the prototypes after each test.
+        // eslint-disable-next-line @typescript-eslint/unbound-method
         const chat = LlamaChat.prototype.generateResponse;
+        // eslint-disable-next-line @typescript-eslint/unbound-method
         const completion = LlamaCompletion.prototype.generateCompletionWithMeta;
         LlamaChat.prototype.generateResponse = function (this: LlamaChat, ...args: Parameters<LlamaChat["generateResponse"]>) {
             calls.chat++;
             return chat.apply(this, args);
         } as LlamaChat["generateResponse"];
-        LlamaCompletion.prototype.generateCompletionWithMeta = function (this: LlamaCompletion, ...args: Parameters<LlamaCompletion["generateCompletionWithMeta"]>) {
+        LlamaCompletion.prototype.generateCompletionWithMeta = function (this: LlamaCompletion,
+            ...args: Parameters<LlamaCompletion["generateCompletionWithMeta"]>) {
             calls.completion++;
             return completion.apply(this, args);
         };
@@ -80,7 +84,8 @@ describe("plain-text answers through LlamaCompletion (real node-llama-cpp, stori
             assert.equal(calls.completion, 2);
             // The first prompt, the answer as generated; only the new turn's tokens (and the answer's last) are evaluated.
             assert.ok(second.usage.cachedTokens >= first.usage.inputTokens + first.usage.outputTokens - 1,
-                `${second.usage.cachedTokens} cached of ${second.usage.inputTokens}; the first turn held ${first.usage.inputTokens} + ${first.usage.outputTokens}`);
+                `${second.usage.cachedTokens} cached of ${second.usage.inputTokens}; the first turn held ${first.usage.inputTokens} `
+                    + `+ ${first.usage.outputTokens}`);
         });
     });
 
@@ -90,7 +95,8 @@ describe("plain-text answers through LlamaCompletion (real node-llama-cpp, stori
             await engine.generate(short);
             assert.deepEqual(calls, {chat: 0, completion: 1});
             await engine.generate({
-                ...short, tools: [{name: "get_weather", description: "Weather", parameters: {type: "object", properties: {city: {type: "string"}}}}]
+                ...short,
+                tools: [{name: "get_weather", description: "Weather", parameters: {type: "object", properties: {city: {type: "string"}}}}]
             });
             await engine.generate({...short, json: {type: "object"}});
             assert.deepEqual(calls, {chat: 2, completion: 1});
@@ -123,10 +129,14 @@ describe("planPlainCompletion (the real stories260K tokenizer and ChatML wrapper
 
     it("refuses a prompt LlamaCompletion would change, tools, and renderings that need LlamaChat's machinery", async () => {
         const {wrapper, state, prompt} = await render();
-        assert.equal(planPlainCompletion(prompt.slice(1), state, wrapper, model(), false), undefined, "without its BOS, a second one would be prepended");
+        assert.equal(planPlainCompletion(prompt.slice(1), state, wrapper, model(), false), undefined,
+            "without its BOS, a second one would be prepended");
         assert.equal(planPlainCompletion(prompt, state, wrapper, model(), true), undefined);
-        assert.equal(planPlainCompletion(prompt, {...state, ignoreStartText: [state.contextText]} as ChatWrapperGeneratedContextState, wrapper, model(), false), undefined);
-        assert.equal(planPlainCompletion(prompt, {...state, functionCall: {initiallyEngaged: true, disengageInitiallyEngaged: []}} as ChatWrapperGeneratedContextState, wrapper, model(), false), undefined);
-        assert.equal(planPlainCompletion(prompt, {contextText: state.contextText, stopGenerationTriggers: [], rerender: {triggers: []}}, wrapper, model(), false), undefined);
+        assert.equal(planPlainCompletion(prompt, {...state, ignoreStartText: [state.contextText]} as ChatWrapperGeneratedContextState,
+            wrapper, model(), false), undefined);
+        assert.equal(planPlainCompletion(prompt, {...state, functionCall: {initiallyEngaged: true,
+            disengageInitiallyEngaged: []}} as ChatWrapperGeneratedContextState, wrapper, model(), false), undefined);
+        assert.equal(planPlainCompletion(prompt, {contextText: state.contextText, stopGenerationTriggers: [], rerender: {triggers: []}},
+            wrapper, model(), false), undefined);
     });
 });

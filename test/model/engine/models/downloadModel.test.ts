@@ -65,14 +65,17 @@ describe("downloadModel (node-llama-cpp's downloader, a model served on 127.0.0.
         assert.equal(entry, path.join(directory, "stories260K.gguf"));
         assert.equal(sha256(entry), sha256(source), "byte for byte the served file");
         assert.ok(seen.length >= 2, `${seen.length} progress events`);
-        assert.deepEqual(seen.map((progress) => progress.downloadedBytes), seen.map((progress) => progress.downloadedBytes).sort((a, b) => a - b), "progress only grows");
+        assert.deepEqual(seen.map((progress) => progress.downloadedBytes),
+            seen.map((progress) => progress.downloadedBytes).sort((a, b) => a - b), "progress only grows");
         assert.deepEqual(seen.at(-1), {downloadedBytes: size, totalBytes: size});
 
         const engine = new LlamaEngine({threads: 1, contextSize: 256, parallel: 1});
         try {
             const info = await engine.load(entry);
             assert.equal(info.id, "stories260K");
-            const result = await engine.generate({turns: [{role: "user", text: "Once upon a time"}], maxOutputTokens: 4, sampling: {temperature: 0}});
+            const result = await engine.generate({
+                turns: [{role: "user", text: "Once upon a time"}], maxOutputTokens: 4, sampling: {temperature: 0}
+            });
             assert.equal(result.usage.outputTokens, 4);
         } finally {
             await engine.dispose();

@@ -27,7 +27,9 @@ after(async () => {
 
 test("fit over HTTP, from the header only: a full-size model's weights, its context memory, and the verdict", async () => {
     const size = fs.statSync(synthetic).size;
-    const fit = await estimateModelFit({uri: servers.full.url, contextSize: 8192, sequences: 4, batchSize: 512, availableBytes: 8 * 1024 ** 3});
+    const fit = await estimateModelFit({
+        uri: servers.full.url, contextSize: 8192, sequences: 4, batchSize: 512, availableBytes: 8 * 1024 ** 3
+    });
     assert.equal(fit.architecture, "llama");
     assert.equal(fit.trainContextSize, 8192);
     // The weights are the file, near enough; SmolLM2-135M's body has ~107M parameters besides the small vocabulary.
@@ -47,8 +49,10 @@ test("the verdict follows the memory available and the context asked for", async
     const large = await estimateModelFit({uri: servers.full.url, contextSize: 8192, sequences: 4, availableBytes: 8 * 1024 ** 3});
     assert.ok(small.contextRamBytes * 8 < large.contextRamBytes, `${small.contextRamBytes} vs ${large.contextRamBytes}`);
     const needed = large.requiredBytes;
-    assert.equal((await estimateModelFit({uri: servers.full.url, contextSize: 8192, sequences: 4, availableBytes: needed * 1.1})).verdict, "tight");
-    assert.equal((await estimateModelFit({uri: servers.full.url, contextSize: 8192, sequences: 4, availableBytes: needed * 0.9})).verdict, "no");
+    assert.equal((await estimateModelFit({uri: servers.full.url, contextSize: 8192, sequences: 4, availableBytes: needed * 1.1})).verdict,
+        "tight");
+    assert.equal((await estimateModelFit({uri: servers.full.url, contextSize: 8192, sequences: 4, availableBytes: needed * 0.9})).verdict,
+        "no");
 });
 
 test("the tiny shared model over HTTP and from disk agree; no context size means its trained one", async () => {

@@ -57,9 +57,13 @@ test("gpu false is CPU only on every target: the CPU build, or Apple silicon's M
 });
 
 test("gpu auto lets node-llama-cpp pick among the builds installed, GPU ones first, CPU last", () => {
-    assert.deepEqual(plan("darwin", "arm64", "auto"), {llamaGpu: "auto", gpuLayers: undefined, packages: ["@node-llama-cpp/mac-arm64-metal"]});
+    assert.deepEqual(plan("darwin", "arm64", "auto"),
+        {llamaGpu: "auto", gpuLayers: undefined, packages: ["@node-llama-cpp/mac-arm64-metal"]});
     assert.deepEqual(plan("linux", "x64", "auto").packages,
-        ["@node-llama-cpp/linux-x64-cuda", "@node-llama-cpp/linux-x64-cuda-ext", "@node-llama-cpp/linux-x64-vulkan", "@node-llama-cpp/linux-x64"]);
+        [
+            "@node-llama-cpp/linux-x64-cuda", "@node-llama-cpp/linux-x64-cuda-ext", "@node-llama-cpp/linux-x64-vulkan",
+            "@node-llama-cpp/linux-x64"
+        ]);
     assert.deepEqual(plan("win32", "x64", "auto").packages,
         ["@node-llama-cpp/win-x64-cuda", "@node-llama-cpp/win-x64-cuda-ext", "@node-llama-cpp/win-x64-vulkan", "@node-llama-cpp/win-x64"]);
     for (const [platform, arch] of [["darwin", "x64"], ["linux", "arm64"], ["win32", "arm64"]] as const)
@@ -68,7 +72,8 @@ test("gpu auto lets node-llama-cpp pick among the builds installed, GPU ones fir
 });
 
 test("a named backend loads that backend's package where node-llama-cpp builds one, and is refused elsewhere", () => {
-    assert.deepEqual(plan("darwin", "arm64", "metal"), {llamaGpu: "metal", gpuLayers: undefined, packages: ["@node-llama-cpp/mac-arm64-metal"]});
+    assert.deepEqual(plan("darwin", "arm64", "metal"),
+        {llamaGpu: "metal", gpuLayers: undefined, packages: ["@node-llama-cpp/mac-arm64-metal"]});
     assert.deepEqual(plan("linux", "x64", "cuda").packages, ["@node-llama-cpp/linux-x64-cuda", "@node-llama-cpp/linux-x64-cuda-ext"]);
     assert.deepEqual(plan("linux", "x64", "vulkan").packages, ["@node-llama-cpp/linux-x64-vulkan"]);
     assert.deepEqual(plan("win32", "x64", "cuda").packages, ["@node-llama-cpp/win-x64-cuda", "@node-llama-cpp/win-x64-cuda-ext"]);
@@ -88,7 +93,8 @@ test("each VSIX's packages: the default carries its shipped build; --gpu adds an
     assert.deepEqual(packagesForTarget("darwin-arm64"), ["@node-llama-cpp/mac-arm64-metal"]);
     assert.deepEqual(packagesForTarget("linux-x64"), ["@node-llama-cpp/linux-x64"]);
     assert.deepEqual(packagesForTarget("linux-x64", "vulkan"), ["@node-llama-cpp/linux-x64", "@node-llama-cpp/linux-x64-vulkan"]);
-    assert.deepEqual(packagesForTarget("win32-x64", "cuda"), ["@node-llama-cpp/win-x64", "@node-llama-cpp/win-x64-cuda", "@node-llama-cpp/win-x64-cuda-ext"]);
+    assert.deepEqual(packagesForTarget("win32-x64", "cuda"),
+        ["@node-llama-cpp/win-x64", "@node-llama-cpp/win-x64-cuda", "@node-llama-cpp/win-x64-cuda-ext"]);
     assert.throws(() => packagesForTarget("darwin-arm64", "metal"), /no separate metal build/);
     assert.throws(() => packagesForTarget("linux-arm64", "vulkan"), /no separate vulkan build/);
     assert.throws(() => packagesForTarget("alpine-x64"), /unknown VS Code target/);
@@ -105,7 +111,8 @@ test("loadLlama on this machine: false loads the CPU build; a backend whose pack
     } finally {
         await llama.dispose();
     }
-    await assert.rejects(loadLlama(binding, "metal", {logLevel: binding.LlamaLogLevel.error}), /gpu metal: There is no Metal build for linux-x64/);
+    await assert.rejects(loadLlama(binding, "metal", {logLevel: binding.LlamaLogLevel.error}),
+        /gpu metal: There is no Metal build for linux-x64/);
     // This checkout installs only @node-llama-cpp/linux-x64 (.npmrc omit=optional), like the default VSIX.
     const vulkanInstalled = fs.existsSync(path.join(repoRoot, "node_modules/@node-llama-cpp/linux-x64-vulkan"));
     assert.ok(!vulkanInstalled, "installed with optional dependencies: run npm ci (the project's .npmrc omits them)");

@@ -162,7 +162,9 @@ describe("upstream failures through the HTTP server", () => {
         let current = failures[0]!;
         const upstream = await scriptedUpstream(() => current);
         const logged: string[] = [];
-        const server = await startTestServer({engine: "upstream", upstream: {...defaultConfig().upstream, urls: [upstream.url]}, log: (line) => logged.push(line)});
+        const server = await startTestServer({
+            engine: "upstream", upstream: {...defaultConfig().upstream, urls: [upstream.url]}, log: (line) => logged.push(line)
+        });
         try {
             for (const [index, failure] of failures.entries()) {
                 current = failure;
@@ -190,7 +192,8 @@ describe("upstream failures through the HTTP server", () => {
         });
         const server = await startTestServer({engine: "upstream", upstream: {...defaultConfig().upstream, urls: [upstream.url]}});
         try {
-            const res = await server.fetch("/v1/responses", {method: "POST", json: {model: "scripted", input: "hi", stream: true, store: true}});
+            const res = await server.fetch("/v1/responses",
+                {method: "POST", json: {model: "scripted", input: "hi", stream: true, store: true}});
             const events = await readSse(res);
             const failed = events.at(-1)!;
             assert.equal(failed.type, "response.failed");
@@ -199,7 +202,9 @@ describe("upstream failures through the HTTP server", () => {
             const stored = await server.fetch(`/v1/responses/${failed.response.id}`);
             assert.equal(stored.status, 404, "a failed foreground response is not stored");
             const label = upstream.url.replace(/\/v1$/, "");
-            const status = await (await server.fetch("/v1/status")).json() as {engine: {upstreams: {url: string, state: string, errors: number, last_error?: string, lastError?: string}[]}};
+            const status = await (await server.fetch("/v1/status")).json() as {
+                engine: {upstreams: {url: string, state: string, errors: number, last_error?: string, lastError?: string}[]}
+            };
             assert.equal(status.engine.upstreams[0]!.url, label);
             assert.equal(status.engine.upstreams[0]!.errors, 1);
             const metrics = await (await server.fetch("/metrics")).text();

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import net from "node:net";
-import {after, describe, it} from "node:test";
+import {describe, it} from "node:test";
 import {SocketClient} from "../../../helpers/socketClient.js";
 import {type TestServer, useTestServer} from "../../../helpers/testServer.js";
 
@@ -104,7 +104,8 @@ describe("WebSocket heartbeat (pings, pong deadline, half-frame peers)", () => {
     const server = useTestServer({streamKeepAliveSeconds: intervalMs / 1000});
 
     it("pings every interval; a client that answers stays connected through a long silence and runs turns", async () => {
-        const client = await SocketClient.open(`${server.origin.replace(/^http/, "ws")}/v1/responses`, {authorization: `Bearer ${server.apiKey}`});
+        const client = await SocketClient.open(`${server.origin.replace(/^http/, "ws")}/v1/responses`,
+            {authorization: `Bearer ${server.apiKey}`});
         try {
             let pings = 0;
             client.ws.on("ping", () => pings++);

@@ -11,11 +11,15 @@ import {createResponse} from "../../../helpers/createResponse.js";
 
 /** A controller as the extension builds one, its store in a global-storage-like folder. */
 function controller(dataDir: string): HostController {
-    const {settings} = readSettings((key) => ({threads: 1, parallel: 1, contextSize: 2048, "server.port": 0} as Record<string, unknown>)[key]);
-    return new HostController(settings, {apiKey: async () => "sk-test", resolveModelPath: (raw) => raw, log: () => undefined, onRequest: () => undefined, dataDir});
+    const {settings} = readSettings(
+        (key) => ({threads: 1, parallel: 1, contextSize: 2048, "server.port": 0} as Record<string, unknown>)[key]
+    );
+    return new HostController(settings,
+        {apiKey: async () => "sk-test", resolveModelPath: (raw) => raw, log: () => undefined, onRequest: () => undefined, dataDir});
 }
 
-test("extension core: stored responses survive a window reload (a new controller on the same folder); Clear Response Store empties the disk", async () => {
+test("extension core: stored responses survive a window reload (a new controller on the same folder); Clear Response Store "
+    + "empties the disk", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "lr-vscode-data-"));
     const before = controller(dataDir);
     let created: ResponseObject;

@@ -9,7 +9,9 @@ import {createResponse} from "../../../helpers/createResponse.js";
 
 test("status bar model: a real prompt's evaluation shows as progress, then leaves when tokens come", async () => {
     const stats = new ServerStats();
-    const {settings} = readSettings((key) => ({threads: 1, parallel: 1, contextSize: 2048, "server.port": 0} as Record<string, unknown>)[key]);
+    const {settings} = readSettings(
+        (key) => ({threads: 1, parallel: 1, contextSize: 2048, "server.port": 0} as Record<string, unknown>)[key]
+    );
     const controller = new HostController(settings, {
         apiKey: async () => "sk-test",
         resolveModelPath: (raw) => raw,
@@ -30,7 +32,8 @@ test("status bar model: a real prompt's evaluation shows as progress, then leave
         const response = await createResponse(controller.host.responses, "owner", {model: "local", input: story, max_output_tokens: 8});
         const prompts = texts.filter((text) => text.includes(": prompt "));
         assert.ok(prompts.length > 0, `no prompt progress among ${texts.length} renders`);
-        assert.match(prompts[0]!, new RegExp(`^\\$\\(sync~spin\\) stories260K: prompt \\d+/${response.usage!.input_tokens} tokens \\(\\d+%\\)$`));
+        assert.match(prompts[0]!,
+            new RegExp(`^\\$\\(sync~spin\\) stories260K: prompt \\d+/${response.usage!.input_tokens} tokens \\(\\d+%\\)$`));
         assert.equal(stats.statusModel(controller.state, 0, null).prompt, null, "gone once generated");
         assert.doesNotMatch(texts.at(-1)!, /: prompt /, "the status bar moved on");
     } finally {
