@@ -15,7 +15,8 @@ const below = {
 };
 const layerRule = (layer) => ({
     name: `${layer}-imports-only-below`,
-    comment: `src/${layer} may import only ${below[layer].length === 0 ? "nothing of ours" : below[layer].map((name) => `src/${name}`).join(", ")}`,
+    comment: `src/${layer} may import only `
+        + (below[layer].length === 0 ? "nothing of ours" : below[layer].map((name) => `src/${name}`).join(", ")),
     severity: "error",
     from: {path: `^src/${layer}/`},
     to: {path: "^src/", pathNot: [`^src/${layer}/`, ...below[layer].map((name) => `^src/${name}/`)]}
@@ -60,7 +61,8 @@ module.exports = {
         },
         {
             name: "shared-inspector-files-are-browser-safe",
-            comment: "src/vscode/inspector/shared/ runs in the webview too: no Node built-ins, no vscode, nothing of ours but protocol types",
+            comment: "src/vscode/inspector/shared/ runs in the webview too: no Node built-ins, no vscode, nothing of ours but "
+                + "protocol types",
             severity: "error",
             from: {path: "^src/vscode/inspector/shared/"},
             to: {pathNot: ["^src/vscode/inspector/shared/", "^src/protocol/"]}
