@@ -49,7 +49,9 @@ export class SoakClient {
     /** One HTTP exchange; statuses in `refusals` (with their reason) are expected refusals. */
     private async call(kind: SoakKind, method: string, url: string, json?: unknown, refusals: Record<number, string> = {}): Promise<any> {
         this.stats.request(kind);
-        const res = await fetch(`${this.origin}${url}`, {method, headers: this.headers, body: json === undefined ? undefined : JSON.stringify(json), signal: AbortSignal.timeout(120_000)});
+        const res = await fetch(`${this.origin}${url}`, {
+            method, headers: this.headers, body: json === undefined ? undefined : JSON.stringify(json), signal: AbortSignal.timeout(120_000)
+        });
         const text = await res.text();
         if (res.status === 200)
             return JSON.parse(text);
@@ -61,7 +63,10 @@ export class SoakClient {
 
     private async stream(): Promise<void> {
         this.stats.request("stream");
-        const res = await fetch(`${this.origin}/v1/responses`, {method: "POST", headers: this.headers, body: JSON.stringify(this.body("Tell me a story.", {stream: true, store: false})), signal: AbortSignal.timeout(120_000)});
+        const res = await fetch(`${this.origin}/v1/responses`, {
+            method: "POST", headers: this.headers, body: JSON.stringify(this.body("Tell me a story.", {stream: true, store: false})),
+            signal: AbortSignal.timeout(120_000)
+        });
         const text = await res.text();
         if (res.status === 503)
             throw expectedRefusal("503 overloaded");
@@ -109,7 +114,8 @@ export class SoakClient {
         const evicted = {404: "404 evicted (store at its cap)"};
         let previous: string | undefined;
         for (const input of ["Once upon a time", "What happened next?", "And in the end?"]) {
-            const response = await this.call("chain", "POST", "/v1/responses", this.body(input, previous == null ? {} : {previous_response_id: previous}), evicted);
+            const response = await this.call("chain", "POST", "/v1/responses",
+                this.body(input, previous == null ? {} : {previous_response_id: previous}), evicted);
             previous = response.id;
         }
         await this.call("chain", "GET", `/v1/responses/${previous}`, undefined, evicted);
@@ -117,7 +123,8 @@ export class SoakClient {
     }
 
     private async conversation(): Promise<void> {
-        const conversation = await this.call("conversation", "POST", "/v1/conversations", {items: [{role: "user", content: "Hello there."}]});
+        const conversation = await this.call("conversation", "POST", "/v1/conversations",
+            {items: [{role: "user", content: "Hello there."}]});
         const evicted = {404: "404 conversation evicted"};
         for (const input of ["Tell me about a cat.", "And a dog?"])
             await this.call("conversation", "POST", "/v1/responses", this.body(input, {conversation: conversation.id}), evicted);
@@ -126,7 +133,8 @@ export class SoakClient {
     }
 
     private async cancel(): Promise<void> {
-        const created = await this.call("cancel", "POST", "/v1/responses", this.body("A story to cancel.", {background: true, max_output_tokens: this.options.maxOutputTokens * 4}));
+        const created = await this.call("cancel", "POST", "/v1/responses",
+            this.body("A story to cancel.", {background: true, max_output_tokens: this.options.maxOutputTokens * 4}));
         const cancelled = await this.call("cancel", "POST", `/v1/responses/${created.id}/cancel`);
         if (!["cancelled", "completed", "incomplete"].includes(cancelled.status))
             throw new Error(`cancel answered status ${cancelled.status}`);
@@ -136,7 +144,11 @@ export class SoakClient {
     private async disconnect(): Promise<void> {
         this.stats.request("disconnect");
         const controller = new AbortController();
-        const res = await fetch(`${this.origin}/v1/responses`, {method: "POST", headers: this.headers, body: JSON.stringify(this.body("A story cut short.", {stream: true, max_output_tokens: this.options.maxOutputTokens * 4})), signal: controller.signal});
+        const res = await fetch(`${this.origin}/v1/responses`,
+            {
+                method: "POST", headers: this.headers, body: JSON.stringify(this.body("A story cut short.",
+                    {stream: true, max_output_tokens: this.options.maxOutputTokens * 4})), signal: controller.signal
+            });
         if (res.status === 503)
             throw expectedRefusal("503 overloaded");
         if (res.status !== 200)
@@ -164,7 +176,12 @@ export class SoakClient {
             let previous: string | undefined;
             for (const input of ["Once upon a time", "Go on."]) {
                 this.stats.request("websocket");
-                ws.send(JSON.stringify({type: "response.create", ...this.body(input, {store: false, ...(previous == null ? {} : {previous_response_id: previous})})}));
+                ws.send(
+                    JSON.stringify({
+                        type: "response.create",
+                        ...this.body(input, {store: false, ...(previous == null ? {} : {previous_response_id: previous})})
+                    })
+                );
                 const deadline = Date.now() + 120_000;
                 for (;;) {
                     const message = messages.shift();

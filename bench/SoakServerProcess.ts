@@ -19,7 +19,8 @@ export class SoakServerProcess {
     public static start(options: SoakServerOptions, memory: {gc: boolean, mallocArenaMax?: string}): Promise<SoakServerProcess> {
         const script = path.join(path.dirname(fileURLToPath(import.meta.url)), "soakServer.ts");
         const env = {...process.env, ...(memory.mallocArenaMax == null ? {} : {MALLOC_ARENA_MAX: memory.mallocArenaMax})};
-        const child = fork(script, [JSON.stringify(options)], {execArgv: ["--import", "tsx", ...(memory.gc ? ["--expose-gc"] : [])], env, stdio: ["ignore", "inherit", "pipe", "ipc"]});
+        const child = fork(script, [JSON.stringify(options)],
+            {execArgv: ["--import", "tsx", ...(memory.gc ? ["--expose-gc"] : [])], env, stdio: ["ignore", "inherit", "pipe", "ipc"]});
         child.stderr!.on("data", (chunk: Buffer) => {
             for (const line of chunk.toString().split("\n").filter((entry) => /error|warn/i.test(entry)))
                 process.stdout.write(`  ${line.slice(0, 300)}\n`);

@@ -68,7 +68,7 @@ async function benchModel(model: LlamaModel, threads: number): Promise<string[]>
             try {
                 return await evaluate(sequence, fillerTokens(model, promptTokens, round));
             } finally {
-                sequence.dispose();
+                void sequence.dispose();
             }
         }
     }];
@@ -108,7 +108,10 @@ async function benchModel(model: LlamaModel, threads: number): Promise<string[]>
             for (const [batch, values] of rates) {
                 const rate = median(values);
                 const ratio = base != null ? ` (${(rate / base).toFixed(2)} × batch ${baseline})` : "";
-                lines.push(`  threads ${threads}, ${measure.label} tokens, batch ${String(batch).padStart(4)}: ${rate.toFixed(0).padStart(5)} tokens/s${ratio}; rounds ${values.map((value) => value.toFixed(0)).join(" ")}`);
+                lines.push(
+                    `  threads ${threads}, ${measure.label} tokens, batch ${String(batch).padStart(4)}: ${rate.toFixed(0).padStart(5)} `
+                        + `tokens/s${ratio}; rounds ${values.map((value) => value.toFixed(0)).join(" ")}`
+                );
             }
             console.error(lines.slice(-rates.size).join("\n"));
         }
@@ -126,7 +129,9 @@ async function main(): Promise<void> {
     const llama = await getLlama({gpu: false, build: "never", maxThreads: Math.max(...threadCounts)});
     const report: string[] = [];
     for (const name of list(args.models)) {
-        const model = await llama.loadModel({modelPath: name === "stories260K" ? models.chatml : await syntheticModel(name as SyntheticShape)});
+        const model = await llama.loadModel({
+            modelPath: name === "stories260K" ? models.chatml : await syntheticModel(name as SyntheticShape)
+        });
         report.push(name);
         try {
             for (const threads of threadCounts)

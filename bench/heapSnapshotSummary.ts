@@ -38,12 +38,17 @@ export function heapGrowth(before: Map<string, HeapCount>, after: Map<string, He
         const b = after.get(key) ?? {count: 0, selfBytes: 0};
         return {key, a, b, countDelta: b.count - a.count, bytesDelta: b.selfBytes - a.selfBytes};
     });
-    const total = (counts: Map<string, HeapCount>) => [...counts.values()].reduce((sum, entry) => ({count: sum.count + entry.count, selfBytes: sum.selfBytes + entry.selfBytes}), {count: 0, selfBytes: 0});
+    const total = (counts: Map<string, HeapCount>) => [...counts.values()].reduce((sum,
+        entry) => ({count: sum.count + entry.count, selfBytes: sum.selfBytes + entry.selfBytes}), {count: 0, selfBytes: 0});
     const [first, last] = [total(before), total(after)];
     const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KB`;
     return [
-        `all objects: ${first.count} → ${last.count} (${last.count - first.count >= 0 ? "+" : ""}${last.count - first.count}), ${kb(first.selfBytes)} → ${kb(last.selfBytes)}`,
+        `all objects: ${first.count} → ${last.count} `
+            + `(${last.count - first.count >= 0 ? "+" : ""}${last.count - first.count}), ${kb(first.selfBytes)} → ${kb(last.selfBytes)}`,
         ...rows.sort((x, y) => y.bytesDelta - x.bytesDelta).slice(0, top)
-            .map((row) => `  ${row.key.slice(0, 60).padEnd(60)} ${String(row.a.count).padStart(8)} → ${String(row.b.count).padStart(8)}  ${kb(row.a.selfBytes).padStart(9)} → ${kb(row.b.selfBytes).padStart(9)}`)
+            .map(
+                (row) => `  ${row.key.slice(0, 60).padEnd(60)} ${String(row.a.count).padStart(8)} → ${String(row.b.count).padStart(8)} `
+                    + ` ${kb(row.a.selfBytes).padStart(9)} → ${kb(row.b.selfBytes).padStart(9)}`
+            )
     ];
 }

@@ -58,7 +58,9 @@ async function stream(base: string, index: number): Promise<Stream> {
     const response = await fetch(`${base}/v1/responses`, {
         method: "POST",
         headers: {"content-type": "application/json"},
-        body: JSON.stringify({model: "m", input: promptFor(index), max_output_tokens: maxTokens, temperature: 0, stream: true, store: false})
+        body: JSON.stringify({
+            model: "m", input: promptFor(index), max_output_tokens: maxTokens, temperature: 0, stream: true, store: false
+        })
     });
     if (!response.ok || response.body == null)
         throw new Error(`${base}: HTTP ${response.status} ${await response.text()}`);
@@ -85,7 +87,10 @@ async function startThisServer(model: string): Promise<{base: string, stop: () =
 
 async function main(): Promise<void> {
     const model = fullSize ? await syntheticModel(args.model as "smollm2-135m") : models.chatml;
-    const llamaServer = await startLlamaServer({model, slots: 1, ignoreEos: true, contextPerSlot: contextSize, extraArgs: ["-tb", String(promptThreads), "-fa", flashAttention ? "on" : "off"]});
+    const llamaServer = await startLlamaServer({
+        model, slots: 1, ignoreEos: true, contextPerSlot: contextSize,
+        extraArgs: ["-tb", String(promptThreads), "-fa", flashAttention ? "on" : "off"]
+    });
     const ours = await startThisServer(model).catch(async (error: unknown) => {
         await llamaServer.stop();
         throw error;
@@ -109,12 +114,17 @@ async function main(): Promise<void> {
             if (theirRate != null && ourRate != null)
                 rate.push(ourRate / theirRate);
             const shown = (tokensPerSecond: number | null) => tokensPerSecond == null ? "" : `${tokensPerSecond.toFixed(0)} tok/s, `;
-            console.log(`llama-server ${shown(theirRate)}first token ${a.ttftMs.toFixed(1)} ms | this server ${shown(ourRate)}first token ${b.ttftMs.toFixed(1)} ms `
+            console.log(`llama-server ${shown(theirRate)}first token ${a.ttftMs.toFixed(1)} ms | this server ${shown(ourRate)}first `
+                + `token ${b.ttftMs.toFixed(1)} ms `
                 + `(${common} deltas in common)`);
         }
-        const spread = (values: number[]) => `median ${median(values).toFixed(3)} (quartiles ${quantile(values, 0.25).toFixed(3)}–${quantile(values, 0.75).toFixed(3)}, ${values.length} pairs)`;
+        const spread = (values: number[]) => `median ${median(values).toFixed(3)} `
+            + `(quartiles ${quantile(values, 0.25).toFixed(3)}–${quantile(values, 0.75).toFixed(3)}, ${values.length} pairs)`;
         console.log(`${args.model}, flash attention ${flashAttention ? "on" : "off"} on both:`);
-        console.log(`${args.model}: streamed tokens/s, this server / llama-server: ${rate.length > 0 ? spread(rate) : "no pair streamed long enough"}`);
+        console.log(
+            `${args.model}: streamed tokens/s, this server / `
+                + `llama-server: ${rate.length > 0 ? spread(rate) : "no pair streamed long enough"}`
+        );
         console.log(`${args.model}: time to first token, llama-server / this server: ${spread(ttft)} (higher is better for this server)`);
     } finally {
         ours.stop();

@@ -26,7 +26,9 @@ import os from "node:os";
 import path from "node:path";
 import {parseArgs} from "node:util";
 import {fileURLToPath} from "node:url";
-import type {ChatHistoryItem, Llama, LlamaChat, LlamaCompletion, LlamaContext, LlamaContextSequence, LlamaModel, Token} from "node-llama-cpp";
+import type {
+    ChatHistoryItem, Llama, LlamaChat, LlamaCompletion, LlamaContext, LlamaContextSequence, LlamaModel, Token
+} from "node-llama-cpp";
 import {BusyPoll, defaultBusyPollBelowTokenMs} from "../src/engine/llama/BusyPoll.js";
 import {defaultKeyCacheType, requireKeyCacheType} from "../src/engine/keyCacheType.js";
 import {nativeKeyCacheType, usableKeyCacheType} from "../src/engine/llama/nativeKeyCacheType.js";
@@ -40,7 +42,13 @@ import {alternating, median, quantile} from "./pairs.js";
 
 type StreamResult = {tokens: number, input: number, cached: number, ms: number, ttftMs: number, streamMs: number, id: string};
 
-const {values: args} = parseArgs({options: {models: {type: "string", default: "stories260K,smollm2-135m"}, pairs: {type: "string"}, placements: {type: "string", default: "3"}, only: {type: "string"}, "cache-type-k": {type: "string", default: defaultKeyCacheType}, "busy-poll-below-ms": {type: "string", default: String(defaultBusyPollBelowTokenMs)}}});
+const {values: args} = parseArgs({
+    options: {
+        models: {type: "string", default: "stories260K,smollm2-135m"}, pairs: {type: "string"}, placements: {type: "string", default: "3"},
+        only: {type: "string"}, "cache-type-k": {type: "string", default: defaultKeyCacheType},
+        "busy-poll-below-ms": {type: "string", default: String(defaultBusyPollBelowTokenMs)}
+    }
+});
 /** KV cache key type on both sides (`--cache-type-k`; where the model allows it, see usableKeyCacheType). */
 const cacheTypeK = requireKeyCacheType(args["cache-type-k"], "--cache-type-k");
 /** The served side's `--busy-poll-below-ms` (0: its event loop never polls). */
@@ -57,7 +65,8 @@ const spread = (values: readonly number[]) => `${quantile(values, 0.25).toFixed(
 let client: ChildProcess;
 function stream(bodies: Record<string, unknown>[]): Promise<StreamResult[]> {
     return new Promise((resolve, reject) => {
-        client.once("message", (message: {results?: StreamResult[], error?: string}) => message.error != null ? reject(new Error(message.error)) : resolve(message.results!));
+        client.once("message", (message: {results?: StreamResult[], error?: string}) => message.error != null
+            ? reject(new Error(message.error)) : resolve(message.results!));
         client.send({bodies});
     });
 }
@@ -85,7 +94,9 @@ class Direct {
         Direct.llama ??= loadNodeLlamaCpp().then(({getLlama}) => getLlama({gpu: false, build: "never", maxThreads: 1}));
         const model = await (await Direct.llama).loadModel({modelPath});
         const keys = nativeKeyCacheType(usableKeyCacheType(cacheTypeK, model).type);
-        const context = await model.createContext({contextSize, sequences, threads: 1, flashAttention: false, experimentalKvCacheKeyType: keys});
+        const context = await model.createContext({
+            contextSize, sequences, threads: 1, flashAttention: false, experimentalKvCacheKeyType: keys
+        });
         const all = Array.from({length: sequences}, () => context.getSequence());
         return new Direct(model, context, all, model.tokenize(words(8000, 99)));
     }
@@ -196,11 +207,13 @@ async function benchModel(name: string, modelPath: string, fullSize: boolean): P
     // The durable store users get by default (its prompt cache and write-before-acknowledge included), in a folder of its own.
     const storage = {kind: "durable" as const, dataDir: fs.mkdtempSync(path.join(os.tmpdir(), "lr-bench-store-"))};
     const host = new LocalResponsesHost({
-        ...defaultConfig(), port: 0, threads: 1, promptThreads: 1, contextSize, parallel, cacheTypeK, busyPollBelowTokenMs, apiKeys: [apiKey], storage
+        ...defaultConfig(), port: 0, threads: 1, promptThreads: 1, contextSize, parallel, cacheTypeK, busyPollBelowTokenMs,
+        apiKeys: [apiKey], storage
     });
     await host.loadModel(modelPath);
     const url = await host.start();
-    client = spawn("nice", ["-n", "19", process.execPath, fileURLToPath(new URL("./sseClient.mjs", import.meta.url)), url, apiKey], {stdio: ["ignore", "inherit", "inherit", "ipc"]});
+    client = spawn("nice", ["-n", "19", process.execPath, fileURLToPath(new URL("./sseClient.mjs", import.meta.url)), url, apiKey],
+        {stdio: ["ignore", "inherit", "inherit", "ipc"]});
     let direct = await Direct.open(modelPath, parallel);
     const log = (line: string) => console.error(`[${name}] ${line}`);
     const placements = Math.max(1, Number(args.placements));
@@ -246,9 +259,15 @@ async function benchModel(name: string, modelPath: string, fullSize: boolean): P
                         () => streamOnce({model: "m", input, max_output_tokens: 1, temperature: 0, store: false}),
                         () => direct.timeToFirstToken(0, evaluated));
                     ratios.push(directMs / served.ms);
-                    log(`cold ${served.input} tokens (${served.cached} cached): served ${served.ms.toFixed(0)} ms, direct ${directMs.toFixed(0)} ms`);
+                    log(
+                        `cold ${served.input} tokens (${served.cached} cached): served ${served.ms.toFixed(0)} ms, `
+                            + `direct ${directMs.toFixed(0)} ms`
+                    );
                 }
-                rows.push([`1. cold prompt, ~${length} tokens: direct / served time to first token`, median(ratios).toFixed(3), `${spread(ratios)}; target ≥ 0.95`]);
+                rows.push([
+                    `1. cold prompt, ~${length} tokens: direct / served time to first token`, median(ratios).toFixed(3),
+                    `${spread(ratios)}; target ≥ 0.95`
+                ]);
             }
         }
 
@@ -282,12 +301,28 @@ async function benchModel(name: string, modelPath: string, fullSize: boolean): P
                 pollingRates.push(servedRate / pollingRate);
                 chatRates.push(chatRate / directRate);
                 completionRates.push(completionRate / directRate);
-                log(`generation: served ${servedRate.toFixed(0)} tok/s (${served.tokens} tokens), direct ${directRate.toFixed(0)} tok/s (${pollingRate.toFixed(0)} polling), LlamaCompletion ${completionRate.toFixed(0)} tok/s, LlamaChat ${chatRate.toFixed(0)} tok/s`);
+                log(
+                    `generation: served ${servedRate.toFixed(0)} tok/s (${served.tokens} tokens), direct ${directRate.toFixed(0)} tok/s `
+                        + `(${pollingRate.toFixed(0)} polling), LlamaCompletion ${completionRate.toFixed(0)} tok/s, `
+                        + `LlamaChat ${chatRate.toFixed(0)} tok/s`
+                );
             }
-            rows.push(["2. streamed generation: served / direct tokens/s", median(rates).toFixed(3), `${spread(rates)}; target ≥ ${fullSize ? "0.97" : "0.95"}`]);
-            rows.push(["   served / direct with the event loop polling, as the server's does", median(pollingRates).toFixed(3), `${spread(pollingRates)}; what serving costs`]);
-            rows.push(["   node-llama-cpp's LlamaCompletion (a plain-text answer) / direct", median(completionRates).toFixed(3), `${spread(completionRates)}; node-llama-cpp's own share`]);
-            rows.push(["   node-llama-cpp's LlamaChat (tools, JSON, thoughts) / direct", median(chatRates).toFixed(3), `${spread(chatRates)}; node-llama-cpp's own share`]);
+            rows.push([
+                "2. streamed generation: served / direct tokens/s", median(rates).toFixed(3),
+                `${spread(rates)}; target ≥ ${fullSize ? "0.97" : "0.95"}`
+            ]);
+            rows.push([
+                "   served / direct with the event loop polling, as the server's does", median(pollingRates).toFixed(3),
+                `${spread(pollingRates)}; what serving costs`
+            ]);
+            rows.push([
+                "   node-llama-cpp's LlamaCompletion (a plain-text answer) / direct", median(completionRates).toFixed(3),
+                `${spread(completionRates)}; node-llama-cpp's own share`
+            ]);
+            rows.push([
+                "   node-llama-cpp's LlamaChat (tools, JSON, thoughts) / direct", median(chatRates).toFixed(3),
+                `${spread(chatRates)}; node-llama-cpp's own share`
+            ]);
         }
 
         // 3. Aggregate throughput, and the engine's own rate for 4 sequences decoded together.
@@ -299,19 +334,25 @@ async function benchModel(name: string, modelPath: string, fullSize: boolean): P
                 for (let round = 0; round < 2; round++) {
                     const started = performance.now();
                     const results = await stream(Array.from({length: clients}, (_, index) => ({
-                        model: "m", input: `${index} ${words(20, index)}`, max_output_tokens: aggregateLength, temperature: 0.8, seed: index, store: false
+                        model: "m", input: `${index} ${words(20, index)}`, max_output_tokens: aggregateLength, temperature: 0.8,
+                        seed: index, store: false
                     })));
                     samples.push(results.reduce((sum, result) => sum + result.tokens, 0) / ((performance.now() - started) / 1000));
                 }
                 aggregate[clients] = median(samples);
             }
             const engineFour = median([await direct.generationRate(4, aggregateLength), await direct.generationRate(4, aggregateLength)]);
-            rows.push(["3. aggregate tokens/s, 1 / 4 / 8 clients", `${aggregate[1]!.toFixed(0)} / ${aggregate[4]!.toFixed(0)} / ${aggregate[8]!.toFixed(0)}`, `direct, 4 sequences decoding together: ${engineFour.toFixed(0)}`]);
+            rows.push([
+                "3. aggregate tokens/s, 1 / 4 / 8 clients",
+                `${aggregate[1]!.toFixed(0)} / ${aggregate[4]!.toFixed(0)} / ${aggregate[8]!.toFixed(0)}`,
+                `direct, 4 sequences decoding together: ${engineFour.toFixed(0)}`
+            ]);
             // The served figure includes each client's cold prompt; the paired direct run does the same work (same prompt
             // and answer lengths, 4 sequences at once), so the ratio is the server's cost alone.
             const fourRatios: number[] = [];
             const fourClients = () => Array.from({length: 4}, (_, index) => ({
-                model: "m", input: `${seed++} ${words(20, index)}`, max_output_tokens: aggregateLength, temperature: 0.8, seed: index, store: false
+                model: "m", input: `${seed++} ${words(20, index)}`, max_output_tokens: aggregateLength, temperature: 0.8, seed: index,
+                store: false
             }));
             for (let pair = 0; pair < pairs; pair++) {
                 // A new placement's first requests make each sequence's generators: a warm-up, on both sides.
@@ -325,8 +366,14 @@ async function benchModel(name: string, modelPath: string, fullSize: boolean): P
                 fourRatios.push(served / directRate);
                 log(`4 clients: served ${served.toFixed(0)} tok/s, direct on the same prompts and lengths ${directRate.toFixed(0)} tok/s`);
             }
-            rows.push(["   4 clients served / the same work on 4 sequences direct", median(fourRatios).toFixed(3), `${spread(fourRatios)}; target ≥ 0.95`]);
-            rows.push(["   4 clients served / 4 sequences decoding direct (no prompts)", (aggregate[4]! / engineFour).toFixed(3), "the engine's decode ceiling"]);
+            rows.push([
+                "   4 clients served / the same work on 4 sequences direct", median(fourRatios).toFixed(3),
+                `${spread(fourRatios)}; target ≥ 0.95`
+            ]);
+            rows.push([
+                "   4 clients served / 4 sequences decoding direct (no prompts)", (aggregate[4]! / engineFour).toFixed(3),
+                "the engine's decode ceiling"
+            ]);
         }
 
         // 4. A 10-turn chain: turn 10 evaluates only its new tokens.
@@ -347,14 +394,22 @@ async function benchModel(name: string, modelPath: string, fullSize: boolean): P
                     // No text delta (the synthetic model may open with a non-text token): the whole request, one token long.
                     ttft.push(result.ttftMs > 0 ? result.ttftMs : result.ms);
                     if (turn === 1 || turn === 10)
-                        log(`chain ${chain} turn ${turn}: ${result.input} tokens, ${result.cached} cached, first token after ${ttft.at(-1)!.toFixed(0)} ms`);
+                        log(
+                            `chain ${chain} turn ${turn}: ${result.input} tokens, ${result.cached} cached, first token `
+                                + `after ${ttft.at(-1)!.toFixed(0)} ms`
+                        );
                 }
                 chainRatios.push(ttft[9]! / ttft[0]!);
                 // The engine's own floor: the same token counts evaluated at the same depths, nothing of ours around them.
                 const [first, tenth] = [shapes[0]!, shapes[9]!];
-                floorRatios.push(await direct.timeToFirstToken(tenth.cached, tenth.input - tenth.cached) / await direct.timeToFirstToken(first.cached, first.input - first.cached));
+                floorRatios.push(
+                    await direct.timeToFirstToken(tenth.cached, tenth.input - tenth.cached) / await direct.timeToFirstToken(first.cached,
+                        first.input - first.cached)
+                );
             }
-            rows.push(["4. chain: time to first token, turn 10 / turn 1", median(chainRatios).toFixed(3), `${spread(chainRatios)}; target ≤ 1.2`]);
+            rows.push([
+                "4. chain: time to first token, turn 10 / turn 1", median(chainRatios).toFixed(3), `${spread(chainRatios)}; target ≤ 1.2`
+            ]);
             rows.push(["   direct, same tokens at the same depths: turn 10 / turn 1", median(floorRatios).toFixed(3), spread(floorRatios)]);
         }
 
@@ -363,13 +418,22 @@ async function benchModel(name: string, modelPath: string, fullSize: boolean): P
             const warmRatios: number[] = [];
             for (let pair = 0; pair < pairs; pair++) {
                 const shared = `${seed++} ${words(wordsFor(1500), seed)}`;
-                await streamOnce({model: "m", instructions: shared, input: "First question?", max_output_tokens: 1, temperature: 0, store: false});
-                const served = await streamOnce({model: "m", instructions: shared, input: `Second question, number ${pair}: ${words(wordsFor(40), pair)}?`, max_output_tokens: 1, temperature: 0, store: false});
+                await streamOnce({
+                    model: "m", instructions: shared, input: "First question?", max_output_tokens: 1, temperature: 0, store: false
+                });
+                const served = await streamOnce({
+                    model: "m", instructions: shared, input: `Second question, number ${pair}: ${words(wordsFor(40), pair)}?`,
+                    max_output_tokens: 1, temperature: 0, store: false
+                });
                 const directMs = await direct.timeToFirstToken(served.cached, served.input - served.cached);
                 warmRatios.push(served.ms / directMs);
-                log(`warm: ${served.cached} of ${served.input} cached, served ${served.ms.toFixed(0)} ms, direct ${directMs.toFixed(0)} ms`);
+                log(
+                    `warm: ${served.cached} of ${served.input} cached, served ${served.ms.toFixed(0)} ms, direct ${directMs.toFixed(0)} ms`
+                );
             }
-            rows.push(["5. warm prefix: served / direct time to first token", median(warmRatios).toFixed(3), `${spread(warmRatios)}; target ≤ 1.2`]);
+            rows.push([
+                "5. warm prefix: served / direct time to first token", median(warmRatios).toFixed(3), `${spread(warmRatios)}; target ≤ 1.2`
+            ]);
         }
     } finally {
         client.kill();

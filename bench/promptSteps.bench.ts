@@ -26,9 +26,12 @@ async function main(): Promise<void> {
     const {getLlama} = await loadNodeLlamaCpp();
     const llama = await getLlama({gpu: false, build: "never", maxThreads: threads});
     const model = await llama.loadModel({modelPath: await syntheticModel()});
-    const context = await model.createContext({contextSize: Math.max(8192, count + 256), sequences: 1, threads, batchSize: defaultBatchSize(false), flashAttention: false});
+    const context = await model.createContext({
+        contextSize: Math.max(8192, count + 256), sequences: 1, threads, batchSize: defaultBatchSize(false), flashAttention: false
+    });
     const sequence = context.getSequence();
-    const tokens = model.tokenize("Once upon a time, there was a little girl named Lily. She loved to play outside in the park. ".repeat(Math.ceil(count / 15))).slice(0, count + 1);
+    const sentence = "Once upon a time, there was a little girl named Lily. She loved to play outside in the park. ";
+    const tokens = model.tokenize(sentence.repeat(Math.ceil(count / 15))).slice(0, count + 1);
     const time = async (evaluate: () => Promise<unknown>) => {
         await sequence.clearHistory();
         const started = performance.now();
@@ -53,7 +56,10 @@ async function main(): Promise<void> {
         console.error(`round ${round + 1}: ${paths.map((path, index) => `${path.name} ${ms[index]!.toFixed(0)} ms`).join(", ")}`);
     }
     for (const [index, target] of targets.entries())
-        console.log(`${count} prompt tokens, ${threads} thread(s): time in steps of ~${target} ms / one native call = ${median(ratios[index]!).toFixed(3)} (median of ${ratios[index]!.length})`);
+        console.log(
+            `${count} prompt tokens, ${threads} thread(s): time in steps of ~${target} ms / one native call `
+                + `= ${median(ratios[index]!).toFixed(3)} (median of ${ratios[index]!.length})`
+        );
     await context.dispose();
     await model.dispose();
 }

@@ -25,14 +25,21 @@ import {capturesDir, models} from "../test/helpers/paths.js";
 import {syntheticModel} from "../test/helpers/syntheticModel.js";
 import {median} from "./pairs.js";
 
-const {values: args} = parseArgs({options: {model: {type: "string", default: "smollm2-135m"}, pairs: {type: "string", default: "6"}, "cache-type-k": {type: "string", default: defaultKeyCacheType}}});
+const {values: args} = parseArgs({
+    options: {
+        model: {type: "string", default: "smollm2-135m"}, pairs: {type: "string", default: "6"},
+        "cache-type-k": {type: "string", default: defaultKeyCacheType}
+    }
+});
 /** KV cache key type of the server and of node-llama-cpp alone (`--cache-type-k`; where the model allows it). */
 const cacheTypeK = requireKeyCacheType(args["cache-type-k"], "--cache-type-k");
 const apiKey = "sk-bench";
 const contextSize = 24_576;
 
 async function startHost(modelPath: string, storage: HostConfig["storage"]): Promise<{host: LocalResponsesHost, url: string}> {
-    const host = new LocalResponsesHost({...defaultConfig(), port: 0, threads: 1, contextSize, parallel: 1, cacheTypeK, apiKeys: [apiKey], storage});
+    const host = new LocalResponsesHost({
+        ...defaultConfig(), port: 0, threads: 1, contextSize, parallel: 1, cacheTypeK, apiKeys: [apiKey], storage
+    });
     await host.loadModel(modelPath);
     return {host, url: await host.start()};
 }
@@ -68,7 +75,9 @@ async function directColdMs(modelPath: string, count: number): Promise<number> {
     const llama = await getLlama({gpu: false, build: "never", maxThreads: threads});
     const model = await llama.loadModel({modelPath});
     const keys = nativeKeyCacheType(usableKeyCacheType(cacheTypeK, model).type);
-    const context = await model.createContext({contextSize, sequences: 1, threads, batchSize: defaultBatchSize(false), flashAttention: false, experimentalKvCacheKeyType: keys});
+    const context = await model.createContext({
+        contextSize, sequences: 1, threads, batchSize: defaultBatchSize(false), flashAttention: false, experimentalKvCacheKeyType: keys
+    });
     try {
         const filler = model.tokenize("the little dog ran to the park and found a red ball. ".repeat(Math.ceil(count / 8)));
         if (filler.length < count)
@@ -89,7 +98,9 @@ async function streamRate(url: string): Promise<number> {
     const response = await fetch(`${url}/responses`, {
         method: "POST",
         headers: {"content-type": "application/json", authorization: `Bearer ${apiKey}`},
-        body: JSON.stringify({model: "m", input: "Tell me a story about a dog.", max_output_tokens: 200, temperature: 0, stream: true, store: true})
+        body: JSON.stringify({
+            model: "m", input: "Tell me a story about a dog.", max_output_tokens: 200, temperature: 0, stream: true, store: true
+        })
     });
     let first = 0;
     let last = 0;
@@ -120,10 +131,17 @@ async function main(): Promise<void> {
         server = await startHost(modelPath, {kind: "durable", dataDir});
         const restored = await timeOneToken(server.url, codex);
         await server.host.dispose();
-        rows.push(`Codex request, ${cold.input} tokens: cold ${(cold.ms / 1000).toFixed(1)} s (${cold.cached} cached), after a restart ${(restored.ms / 1000).toFixed(2)} s (${restored.cached} restored from disk): ${(cold.ms / restored.ms).toFixed(1)}× faster (target ≥ 10×)`);
+        rows.push(
+            `Codex request, ${cold.input} tokens: cold ${(cold.ms / 1000).toFixed(1)} s (${cold.cached} cached), after a `
+                + `restart ${(restored.ms / 1000).toFixed(2)} s (${restored.cached} restored from `
+                + `disk): ${(cold.ms / restored.ms).toFixed(1)}× faster (target ≥ 10×)`
+        );
         console.error(rows.at(-1));
         const directMs = await directColdMs(modelPath, cold.input - cold.cached);
-        rows.push(`  node-llama-cpp alone, ${cold.input - cold.cached} tokens in one call: ${(directMs / 1000).toFixed(1)} s; direct / served cold: ${(directMs / cold.ms).toFixed(3)}`);
+        rows.push(
+            `  node-llama-cpp alone, ${cold.input - cold.cached} tokens in one call: ${(directMs / 1000).toFixed(1)} s; direct / served `
+                + `cold: ${(directMs / cold.ms).toFixed(3)}`
+        );
         console.error(rows.at(-1));
 
         // 2. Streaming with the durable store on vs memory, alternating.
@@ -139,11 +157,17 @@ async function main(): Promise<void> {
         }
         await durable.host.dispose();
         await memory.host.dispose();
-        rows.push(`streamed tokens/s, durable store / memory store: ${median(ratios).toFixed(3)} (median of ${ratios.length} pairs; target ≥ 0.98)`);
+        rows.push(
+            `streamed tokens/s, durable store / memory store: ${median(ratios).toFixed(3)} (median `
+                + `of ${ratios.length} pairs; target ≥ 0.98)`
+        );
     } finally {
         fs.rmSync(dataDir, {recursive: true, force: true});
     }
-    console.log(`\nLocal Responses restart benchmark (${args.model}, threads 1, prompt threads ${defaultPromptThreads()}, ${cacheTypeK} keys)\n${rows.join("\n")}`);
+    console.log(
+        `\nLocal Responses restart benchmark (${args.model}, threads 1, prompt threads ${defaultPromptThreads()}, ${cacheTypeK} `
+            + `keys)\n${rows.join("\n")}`
+    );
 }
 
 main().catch((error) => {

@@ -32,7 +32,8 @@ const warmUpPairs = 8;
 const measuredPairs = 30;
 const chainCount = 7;
 
-const spread = (values: readonly number[], digits: number) => `quartiles ${quantile(values, 0.25).toFixed(digits)}–${quantile(values, 0.75).toFixed(digits)}`;
+const spread = (values: readonly number[],
+    digits: number) => `quartiles ${quantile(values, 0.25).toFixed(digits)}–${quantile(values, 0.75).toFixed(digits)}`;
 
 /** Runs streaming requests concurrently from the client process. */
 let client: ChildProcess;
@@ -66,16 +67,22 @@ async function main() {
         }
     });
     // `nice`: on 2 cores the client's own parsing would otherwise compete with the server for the CPU it measures.
-    client = spawn("nice", ["-n", "19", process.execPath, fileURLToPath(new URL("./sseClient.mjs", import.meta.url)), url, apiKey], {stdio: ["ignore", "inherit", "inherit", "ipc"]});
+    client = spawn("nice", ["-n", "19", process.execPath, fileURLToPath(new URL("./sseClient.mjs", import.meta.url)), url, apiKey],
+        {stdio: ["ignore", "inherit", "inherit", "ipc"]});
     const rows: string[][] = [];
 
     // 1. Serving overhead: identical greedy generations, direct and through HTTP, in back-to-back pairs.
     const turns = itemsToTurns(normalizeInput(prompt));
     const direct = async () => {
         const started = performance.now();
-        const result = await host.engine.generate({turns, maxOutputTokens: maxTokens, sampling: {temperature: 0}, onEvent: () => undefined});
+        const result = await host.engine.generate({
+            turns, maxOutputTokens: maxTokens, sampling: {temperature: 0}, onEvent: () => undefined
+        });
         const ms = performance.now() - started;
-        return {tokens: result.usage.outputTokens, ms, generationMs: lastGeneration.durationMs, decodeMs: lastGeneration.durationMs - lastGeneration.timeToFirstTokenMs};
+        return {
+            tokens: result.usage.outputTokens, ms, generationMs: lastGeneration.durationMs,
+            decodeMs: lastGeneration.durationMs - lastGeneration.timeToFirstTokenMs
+        };
     };
     const body = {model: "m", input: prompt, max_output_tokens: maxTokens, temperature: 0, store: false};
     const served = () => streamOnce(body);
@@ -105,9 +112,14 @@ async function main() {
         const [d, unread] = await alternating(pair, direct, servedUnread);
         serverSide.push((unread.tokens / unread.generationMs) / (d.tokens / d.generationMs));
     }
-    rows.push(["streamed via HTTP vs direct engine, whole request", `ratio ${median(whole).toFixed(3)}`, `${spread(whole, 3)}; target ≥ 0.95`]);
+    rows.push([
+        "streamed via HTTP vs direct engine, whole request", `ratio ${median(whole).toFixed(3)}`, `${spread(whole, 3)}; target ≥ 0.95`
+    ]);
     rows.push(["  steady streaming rate (first to last token)", `ratio ${median(steady).toFixed(3)}`, spread(steady, 3)]);
-    rows.push(["  fixed cost of an HTTP request over a direct call", `${median(fixedMs).toFixed(1)} ms`, `${spread(fixedMs, 1)}; ${tokens}-token answers`]);
+    rows.push([
+        "  fixed cost of an HTTP request over a direct call", `${median(fixedMs).toFixed(1)} ms`,
+        `${spread(fixedMs, 1)}; ${tokens}-token answers`
+    ]);
     rows.push(["  server-side generation rate, client not reading", `ratio ${median(serverSide).toFixed(3)}`, spread(serverSide, 3)]);
 
     // 2. Aggregate throughput with concurrent streaming clients (4 sequences; 8 clients queue 4). Median of 3.
@@ -118,13 +130,17 @@ async function main() {
         for (let round = 0; round < 3; round++) {
             const started = performance.now();
             const results = await stream(Array.from({length: clients}, (_value, index) => ({
-                model: "m", input: `${prompt} Story number ${index}.`, max_output_tokens: 300, temperature: 0.8, seed: index + round * 8, store: false
+                model: "m", input: `${prompt} Story number ${index}.`, max_output_tokens: 300, temperature: 0.8, seed: index + round * 8,
+                store: false
             })));
             total = results.reduce((sum, result) => sum + result.tokens, 0);
             rates.push(total / ((performance.now() - started) / 1000));
         }
         aggregate[clients] = median(rates);
-        rows.push([`aggregate, ${clients} concurrent client${clients > 1 ? "s" : ""}`, `${aggregate[clients]!.toFixed(0)} tok/s`, `${total} tokens a round, median of 3`]);
+        rows.push([
+            `aggregate, ${clients} concurrent client${clients > 1 ? "s" : ""}`, `${aggregate[clients]!.toFixed(0)} tok/s`,
+            `${total} tokens a round, median of 3`
+        ]);
     }
     rows.push(["scaling 4 clients / 1 client", `${(aggregate[4]! / aggregate[1]!).toFixed(2)}×`, ""]);
 
@@ -137,27 +153,44 @@ async function main() {
         let previous: string | undefined;
         for (let turn = 1; turn <= 10; turn++) {
             const result = await streamOnce({
-                model: "m", input: turn === 1 ? `Chain ${chain}: ${prompt}` : `What happened next, part ${turn}?`, max_output_tokens: 60, temperature: 0.8,
+                model: "m", input: turn === 1 ? `Chain ${chain}: ${prompt}` : `What happened next, part ${turn}?`, max_output_tokens: 60,
+                temperature: 0.8,
                 ...(previous != null ? {previous_response_id: previous} : {})
             });
             previous = result.id;
             const engine = lastGeneration.timeToFirstTokenMs;
-            chainTurns.push({client: result.ttftMs, engine, serving: result.ttftMs - engine, evaluated: result.input - result.cached, input: result.input});
+            chainTurns.push({
+                client: result.ttftMs, engine, serving: result.ttftMs - engine, evaluated: result.input - result.cached, input: result.input
+            });
         }
         chains.push(chainTurns);
     }
     const at = (turn: number, field: keyof Turn) => median(chains.map((chainTurns) => chainTurns[turn - 1]![field]));
     const ttft = Array.from({length: 10}, (_value, index) => at(index + 1, "client"));
-    rows.push(["time to first token, chain turn 1 vs turn 10", `${at(1, "client").toFixed(1)} ms vs ${at(10, "client").toFixed(1)} ms`, `ratio ${(at(10, "client") / at(1, "client")).toFixed(2)} (target ≤ 1.5)`]);
-    rows.push(["  of which in the engine (prompt evaluation)", `${at(1, "engine").toFixed(1)} ms vs ${at(10, "engine").toFixed(1)} ms`, `ratio ${(at(10, "engine") / at(1, "engine")).toFixed(2)}`]);
-    rows.push(["  of which serving (HTTP, history, events)", `${at(1, "serving").toFixed(1)} ms vs ${at(10, "serving").toFixed(1)} ms`, ""]);
-    rows.push(["  prompt tokens evaluated / prompt tokens", `${at(1, "evaluated")} / ${at(1, "input")} vs ${at(10, "evaluated")} / ${at(10, "input")}`, `median of ${chainCount} chains`]);
+    rows.push([
+        "time to first token, chain turn 1 vs turn 10", `${at(1, "client").toFixed(1)} ms vs ${at(10, "client").toFixed(1)} ms`,
+        `ratio ${(at(10, "client") / at(1, "client")).toFixed(2)} (target ≤ 1.5)`
+    ]);
+    rows.push([
+        "  of which in the engine (prompt evaluation)", `${at(1, "engine").toFixed(1)} ms vs ${at(10, "engine").toFixed(1)} ms`,
+        `ratio ${(at(10, "engine") / at(1, "engine")).toFixed(2)}`
+    ]);
+    rows.push([
+        "  of which serving (HTTP, history, events)", `${at(1, "serving").toFixed(1)} ms vs ${at(10, "serving").toFixed(1)} ms`, ""
+    ]);
+    rows.push([
+        "  prompt tokens evaluated / prompt tokens",
+        `${at(1, "evaluated")} / ${at(1, "input")} vs ${at(10, "evaluated")} / ${at(10, "input")}`, `median of ${chainCount} chains`
+    ]);
 
     const floor = await promptEvaluationFloor([
         {cached: at(1, "input") - at(1, "evaluated"), evaluated: at(1, "evaluated")},
         {cached: at(10, "input") - at(10, "evaluated"), evaluated: at(10, "evaluated")}
     ]);
-    rows.push(["  floor: llama.cpp alone, same tokens after same prefix", `${floor[0]!.toFixed(1)} ms vs ${floor[1]!.toFixed(1)} ms`, `ratio ${(floor[1]! / floor[0]!).toFixed(2)}`]);
+    rows.push([
+        "  floor: llama.cpp alone, same tokens after same prefix", `${floor[0]!.toFixed(1)} ms vs ${floor[1]!.toFixed(1)} ms`,
+        `ratio ${(floor[1]! / floor[0]!).toFixed(2)}`
+    ]);
 
     client.kill();
     await host.dispose();
@@ -176,7 +209,9 @@ async function promptEvaluationFloor(cases: {cached: number, evaluated: number}[
     const {getLlama} = await loadNodeLlamaCpp();
     const llama = await getLlama({gpu: false, build: "never", maxThreads: 1});
     const model = await llama.loadModel({modelPath: models.chatml});
-    const context = await model.createContext({contextSize: 2048, sequences: 4, threads: 1, batchSize: defaultBatchSize(false), flashAttention: false});
+    const context = await model.createContext({
+        contextSize: 2048, sequences: 4, threads: 1, batchSize: defaultBatchSize(false), flashAttention: false
+    });
     const sequence = context.getSequence();
     const text = model.tokenize("Once upon a time, there was a little girl named Lily. She loved to play outside in the park. ".repeat(40));
     const times = cases.map(() => [] as number[]);

@@ -40,7 +40,10 @@ const storeMaxEntries = positiveInteger("store-max-entries");
 const maxOutputTokens = positiveInteger("max-output-tokens");
 const thinkMs = Number(flags["think-ms"]);
 if (!(minutes > 0) || !(thinkMs >= 0)) {
-    process.stderr.write("usage: npm run soak -- [--clients N] [--minutes M] [--interval-secs S] [--store-max-entries N] [--gc] [--heap-snapshots DIR] [--malloc-arena-max N]\n");
+    process.stderr.write(
+        "usage: npm run soak -- [--clients N] [--minutes M] [--interval-secs S] [--store-max-entries N] [--gc] [--heap-snapshots DIR] "
+            + "[--malloc-arena-max N]\n"
+    );
     process.exit(2);
 }
 
@@ -59,10 +62,15 @@ const stats = new SoakStats();
 
 async function main(): Promise<number> {
     const apiKeys = Array.from({length: clients}, (_, index) => `sk-soak-${index}`);
-    const server = await SoakServerProcess.start({apiKeys, storeMaxEntries, conversationsMaxEntries: 32, parallel: 4}, {gc: flags.gc, mallocArenaMax: flags["malloc-arena-max"]});
+    const server = await SoakServerProcess.start({apiKeys, storeMaxEntries, conversationsMaxEntries: 32, parallel: 4},
+        {gc: flags.gc, mallocArenaMax: flags["malloc-arena-max"]});
     const started = Date.now();
     const until = started + minutes * 60_000;
-    process.stdout.write(`soak: ${clients} clients for ${minutes} min against ${server.origin} (server pid ${server.child.pid}; stories260K, 1 thread, store cap ${storeMaxEntries} entries${flags.gc ? ", heap sampled after a full GC" : ""}${flags["malloc-arena-max"] == null ? "" : `, MALLOC_ARENA_MAX=${flags["malloc-arena-max"]}`})\n`);
+    const arenas = flags["malloc-arena-max"] == null ? "" : `, MALLOC_ARENA_MAX=${flags["malloc-arena-max"]}`;
+    process.stdout.write(
+        `soak: ${clients} clients for ${minutes} min against ${server.origin} (server pid ${server.child.pid}; stories260K, 1 thread, `
+            + `store cap ${storeMaxEntries} entries${flags.gc ? ", heap sampled after a full GC" : ""}${arenas})\n`
+    );
     const first = await server.sample();
     process.stdout.write(`[    0 s] RSS ${mb(first.rss)} MB, heap used ${mb(first.heapUsed)} MB (idle, model loaded)\n`);
 
@@ -72,14 +80,18 @@ async function main(): Promise<number> {
         const sample = await server.sample();
         const seconds = Math.round((Date.now() - started) / 1000);
         timeline.push({seconds, sample});
-        const status = await fetch(`${server.origin}/v1/status`, {headers: {authorization: `Bearer ${apiKeys[0]}`}}).then((res) => res.json() as Promise<any>).catch(() => null);
+        const status = await fetch(`${server.origin}/v1/status`, {headers: {authorization: `Bearer ${apiKeys[0]}`}})
+            .then((res) => res.json() as Promise<any>).catch(() => null);
         const total = stats.total;
         const byKind = [...stats.requests].map(([kind, count]) => `${kind} ${count}`).join(", ");
         const refusals = [...stats.expected].map(([reason, count]) => `${reason}: ${count}`).join(", ") || "none";
         process.stdout.write(`[${String(seconds).padStart(5)} s] requests ${total} (+${total - lastTotal}): ${byKind}\n`
             + `          unexpected errors ${stats.unexpected}; expected refusals: ${refusals}\n`
-            + `          RSS ${mb(sample.rss)} MB${rssParts(server.child.pid!, sample)}, heap used ${mb(sample.heapUsed)} / total ${mb(sample.heapTotal)} MB, external ${mb(sample.external)} MB`
-            + (status == null ? "" : `; store ${status.responses.entries}/${status.responses.max_entries} entries, ${status.responses.evictions} evicted; conversations ${status.conversations.entries}`) + "\n");
+            + `          RSS ${mb(sample.rss)} MB${rssParts(server.child.pid!, sample)}, heap used ${mb(sample.heapUsed)} / `
+            + `total ${mb(sample.heapTotal)} MB, external ${mb(sample.external)} MB`
+            + (status == null ? ""
+                : `; store ${status.responses.entries}/${status.responses.max_entries} entries, ${status.responses.evictions} evicted; `
+                    + `conversations ${status.conversations.entries}`) + "\n");
         lastTotal = total;
     };
     const ticker = setInterval(() => void report(), intervalMs);
@@ -87,10 +99,12 @@ async function main(): Promise<number> {
     let baselineSnapshot: string | undefined;
     const snapshotDir = flags["heap-snapshots"];
     const warmUpMs = Math.min(120_000, minutes * 60_000 / 4);
-    const warmUpSnapshot = snapshotDir == null ? undefined : setTimeout(async () => {
-        baselineSnapshot = (await server.request<{path: string}>({type: "snapshot", path: path.join(snapshotDir, `soak-${process.pid}-warm.heapsnapshot`)})).path;
+    const takeWarmUpSnapshot = async (directory: string) => {
+        const snapshotPath = path.join(directory, `soak-${process.pid}-warm.heapsnapshot`);
+        baselineSnapshot = (await server.request<{path: string}>({type: "snapshot", path: snapshotPath})).path;
         process.stdout.write(`          heap snapshot after warm-up: ${baselineSnapshot}\n`);
-    }, warmUpMs);
+    };
+    const warmUpSnapshot = snapshotDir == null ? undefined : setTimeout(() => void takeWarmUpSnapshot(snapshotDir), warmUpMs);
 
     const hardStop = setTimeout(() => {
         process.stdout.write("soak: clients did not finish 3 minutes after the end; stopping the server\n");
@@ -103,7 +117,8 @@ async function main(): Promise<number> {
     await report();
 
     if (snapshotDir != null && baselineSnapshot != null) {
-        const final = (await server.request<{path: string}>({type: "snapshot", path: path.join(snapshotDir, `soak-${process.pid}-end.heapsnapshot`)})).path;
+        const final = (await server.request<{path: string}>({type: "snapshot",
+            path: path.join(snapshotDir, `soak-${process.pid}-end.heapsnapshot`)})).path;
         process.stdout.write(`heap snapshot at the end: ${final}\nobject kinds that grew most (self bytes), warm-up → end:\n`);
         for (const line of heapGrowth(summarizeHeapSnapshot(baselineSnapshot), summarizeHeapSnapshot(final)))
             process.stdout.write(`  ${line}\n`);
@@ -114,9 +129,17 @@ async function main(): Promise<number> {
     const afterWarmUp = timeline.filter((entry) => entry.seconds * 1000 >= warmUpMs);
     const rss = afterWarmUp.map((entry) => entry.sample.rss);
     const heap = afterWarmUp.map((entry) => entry.sample.heapUsed);
-    process.stdout.write(`\nsoak done: ${stats.total} requests in ${((Date.now() - started) / 60_000).toFixed(1)} min, ${stats.unexpected} unexpected errors\n`);
+    process.stdout.write(
+        `\nsoak done: ${stats.total} requests in ${((Date.now() - started) / 60_000).toFixed(1)} `
+            + `min, ${stats.unexpected} unexpected errors\n`
+    );
     if (rss.length >= 2)
-        process.stdout.write(`after warm-up (${Math.round(warmUpMs / 1000)} s): RSS ${mb(rss[0]!)} → ${mb(rss.at(-1)!)} MB (min ${mb(Math.min(...rss))}, max ${mb(Math.max(...rss))}, slope ${slopePerMinute(afterWarmUp.map((entry) => [entry.seconds, entry.sample.rss]))} MB/min); heap used ${mb(heap[0]!)} → ${mb(heap.at(-1)!)} MB (slope ${slopePerMinute(afterWarmUp.map((entry) => [entry.seconds, entry.sample.heapUsed]))} MB/min)\n`);
+        process.stdout.write(
+            `after warm-up (${Math.round(warmUpMs / 1000)} s): RSS ${mb(rss[0]!)} → ${mb(rss.at(-1)!)} MB (min ${mb(Math.min(...rss))}, `
+                + `max ${mb(Math.max(...rss))}, slope ${slopePerMinute(afterWarmUp.map((entry) => [entry.seconds, entry.sample.rss]))} `
+                + `MB/min); heap used ${mb(heap[0]!)} → ${mb(heap.at(-1)!)} MB `
+                + `(slope ${slopePerMinute(afterWarmUp.map((entry) => [entry.seconds, entry.sample.heapUsed]))} MB/min)\n`
+        );
     for (const [message, count] of stats.unexpectedMessages)
         process.stdout.write(`  unexpected ${count}×: ${message}\n`);
     return stats.unexpected === 0 ? 0 : 1;
@@ -131,7 +154,8 @@ function rssParts(pid: number, sample: MemorySample): string {
         const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
         const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
         const anonymous = kb("RssAnon") * 1024;
-        return ` (anonymous ${mb(anonymous)} of which outside the JS heap ${mb(anonymous - sample.heapTotal)}, file ${mb(kb("RssFile") * 1024)})`;
+        return ` (anonymous ${mb(anonymous)} of which outside the JS heap ${mb(anonymous - sample.heapTotal)}, `
+            + `file ${mb(kb("RssFile") * 1024)})`;
     } catch {
         return "";
     }

@@ -33,12 +33,15 @@ async function main(): Promise<void> {
     const send = (message: object) => process.send!(message);
     const gc = (globalThis as {gc?: () => void}).gc;
 
-    process.on("message", async (request: Request) => {
+    const answer = async (request: Request) => {
         if (request.type === "sample") {
             if (request.gc)
                 gc?.();
             const memory = process.memoryUsage();
-            const sample: MemorySample = {rss: memory.rss, heapUsed: memory.heapUsed, heapTotal: memory.heapTotal, external: memory.external, arrayBuffers: memory.arrayBuffers, gc: request.gc && gc != null};
+            const sample: MemorySample = {
+                rss: memory.rss, heapUsed: memory.heapUsed, heapTotal: memory.heapTotal, external: memory.external,
+                arrayBuffers: memory.arrayBuffers, gc: request.gc && gc != null
+            };
             send({id: request.id, sample});
         } else if (request.type === "snapshot")
             send({id: request.id, path: v8.writeHeapSnapshot(request.path)});
@@ -47,7 +50,8 @@ async function main(): Promise<void> {
             send({id: request.id, stopped: true});
             process.exit(0);
         }
-    });
+    };
+    process.on("message", (request: Request) => void answer(request));
     // The driver went away without saying stop: do not outlive it.
     process.on("disconnect", () => {
         void host.dispose().finally(() => process.exit(0));

@@ -21,14 +21,17 @@ const maxTokens = Number(process.env.MAX_TOKENS ?? (fullSize ? 100 : 400));
 const pairs = Number(process.env.PAIRS ?? (fullSize ? 6 : 12));
 const story = "Tell me a long story about a little dog who found a ball.";
 /** On the full-size model a ~1,600-token prompt, different for every request (no cached prefix on either path). */
-const promptFor = (index: number) => fullSize ? `${index} ${Array.from({length: 1300}, (_, word) => ["the", "little", "dog", "ran", "to", "park", "and", "found", "a", "red", "ball"][(word * 7 + index) % 11]).join(" ")}` : story;
+const words = ["the", "little", "dog", "ran", "to", "park", "and", "found", "a", "red", "ball"];
+const promptFor = (index: number) => fullSize
+    ? `${index} ${Array.from({length: 1300}, (_, word) => words[(word * 7 + index) % 11]).join(" ")}` : story;
 
 type Run = {ttftMs: number, tokensPerSecond: number, deltas: number};
 
 /** Streams one request, reading SSE `data:` lines; the first delta's time and the delta rate after it. */
 async function measure(url: string, body: unknown, headers: Record<string, string>, isDelta: (data: any) => boolean): Promise<Run> {
     const started = performance.now();
-    const response = await fetch(url, {method: "POST", headers: {"content-type": "application/json", ...headers}, body: JSON.stringify(body)});
+    const response = await fetch(url,
+        {method: "POST", headers: {"content-type": "application/json", ...headers}, body: JSON.stringify(body)});
     let first = -1;
     let last = -1;
     let deltas = 0;
@@ -45,8 +48,12 @@ async function measure(url: string, body: unknown, headers: Record<string, strin
 
 
 async function main(): Promise<void> {
-    const upstream = await startLlamaServer({model: fullSize ? await syntheticModel(modelName as "smollm2-135m") : models.chatml, slots: 1, ignoreEos: true, contextPerSlot: 4096});
-    const server = await startCliServer(["--engine", "upstream", "--upstream", upstream.url, "--no-auth", "--port", "0", "--store", "memory"])
+    const upstream = await startLlamaServer({
+        model: fullSize ? await syntheticModel(modelName as "smollm2-135m") : models.chatml, slots: 1, ignoreEos: true, contextPerSlot: 4096
+    });
+    const server = await startCliServer([
+        "--engine", "upstream", "--upstream", upstream.url, "--no-auth", "--port", "0", "--store", "memory"
+    ])
         .catch(async (error: unknown) => {
             await upstream.stop();
             throw error;
@@ -70,10 +77,15 @@ async function main(): Promise<void> {
             const [a, b] = pair % 2 === 0 ? [await direct(), await served()] : (([s, d]) => [d, s])([await served(), await direct()]);
             rate.push(b.tokensPerSecond / a.tokensPerSecond);
             ttft.push(a.ttftMs / b.ttftMs);
-            rows.push(`direct ${a.tokensPerSecond.toFixed(0)} tok/s ttft ${a.ttftMs.toFixed(1)} ms (${a.deltas}) | served ${b.tokensPerSecond.toFixed(0)} tok/s ttft ${b.ttftMs.toFixed(1)} ms (${b.deltas})`);
+            rows.push(
+                `direct ${a.tokensPerSecond.toFixed(0)} tok/s ttft ${a.ttftMs.toFixed(1)} ms (${a.deltas}) | `
+                    + `served ${b.tokensPerSecond.toFixed(0)} tok/s ttft ${b.ttftMs.toFixed(1)} ms (${b.deltas})`
+            );
         }
         console.log(rows.join("\n"));
-        console.log(`streamed tokens/s through this server / straight to llama-server: median ${median(rate).toFixed(3)} over ${pairs} pairs`);
+        console.log(
+            `streamed tokens/s through this server / straight to llama-server: median ${median(rate).toFixed(3)} over ${pairs} pairs`
+        );
         console.log(`time to first token, straight / through this server: median ${median(ttft).toFixed(3)} (1.0 = no added latency)`);
     } finally {
         server.stop();
