@@ -24,7 +24,9 @@ import {fetchPinnedPackage, repo} from "./lib/pinnedPackages.mjs";
 const {binariesForTarget, packagesForTarget, vscodeTargets} = await tsImport("../src/engine/models/prebuiltBinaries.ts", import.meta.url);
 
 const {values} = parseArgs({
-    options: {target: {type: "string", multiple: true}, gpu: {type: "string"}, force: {type: "boolean", default: false}, tools: {type: "string"}}
+    options: {
+        target: {type: "string", multiple: true}, gpu: {type: "string"}, force: {type: "boolean", default: false}, tools: {type: "string"}
+    }
 });
 const targets = values.target ?? vscodeTargets;
 const extra = values.gpu;
@@ -54,11 +56,14 @@ const pkg = JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8"))
 const nodeLlamaCppVersion = pkg.dependencies["node-llama-cpp"];
 
 /** The extension's own files: [from (in the repo), to (in the VSIX)]. */
-const ownFiles = [["dist/extension.js"], ["dist/tokenizerWorkerMain.js"], ["dist/webview/main.js"], ["media"], ["docs/vscode.md", "README.md"]];
+const ownFiles = [
+    ["dist/extension.js"], ["dist/tokenizerWorkerMain.js"], ["dist/webview/main.js"], ["media"], ["docs/vscode.md", "README.md"]
+];
 
 /** Files whose content decides a VSIX, besides its target and extra build. */
 const inputFiles = [
-    "scripts/package-vsix.mjs", "scripts/lib/pinnedPackages.mjs", "src/engine/models/prebuiltBinaries.ts", "package.json", "package-lock.json",
+    "scripts/package-vsix.mjs", "scripts/lib/pinnedPackages.mjs", "src/engine/models/prebuiltBinaries.ts", "package.json",
+    "package-lock.json",
     ...ownFiles.flatMap(([from]) => listFiles(path.join(repo, from)).map((file) => path.relative(repo, file)))
 ];
 
@@ -119,13 +124,17 @@ function packageTarget(target) {
 
     // --- package --------------------------------------------------------------------------------------------
     fs.rmSync(out, {force: true});
-    execFileSync(node24, [vsce, "package", "--target", target, "--out", out, "--allow-missing-repository", "--skip-license", "--no-update-package-json"], {
+    execFileSync(node24, [vsce, "package", "--target", target, "--out", out, "--allow-missing-repository", "--skip-license",
+        "--no-update-package-json"], {
         cwd: stage,
         stdio: ["ignore", "ignore", "inherit"],
         env: {...process.env, PATH: `${path.dirname(node24)}:${process.env.PATH}`}
     });
     fs.writeFileSync(digestFile, digest);
-    console.log(`package-vsix: ${path.relative(repo, out)} ${megabytes(out)} MB (${binaries.join(", ")}; ${copied.size} packages), ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+        `package-vsix: ${path.relative(repo, out)} ${megabytes(out)} MB (${binaries.join(", ")}; ${copied.size} `
+            + `packages), ${((performance.now() - started) / 1000).toFixed(1)} s`
+    );
 }
 
 /**
@@ -218,7 +227,8 @@ function resolvePackage(name, fromDir) {
 function listFiles(file) {
     if (!fs.statSync(file).isDirectory())
         return [file];
-    return fs.readdirSync(file, {withFileTypes: true, recursive: true}).filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name)).sort();
+    return fs.readdirSync(file, {withFileTypes: true, recursive: true}).filter((entry) => entry.isFile())
+        .map((entry) => path.join(entry.parentPath, entry.name)).sort();
 }
 
 function inputDigest(flavor) {

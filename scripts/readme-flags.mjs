@@ -3,7 +3,8 @@
 import {execFileSync} from "node:child_process";
 import {readFileSync, writeFileSync} from "node:fs";
 
-const help = execFileSync(process.execPath, ["--import", "tsx", "-e", "import('./src/host/cliOptions.ts').then((m) => process.stdout.write((m.cliHelp ?? m.default.cliHelp)()))"], {encoding: "utf8"});
+const help = execFileSync(process.execPath, ["--import", "tsx", "-e",
+    "import('./src/host/cliOptions.ts').then((m) => process.stdout.write((m.cliHelp ?? m.default.cliHelp)()))"], {encoding: "utf8"});
 const readme = readFileSync("README.md", "utf8");
 const start = "<!-- flags:start -->";
 const end = "<!-- flags:end -->";

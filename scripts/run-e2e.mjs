@@ -6,6 +6,7 @@ import fs from "node:fs";
 const started = performance.now();
 // Every test/e2e-vscode/*.e2e.ts, one after the other (each starts its own code-server).
 const files = fs.readdirSync("test/e2e-vscode").filter((name) => name.endsWith(".e2e.ts")).sort().map((name) => `test/e2e-vscode/${name}`);
-const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=1", "--test-timeout=300000", ...files], {stdio: "inherit"});
+const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=1", "--test-timeout=300000", ...files],
+    {stdio: "inherit"});
 console.log(`run-e2e: ${((performance.now() - started) / 1000).toFixed(1)} s`);
 process.exit(result.status ?? 1);

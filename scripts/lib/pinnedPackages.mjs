@@ -58,7 +58,10 @@ export function fetchPinnedPackage(name, version, {cacheRoot = binaryCache, log 
     execFileSync("tar", ["-xzf", tarball, "-C", home]);
     fs.rmSync(tarball);
     fs.writeFileSync(marker, integrity);
-    log(`fetched ${name}@${version} (${(sizeOf(unpacked) / 1e6).toFixed(1)} MB unpacked, integrity checked) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    log(
+        `fetched ${name}@${version} (${(sizeOf(unpacked) / 1e6).toFixed(1)} MB unpacked, integrity checked) `
+            + `in ${((performance.now() - started) / 1000).toFixed(1)} s`
+    );
     return unpacked;
 }
 
