@@ -27,7 +27,10 @@ function request(protocol: Protocol, text: string): {path: string, body: Record<
     if (protocol === "responses")
         return {path: "/responses", body: {...common, input: text, max_output_tokens: maxTokens, store: false}};
     if (protocol === "chat_completions")
-        return {path: "/chat/completions", body: {...common, messages: [{role: "user", content: text}], max_tokens: maxTokens, stream_options: {include_usage: true}}};
+        return {
+            path: "/chat/completions",
+            body: {...common, messages: [{role: "user", content: text}], max_tokens: maxTokens, stream_options: {include_usage: true}}
+        };
     return {path: "/messages", body: {...common, messages: [{role: "user", content: text}], max_tokens: maxTokens}};
 }
 
@@ -50,7 +53,8 @@ function outputTokens(protocol: Protocol, event: any): number | undefined {
 async function timeOne(url: string, protocol: Protocol, text: string): Promise<Timing> {
     const {path, body} = request(protocol, text);
     const started = performance.now();
-    const response = await fetch(`${url}${path}`, {method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify(body)});
+    const response = await fetch(`${url}${path}`,
+        {method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify(body)});
     if (!response.ok || response.body == null)
         throw new Error(`${protocol}: HTTP ${response.status} ${await response.text()}`);
     let first = -1;
@@ -85,13 +89,17 @@ async function main(): Promise<void> {
             }
         }
         const base = timings.get("responses")!;
-        console.log(`protocols: stories260K, 1 thread, ${rounds} rounds of ${maxTokens} tokens (rotating order), ${new Date().toISOString().slice(0, 10)}`);
+        console.log(
+            `protocols: stories260K, 1 thread, ${rounds} rounds of ${maxTokens} tokens (rotating `
+                + `order), ${new Date().toISOString().slice(0, 10)}`
+        );
         for (const protocol of protocols) {
             const runs = timings.get(protocol)!;
             const ttftRatios = runs.map((run, index) => run.ttftMs / base[index]!.ttftMs);
             const rateRatios = runs.map((run, index) => run.tokensPerSecond / base[index]!.tokensPerSecond);
             const spread = (values: number[]) => `${quantile(values, 0.25).toFixed(2)}–${quantile(values, 0.75).toFixed(2)}`;
-            console.log(`  ${protocol.padEnd(17)} ttft ${median(runs.map((run) => run.ttftMs)).toFixed(1)} ms (×${median(ttftRatios).toFixed(2)} of responses,`
+            console.log(`  ${protocol.padEnd(17)} ttft ${median(runs.map((run) => run.ttftMs)).toFixed(1)} ms `
+                + `(×${median(ttftRatios).toFixed(2)} of responses,`
                 + ` quartiles ${spread(ttftRatios)}), ${median(runs.map((run) => run.tokensPerSecond)).toFixed(0)} tok/s`
                 + ` (×${median(rateRatios).toFixed(2)}, quartiles ${spread(rateRatios)})`);
         }

@@ -35,7 +35,8 @@ export type ContextPlan = {contextSize: number, parallel: number};
  * - The sequences only: each gets its share of the budget, at least `defaultContextSize`, at most the trained context.
  */
 export function planContext(trainContextSize: number, set: {contextSize: number | null, parallel: number | null}): ContextPlan {
-    const sequencesFor = (contextSize: number) => Math.max(1, Math.min(defaultParallel, Math.floor(defaultContextBudgetTokens / contextSize)));
+    const sequencesFor = (contextSize: number) => Math.max(1,
+        Math.min(defaultParallel, Math.floor(defaultContextBudgetTokens / contextSize)));
     if (set.contextSize != null)
         return {contextSize: set.contextSize, parallel: set.parallel ?? sequencesFor(set.contextSize)};
     if (set.parallel != null) {

@@ -136,7 +136,10 @@ export type GenerationUsage = {
 
 export type GenerationResult = {
     stopReason: "stop" | "length" | "abort" | "tool_calls",
-    /** The stop sequence (the operator's or the request's) the answer ended at; absent when it ended otherwise or the engine cannot tell. */
+    /**
+     * The stop sequence (the operator's or the request's) the answer ended at; absent when it ended otherwise or the
+     * engine cannot tell.
+     */
     stopSequence?: string,
     text: string,
     calls: {name: string, arguments: string}[],

@@ -46,7 +46,10 @@ export type HostConfig = {
     speculative: SpeculativeKind,
     /** The draft model for `speculative: "draft"` (`--draft-model`): a GGUF file with the model's vocabulary. */
     draftModelPath: string | null,
-    /** Poll the event loop while a generation's tokens come less than this many ms apart (`--busy-poll-below-ms`; see BusyPoll); 0 never. */
+    /**
+     * Poll the event loop while a generation's tokens come less than this many ms apart (`--busy-poll-below-ms`; see
+     * BusyPoll); 0 never.
+     */
     busyPollBelowTokenMs: number,
     /** Text that ends a plain-text answer like the model's own end of turn (for models that never stop). */
     stopSequences: string[],
@@ -155,7 +158,10 @@ export function defaultConfig(): HostConfig {
     const jobs = defaultBackgroundJobLimits;
     return {
         engine: "local",
-        upstream: {urls: [], apiKey: null, model: null, timeoutSeconds: defaultUpstreamTimeoutSeconds, healthIntervalMs: defaultUpstreamHealthIntervalMs},
+        upstream: {
+            urls: [], apiKey: null, model: null, timeoutSeconds: defaultUpstreamTimeoutSeconds,
+            healthIntervalMs: defaultUpstreamHealthIntervalMs
+        },
         modelPath: null,
         modelAlias: null,
         host: "127.0.0.1",

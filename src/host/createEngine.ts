@@ -45,7 +45,8 @@ function promptCacheOf({storage}: HostConfig, log?: (line: string) => void) {
     if (storage.kind !== "durable" || storage.dataDir == null || maxBytes === 0)
         return undefined;
     return {
-        folder: path.join(storage.dataDir, "prompt-states"), maxBytes, minTokens: storage.promptCacheMinTokens ?? defaultPromptCacheMinTokens,
+        folder: path.join(storage.dataDir, "prompt-states"), maxBytes,
+        minTokens: storage.promptCacheMinTokens ?? defaultPromptCacheMinTokens,
         ttlSeconds: storage.promptCacheTtlSeconds ?? defaultPromptCacheTtlSeconds, log
     };
 }

@@ -21,7 +21,8 @@ describe("--speculative and --draft-model", () => {
         assert.deepEqual(pick(parseCliOptions([], {}).config), ["off", null]);
         assert.deepEqual(pick(parseCliOptions(["--speculative", "lookup"], {}).config), ["lookup", null]);
         assert.deepEqual(pick(parseCliOptions(["--draft-model", "d.gguf"], {}).config), ["draft", "d.gguf"]);
-        assert.deepEqual(pick(parseCliOptions([], {LOCAL_RESPONSES_SPECULATIVE: "draft", LOCAL_RESPONSES_DRAFT_MODEL: "d.gguf"}).config), ["draft", "d.gguf"]);
+        assert.deepEqual(pick(parseCliOptions([], {LOCAL_RESPONSES_SPECULATIVE: "draft", LOCAL_RESPONSES_DRAFT_MODEL: "d.gguf"}).config),
+            ["draft", "d.gguf"]);
     });
 
     it("refuses an unknown mode, a draft without its model and a model without draft, naming the flags", () => {
@@ -38,7 +39,8 @@ describe("--speculative and --draft-model", () => {
 });
 
 describe("--busy-poll-below-ms", () => {
-    it("defaults to defaultBusyPollBelowTokenMs, takes whole ms from the flag or the environment (nothing else), and 0 turns polling off", () => {
+    it("defaults to defaultBusyPollBelowTokenMs, takes whole ms from the flag or the environment (nothing else), and 0 "
+        + "turns polling off", () => {
         assert.equal(parseCliOptions([], {}).config.busyPollBelowTokenMs, defaultBusyPollBelowTokenMs);
         assert.equal(parseCliOptions(["--busy-poll-below-ms", "5"], {}).config.busyPollBelowTokenMs, 5);
         assert.equal(parseCliOptions([], {LOCAL_RESPONSES_BUSY_POLL_BELOW_MS: "0"}).config.busyPollBelowTokenMs, 0);

@@ -69,13 +69,16 @@ describe("defaults are declared once", () => {
         assert.deepEqual(Object.keys(mirrors).map((key) => prefix + key).sort(), Object.keys(properties).sort(),
             "each contributed setting is mapped to the default it mirrors (a new setting needs its entry here)");
         for (const [key, expected] of Object.entries(mirrors))
-            assert.deepEqual(properties[prefix + key]!.default, expected, `${prefix}${key}: package.json says ${JSON.stringify(properties[prefix + key]!.default)}, the code's default is ${JSON.stringify(expected)}`);
+            assert.deepEqual(properties[prefix + key]!.default, expected,
+                `${prefix}${key}: package.json says ${JSON.stringify(properties[prefix + key]!.default)}, the code's default `
+                    + `is ${JSON.stringify(expected)}`);
     });
 
     it("the host configuration takes each default a class applies from the constant beside that class's options", () => {
         assert.equal(config.threads, defaultThreads());
         assert.deepEqual([config.parallel, config.queueLimit], [null, defaultQueueLimit], "parallel null: the engine's plan (planContext)");
-        assert.deepEqual([config.upstream.timeoutSeconds, config.upstream.healthIntervalMs], [defaultUpstreamTimeoutSeconds, defaultUpstreamHealthIntervalMs]);
+        assert.deepEqual([config.upstream.timeoutSeconds, config.upstream.healthIntervalMs],
+            [defaultUpstreamTimeoutSeconds, defaultUpstreamHealthIntervalMs]);
         assert.equal(config.reasoningEchoMaxBytes, defaultReasoningEchoMaxBytes);
         assert.deepEqual(config.store, {...defaultResponseStoreBounds, ...defaultOwnerQuotas});
         assert.deepEqual(config.conversations, {...defaultConversationStoreBounds, ...defaultOwnerQuotas});
@@ -86,7 +89,8 @@ describe("defaults are declared once", () => {
             maxRetained: background.retainedJobs, maxInputBytes: background.inputMaxBytes
         }, defaultBackgroundJobLimits);
         assert.deepEqual({maxEvents: background.eventMaxCount, maxBytes: background.eventMaxBytes}, defaultJobEventLogLimits);
-        assert.deepEqual({maxReaders: background.streamReaders, maxReadersPerOwner: background.streamReadersPerKey}, defaultStreamReaderLimits);
+        assert.deepEqual({maxReaders: background.streamReaders, maxReadersPerOwner: background.streamReadersPerKey},
+            defaultStreamReaderLimits);
         assert.equal(config.compaction.summaryMaxTokens, defaultSummaryMaxTokens);
         assert.equal(config.contextSize, null, "null: the engine's plan (planContext)");
     });

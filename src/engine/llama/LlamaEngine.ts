@@ -228,7 +228,8 @@ export class LlamaEngine implements ChatEngine {
             try {
                 onProgress?.({phase: "context", progress: 0});
                 const trainContextSize = model.trainContextSize;
-                const {contextSize, parallel} = planContext(trainContextSize, {contextSize: this.options.contextSize ?? null, parallel: this.options.parallel ?? null});
+                const {contextSize, parallel} = planContext(trainContextSize,
+                    {contextSize: this.options.contextSize ?? null, parallel: this.options.parallel ?? null});
                 const afterDispatch = new AfterDispatch();
                 const tokenizerWorker = new TokenizerWorker({modelPath: path.resolve(modelPath), gpu: this.options.gpu ?? false});
                 const segments = createSegmentTokenizer(model.tokenizer);
@@ -247,7 +248,8 @@ export class LlamaEngine implements ChatEngine {
                     batching: {dispatchSchedule: afterDispatch.dispatchSchedule}
                 });
                 const speculative = await SpeculativeDecoding.open(this.options.speculative ?? {kind: "off"}, binding, this.llama, {
-                    contextSize: context.contextSize, sequences: parallel, threads: this.threads, gpuLayers: modelGpuLayers(this.options.gpu ?? false)
+                    contextSize: context.contextSize, sequences: parallel, threads: this.threads,
+                    gpuLayers: modelGpuLayers(this.options.gpu ?? false)
                 });
                 // A generation step with predictions holds each sequence's token and what was predicted after it: still generation.
                 BatchThreads.install(context, {
@@ -255,14 +257,16 @@ export class LlamaEngine implements ChatEngine {
                     promptBatchTokens: parallel * (1 + speculative.maxPredictedTokens) + 1
                 });
                 const chatWrapper = binding.resolveChatWrapper(model);
-                const sequences = Array.from({length: parallel}, () => context.getSequence({tokenPredictor: speculative.predictorForNewSequence()}));
+                const sequences = Array.from({length: parallel},
+                    () => context.getSequence({tokenPredictor: speculative.predictorForNewSequence()}));
                 const loaded = new LoadedModel({
                     model,
                     context,
                     chatWrapper,
                     variants: new ChatWrapperVariants(chatWrapper, binding, model),
                     grammars: new JsonGrammars(this.llama),
-                    pool: new SequencePool(sequences, (sequence) => sequence.contextTokens as number[], {queueLimit: this.options.queueLimit}),
+                    pool: new SequencePool(sequences, (sequence) => sequence.contextTokens as number[],
+                        {queueLimit: this.options.queueLimit}),
                     afterDispatch,
                     speculative,
                     segments,
@@ -294,12 +298,14 @@ export class LlamaEngine implements ChatEngine {
             }
         } catch (error) {
             this.setState(this.loaded != null ? "ready" : previousState === "ready" ? "unloaded" : "failed");
-            throw new EngineError("load_failed", `Could not load model '${modelPath}': ${error instanceof Error ? error.message : String(error)}`);
+            throw new EngineError("load_failed",
+                `Could not load model '${modelPath}': ${error instanceof Error ? error.message : String(error)}`);
         }
     }
 
     /** The prompt-state cache for this model file and these context settings (a state is only loaded into both). */
-    private async openPromptStates(binding: NodeLlamaCpp, modelPath: string, context: LlamaContext, keyCacheType: KeyCacheType): Promise<PromptStateCache | null> {
+    private async openPromptStates(binding: NodeLlamaCpp, modelPath: string, context: LlamaContext,
+        keyCacheType: KeyCacheType): Promise<PromptStateCache | null> {
         const options = this.options.promptCache;
         if (options == null)
             return null;
@@ -310,7 +316,8 @@ export class LlamaEngine implements ChatEngine {
             ...keyCacheType !== "f16" && {keyCacheType}
         };
         return PromptStateCache.open({
-            folder: options.folder, maxBytes: options.maxBytes, minTokens: options.minTokens, ttlSeconds: options.ttlSeconds, log: options.log,
+            folder: options.folder, maxBytes: options.maxBytes, minTokens: options.minTokens, ttlSeconds: options.ttlSeconds,
+            log: options.log,
             identity: {model: await modelFingerprint(path.resolve(modelPath)), context: JSON.stringify(settings)}
         });
     }

@@ -154,7 +154,7 @@ export class LoadedModel {
     public async chatFor(sequence: LlamaContextSequence, wrapper: ChatWrapper = this.chatWrapper): Promise<LlamaChat> {
         let chats = this.chats;
         if (wrapper !== this.chatWrapper) {
-            chats = this.variantChats.get(wrapper) ?? new Map();
+            chats = this.variantChats.get(wrapper) ?? new Map<LlamaContextSequence, LlamaChat>();
             this.variantChats.set(wrapper, chats);
         }
         let chat = chats.get(sequence);

@@ -46,7 +46,9 @@ export class SpeculativeDecoding {
             return new SpeculativeDecoding(setting.kind, binding, null);
         const model = await llama.loadModel({modelPath: path.resolve(setting.modelPath), gpuLayers: target.gpuLayers});
         try {
-            const context = await model.createContext({contextSize: target.contextSize, sequences: target.sequences, threads: target.threads});
+            const context = await model.createContext({
+                contextSize: target.contextSize, sequences: target.sequences, threads: target.threads
+            });
             return new SpeculativeDecoding("draft", binding, {model, context});
         } catch (error) {
             await model.dispose();
@@ -59,7 +61,8 @@ export class SpeculativeDecoding {
         if (this.kind === "lookup")
             return new this.binding.InputLookupTokenPredictor({predictionLength: lookupPredictionLength});
         if (this.draft != null)
-            return new this.binding.DraftSequenceTokenPredictor(this.draft.context.getSequence(), {minTokens: draftPredictionMinTokens, maxTokens: draftPredictionMaxTokens});
+            return new this.binding.DraftSequenceTokenPredictor(this.draft.context.getSequence(),
+                {minTokens: draftPredictionMinTokens, maxTokens: draftPredictionMaxTokens});
         return undefined;
     }
 

@@ -43,7 +43,8 @@ export type RunGenerationOptions = {
 };
 
 /** One generation on a leased sequence, streaming each chunk to `request.onEvent` as it is produced. */
-export async function runGeneration({chat, plain, sequence, history, prompt, promptStepTokens, contextSize, request, onTokens, grammar, thinks, stopSequences = [], afterDispatch, busyPoll, onAnswer}: RunGenerationOptions): Promise<GenerationResult> {
+export async function runGeneration({chat, plain, sequence, history, prompt, promptStepTokens, contextSize, request, onTokens, grammar,
+    thinks, stopSequences = [], afterDispatch, busyPoll, onAnswer}: RunGenerationOptions): Promise<GenerationResult> {
     const promptTokens = prompt.length;
     // Ends the generation early: a stop sequence was seen, or the event consumer failed.
     const stopSignal = new AbortController();
@@ -83,7 +84,8 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
     /** Caps a plain answer at maxTokens (see AnswerTokenBudget). */
     const budget = new AnswerTokenBudget(maxTokens);
     /** The text of the part of a release the budget kept, when it cut one. */
-    const keptText = (tokens: readonly Token[]) => detokenizeAfter(sequence.model, tokens, budget.taken.slice(0, budget.taken.length - tokens.length));
+    const keptText = (tokens: readonly Token[]) => detokenizeAfter(sequence.model, tokens,
+        budget.taken.slice(0, budget.taken.length - tokens.length));
     const cadence = busyPoll?.follow();
     let prefilled: PromptProgress | undefined;
     const countTokens = (tokens: readonly Token[]) => {
@@ -119,7 +121,9 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
             : false as const
     };
 
-    let response: {response: string, functionCalls?: ReadonlyArray<{functionName: string, params?: unknown}>, metadata: {stopReason: string}};
+    let response: {
+        response: string, functionCalls?: ReadonlyArray<{functionName: string, params?: unknown}>, metadata: {stopReason: string}
+    };
     try {
         prefilled = await prefillPrompt(sequence, prompt, {maxStepTokens: promptStepTokens, signal, onProgress: request.onPromptProgress});
         if (plain != null) {
@@ -161,7 +165,8 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
                         functions,
                         documentFunctionParams: true,
                         maxParallelFunctionCalls: request.maxToolCalls,
-                        onFunctionCallParamsChunk: (chunk) => callStream.push(chunk.callIndex, chunk.functionName, chunk.paramsChunk, chunk.done)
+                        onFunctionCallParamsChunk: (chunk) => callStream.push(chunk.callIndex, chunk.functionName, chunk.paramsChunk,
+                            chunk.done)
                     }
                     : {}),
                 onResponseChunk: (chunk) => {
@@ -200,7 +205,8 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
     const meterAfter = sequence.tokenMeter.getState();
     // At most maxTokens: a token past a plain answer's budget (see AnswerTokenBudget) was evaluated, but is no part of it.
     // The meter also counts predicted tokens the model evaluated and did not keep (speculative decoding): not output.
-    const outputTokens = Math.min(maxTokens, meterAfter.usedOutputTokens - meterBefore.usedOutputTokens - unusedPredictions(sequence, predictionsBefore));
+    const outputTokens = Math.min(maxTokens,
+        meterAfter.usedOutputTokens - meterBefore.usedOutputTokens - unusedPredictions(sequence, predictionsBefore));
     // The meter counts the last prompt token as an "output" evaluation (it yields the first sampled token).
     const evaluatedPrompt = meterAfter.usedInputTokens - meterBefore.usedInputTokens + (outputTokens > 0 ? 1 : 0);
     const cachedTokens = Math.max(0, Math.min(promptTokens, promptTokens - evaluatedPrompt));

@@ -14,7 +14,12 @@ export function statusRouter(sources: MetricsSources, metrics: ServerMetrics): R
         const {store, conversations, jobs, readers} = sources;
         res.json({
             object: "status",
-            model: model == null ? null : {id: model.id, context_size: model.contextSize, sequences: model.sequences, chat_wrapper: model.chatWrapper, ...model.keyCache != null && {cache_type_k: model.keyCache.type}, ...model.batchSize != null && {batch_size: model.batchSize}},
+            model: model == null ? null
+                : {
+                    id: model.id, context_size: model.contextSize, sequences: model.sequences, chat_wrapper: model.chatWrapper,
+                    ...model.keyCache != null && {cache_type_k: model.keyCache.type},
+                    ...model.batchSize != null && {batch_size: model.batchSize}
+                },
             engine: engineStatus(sources),
             responses: storeStatus(store),
             conversations: storeStatus(conversations),
@@ -45,9 +50,14 @@ function engineStatus(sources: MetricsSources): Record<string, unknown> {
 
 /** A store's occupancy and counters, then the bounds it applies. */
 function storeStatus(store: {stats(): object, bounds: AppliedBounds}): Record<string, unknown> {
-    return {...snake(store.stats()), max_entries: store.bounds.maxEntries, max_bytes: store.bounds.maxBytes, ttl_seconds: store.bounds.ttlSeconds};
+    return {
+        ...snake(store.stats()), max_entries: store.bounds.maxEntries, max_bytes: store.bounds.maxBytes,
+        ttl_seconds: store.bounds.ttlSeconds
+    };
 }
 
 function snake(stats: object): Record<string, unknown> {
-    return Object.fromEntries(Object.entries(stats).map(([key, value]) => [key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), value]));
+    return Object.fromEntries(
+        Object.entries(stats).map(([key, value]) => [key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), value])
+    );
 }

@@ -117,7 +117,9 @@ export function readSettings(get: SettingReader): {settings: ExtensionSettings, 
         if (value == null)
             return fallback;
         if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-            problems.push(`${settingsSection}.${key} must be an integer from ${min} to ${max} (got ${JSON.stringify(value)}); using ${fallback}.`);
+            problems.push(
+                `${settingsSection}.${key} must be an integer from ${min} to ${max} (got ${JSON.stringify(value)}); using ${fallback}.`
+            );
             return fallback;
         }
         return value;
@@ -146,7 +148,10 @@ export function readSettings(get: SettingReader): {settings: ExtensionSettings, 
     if (isKeyCacheType(keysRaw))
         cacheTypeK = keysRaw;
     else
-        problems.push(`${settingsSection}.cacheTypeK must be ${keyCacheTypes.join(" or ")} (got ${JSON.stringify(keysRaw)}); using ${defaults.cacheTypeK}.`);
+        problems.push(
+            `${settingsSection}.cacheTypeK must be ${keyCacheTypes.join(" or ")} (got ${JSON.stringify(keysRaw)}); `
+                + `using ${defaults.cacheTypeK}.`
+        );
 
     const draftModel = text(settingKeys.draftModel);
     const speculativeRaw = get(settingKeys.speculative) ?? "off";
@@ -154,9 +159,13 @@ export function readSettings(get: SettingReader): {settings: ExtensionSettings, 
     if (speculativeRaw === "lookup" || (speculativeRaw === "draft" && draftModel != null))
         speculative = speculativeRaw;
     else if (speculativeRaw === "draft")
-        problems.push(`${settingsSection}.speculative.mode is draft but ${settingsSection}.speculative.draftModel names no model; using off.`);
+        problems.push(
+            `${settingsSection}.speculative.mode is draft but ${settingsSection}.speculative.draftModel names no model; using off.`
+        );
     else if (speculativeRaw !== "off")
-        problems.push(`${settingsSection}.speculative.mode must be off, lookup or draft (got ${JSON.stringify(speculativeRaw)}); using off.`);
+        problems.push(
+            `${settingsSection}.speculative.mode must be off, lookup or draft (got ${JSON.stringify(speculativeRaw)}); using off.`
+        );
 
     const originsRaw = get(settingKeys.allowedOrigins) ?? [];
     let allowedOrigins: string[] = [];
@@ -228,7 +237,9 @@ function readEngine(get: SettingReader, problems: string[]): {engine: HostConfig
         problems.push(`${settingsSection}.${settingKeys.upstreamUrls} must be a list of http(s) URLs.`);
 
     if (engine === "upstream" && upstreamUrls.length === 0) {
-        problems.push(`${settingsSection}.engine is upstream but ${settingsSection}.${settingKeys.upstreamUrls} lists no http(s) URL; using local.`);
+        problems.push(
+            `${settingsSection}.engine is upstream but ${settingsSection}.${settingKeys.upstreamUrls} lists no http(s) URL; using local.`
+        );
         engine = "local";
     }
     return {engine, upstreamUrls};
@@ -255,12 +266,16 @@ export function contextSettings(settings: ExtensionSettings): {contextSize: numb
     };
 }
 
-export function toHostConfig(settings: ExtensionSettings, apiKey: string, modelPath: string | null, upstreamApiKey: string | null = null): HostConfig {
+export function toHostConfig(settings: ExtensionSettings, apiKey: string, modelPath: string | null,
+    upstreamApiKey: string | null = null): HostConfig {
     const config = defaultConfig();
     return {
         ...config,
         engine: settings.engine,
-        upstream: {...config.upstream, urls: settings.upstreamUrls, apiKey: upstreamApiKey, model: settings.upstreamModel, timeoutSeconds: settings.upstreamTimeoutSeconds},
+        upstream: {
+            ...config.upstream, urls: settings.upstreamUrls, apiKey: upstreamApiKey, model: settings.upstreamModel,
+            timeoutSeconds: settings.upstreamTimeoutSeconds
+        },
         modelPath,
         modelAlias: settings.modelAlias,
         host: settings.host,
@@ -277,8 +292,13 @@ export function toHostConfig(settings: ExtensionSettings, apiKey: string, modelP
         strictModel: settings.strictModel,
         strictTools: settings.strictTools,
         allowedOrigins: settings.allowedOrigins,
-        store: {...config.store, maxEntries: settings.storeMaxEntries, maxBytes: settings.storeMaxBytes, ttlSeconds: settings.storeTtlSeconds},
-        background: {...config.background, maxJobs: settings.jobsMaxActive, workers: settings.jobsWorkers, deadlineSeconds: settings.jobsDeadlineSeconds}
+        store: {
+            ...config.store, maxEntries: settings.storeMaxEntries, maxBytes: settings.storeMaxBytes, ttlSeconds: settings.storeTtlSeconds
+        },
+        background: {
+            ...config.background, maxJobs: settings.jobsMaxActive, workers: settings.jobsWorkers,
+            deadlineSeconds: settings.jobsDeadlineSeconds
+        }
     };
 }
 
@@ -293,7 +313,8 @@ export function toHostConfig(settings: ExtensionSettings, apiKey: string, modelP
 export type SettingsChangePlan = {action: "none" | "loadModel" | "restartServer" | "rebuild", changed: (keyof ExtensionSettings)[]};
 
 const rebuildKeys: (keyof ExtensionSettings)[] = [
-    "modelAlias", "threads", "promptThreads", "contextSize", "parallel", "queueLimit", "gpu", "cacheTypeK", "speculative", "draftModel", "allowedOrigins", "strictModel", "strictTools",
+    "modelAlias", "threads", "promptThreads", "contextSize", "parallel", "queueLimit", "gpu", "cacheTypeK", "speculative", "draftModel",
+    "allowedOrigins", "strictModel", "strictTools",
     "storeMaxEntries", "storeMaxBytes", "storeTtlSeconds", "jobsMaxActive", "jobsWorkers", "jobsDeadlineSeconds",
     "engine", "upstreamUrls", "upstreamModel", "upstreamTimeoutSeconds"
 ];

@@ -6,7 +6,10 @@ import {defaultBatchSize} from "../../../src/engine/engineDefaults.js";
 import {isTerminal, pollUntil} from "../../helpers/background.js";
 import {startTestServer, type TestServer} from "../../helpers/testServer.js";
 
-type Family = {name: string, type: string, metrics: Array<{value?: string, labels?: Record<string, string>, count?: string, sum?: string, buckets?: Record<string, string>}>};
+type Family = {
+    name: string, type: string,
+    metrics: Array<{value?: string, labels?: Record<string, string>, count?: string, sum?: string, buckets?: Record<string, string>}>
+};
 
 describe("GET /v1/status and GET /metrics", () => {
     let server: TestServer;
@@ -41,7 +44,9 @@ describe("GET /v1/status and GET /metrics", () => {
         assert.ok(value("tokens_total", {protocol: "responses", kind: "output"}) > 0);
         assert.ok(family("generations_total").metrics.reduce((sum, metric) => sum + Number(metric.value), 0) >= 2);
         // The parser drops a labelled histogram's count: read it from the text.
-        const histogramCount = (name: string) => Number(new RegExp(`^local_responses_${name}_count\\{protocol="responses"\\} (\\d+)$`, "m").exec(text)?.[1]);
+        const histogramCount = (name: string) => Number(
+            new RegExp(`^local_responses_${name}_count\\{protocol="responses"\\} (\\d+)$`, "m").exec(text)?.[1]
+        );
         assert.equal(family("time_to_first_token_seconds").type, "HISTOGRAM");
         assert.ok(histogramCount("time_to_first_token_seconds") >= 2);
         assert.ok(histogramCount("generation_tokens_per_second") >= 2);
@@ -68,8 +73,10 @@ describe("GET /v1/status and GET /metrics", () => {
         assert.equal(status.model.batch_size, defaultBatchSize(false), "the CPU's batch, none being set");
         assert.equal(status.engine.state, "ready");
         assert.equal(status.engine.sequences_total, 2);
-        assert.deepEqual(status.engine.speculative, {kind: "off", drafted_tokens: 0, accepted_tokens: 0}, "speculative decoding is off by default");
-        assert.ok(status.protocols.responses.generations >= 2 && status.protocols.responses.output_tokens > 0, JSON.stringify(status.protocols));
+        assert.deepEqual(status.engine.speculative, {kind: "off", drafted_tokens: 0, accepted_tokens: 0},
+            "speculative decoding is off by default");
+        assert.ok(status.protocols.responses.generations >= 2 && status.protocols.responses.output_tokens > 0,
+            JSON.stringify(status.protocols));
         assert.ok(status.responses.entries >= 2);
         for (const key of ["hits", "misses", "evictions", "expirations"])
             assert.equal(typeof status.responses[key], "number");

@@ -40,7 +40,8 @@ describe("speculative decoding by prompt lookup (real node-llama-cpp)", () => {
             assert.equal(result.text, plain.text, `request ${index}`);
             assert.equal(result.stopReason, plain.stopReason, `request ${index}`);
             assert.equal(result.stopSequence, plain.stopSequence, `request ${index}`);
-            assert.equal(result.usage.outputTokens, plain.usage.outputTokens, `request ${index}: output tokens count the answer, not the predictions`);
+            assert.equal(result.usage.outputTokens, plain.usage.outputTokens,
+                `request ${index}: output tokens count the answer, not the predictions`);
             assert.equal(result.usage.cachedTokens, plain.usage.cachedTokens, `request ${index}`);
         }
         const [copy] = lookup.results;
@@ -52,7 +53,9 @@ describe("speculative decoding by prompt lookup (real node-llama-cpp)", () => {
     });
 
     it("a JSON schema answer and a forced call are the same with prediction", async () => {
-        const schema = {type: "object", properties: {title: {type: "string", maxLength: 40}}, required: ["title"], additionalProperties: false};
+        const schema = {
+            type: "object", properties: {title: {type: "string", maxLength: 40}}, required: ["title"], additionalProperties: false
+        };
         const weather = {name: "get_weather", description: "The weather of a city", parameters: {
             type: "object", properties: {city: {type: "string", enum: ["Paris", "Oslo"]}}, required: ["city"], additionalProperties: false
         }};
@@ -68,7 +71,8 @@ describe("speculative decoding by prompt lookup (real node-llama-cpp)", () => {
     });
 
     it("with a draft model (the model itself: every prediction right but for its timing), greedy answers are the same", async () => {
-        const {off, lookup: drafted} = await bothWays((turns) => [{turns, maxOutputTokens: 64, sampling: greedy}], {kind: "draft", modelPath: models.chatml});
+        const {off, lookup: drafted} = await bothWays((turns) => [{turns, maxOutputTokens: 64, sampling: greedy}],
+            {kind: "draft", modelPath: models.chatml});
         assert.equal(drafted.results[0]!.text, off.results[0]!.text);
         assert.equal(drafted.results[0]!.usage.outputTokens, off.results[0]!.usage.outputTokens);
         assert.ok(drafted.results[0]!.usage.acceptedTokens! > 0, JSON.stringify(drafted.results[0]!.usage));
