@@ -88,6 +88,10 @@ function packageTarget(target) {
     // --- the extension's own files --------------------------------------------------------------------------
     for (const [from, to = from] of ownFiles)
         fs.cpSync(path.join(repo, from), path.join(stage, to), {recursive: true});
+    // docs/vscode.md's screenshots live in docs/images/, which the VSIX does not carry (and vsce refuses relative
+    // images without a repository URL): in the Marketplace README they are left out.
+    const readme = path.join(stage, "README.md");
+    fs.writeFileSync(readme, fs.readFileSync(readme, "utf8").replace(/^!\[[^\]]*\]\(images\/[^)]+\)\n\n?/gm, ""));
 
     const binaries = packagesForTarget(target, extra);
     const staged = {
