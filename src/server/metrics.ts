@@ -7,6 +7,7 @@ import type {ApiProtocol} from "../responses/preparedResponse.js";
 import type {BackgroundJobs} from "../responses/BackgroundJobs.js";
 import type {ConversationStore} from "../store/ConversationStore.js";
 import type {ResponseStore} from "../store/ResponseStore.js";
+import type {StoreCounters} from "../store/storeBounds.js";
 import type {StreamReaderSlots} from "./StreamReaderSlots.js";
 
 export type MetricsSources = {
@@ -96,21 +97,10 @@ export class ServerMetrics {
 
         // Cumulative counts the stores keep themselves, exported as counters by their growth since the last scrape.
         cumulativeCounter(this.registry, "store_events_total", "Response store events: hit, miss, write, eviction, expiration, deletion.",
-            () => {
-                const stats = sources.store.stats();
-                return {
-                    hit: stats.hits, miss: stats.misses, write: stats.writes, eviction: stats.evictions, expiration: stats.expirations,
-                    deletion: stats.deletions
-                };
-            });
+            () => storeEvents(sources.store.stats()));
         cumulativeCounter(this.registry, "conversation_events_total",
-            "Conversation store events: hit, miss, write, eviction, expiration, deletion.", () => {
-                const stats = sources.conversations.stats();
-                return {
-                    hit: stats.hits, miss: stats.misses, write: stats.writes, eviction: stats.evictions, expiration: stats.expirations,
-                    deletion: stats.deletions
-                };
-            });
+            "Conversation store events: hit, miss, write, eviction, expiration, deletion.",
+            () => storeEvents(sources.conversations.stats()));
         cumulativeCounter(this.registry, "background_jobs_total",
             "Background responses by outcome: submitted, rejected, completed, failed, cancelled, expired.", () => {
                 const stats = sources.jobs.stats();
@@ -167,6 +157,14 @@ export class ServerMetrics {
     public text(): Promise<string> {
         return this.registry.metrics();
     }
+}
+
+/** A store's cumulative counts under the event names both store counters export. */
+function storeEvents(stats: StoreCounters): Record<string, number> {
+    return {
+        hit: stats.hits, miss: stats.misses, write: stats.writes, eviction: stats.evictions, expiration: stats.expirations,
+        deletion: stats.deletions
+    };
 }
 
 /**
