@@ -6,6 +6,7 @@ import {claudeBaseUrl, claudeSettingsFile, claudeSettingsPreview, mergeClaudeSet
 import {clientKeyVariable} from "../clientKey.js";
 import type {CommandContext} from "../CommandContext.js";
 import {commandIds} from "../manifest/commandIds.js";
+import {readTextOrEmpty} from "../readTextOrEmpty.js";
 
 const openSettings = "Open settings.json";
 
@@ -37,11 +38,7 @@ export async function configureClaudeCode(context: Pick<CommandContext, "control
         return;
     }
 
-    const existing = await fs.readFile(settingsFile, "utf8").catch((error: NodeJS.ErrnoException) => {
-        if (error.code === "ENOENT")
-            return "";
-        throw error;
-    });
+    const existing = await readTextOrEmpty(settingsFile);
     const merge = mergeClaudeSettings(existing, provider);
     if (!merge.ok) {
         context.log.warn(`claude: left ${settingsFile} as it is: ${merge.reason}`);

@@ -5,6 +5,7 @@ import * as vscode from "vscode";
 import {codexKeyVariable, codexProviderBlock, codexShellHint, codexTopLevelKeys, mergeCodexConfig} from "./codexConfig.js";
 import type {CommandContext} from "../CommandContext.js";
 import {commandIds} from "../manifest/commandIds.js";
+import {readTextOrEmpty} from "../readTextOrEmpty.js";
 
 /**
  * Configure Codex…: writes (or shows) a `config.toml` provider block for this endpoint. The key goes in an
@@ -39,11 +40,7 @@ export async function configureCodex(context: Pick<CommandContext, "controller" 
         return;
     }
 
-    const existing = await fs.readFile(configFile, "utf8").catch((error: NodeJS.ErrnoException) => {
-        if (error.code === "ENOENT")
-            return "";
-        throw error;
-    });
+    const existing = await readTextOrEmpty(configFile);
     await fs.mkdir(path.dirname(configFile), {recursive: true});
     await fs.writeFile(configFile, mergeCodexConfig(existing, provider));
     context.log.info(`codex: wrote provider 'local-responses' (${endpoint}) to ${configFile}`);
