@@ -5,7 +5,6 @@ import type {GenerationActivity} from "../GenerationActivity.js";
 import type {LoadedModel, RenderedPrompt} from "./LoadedModel.js";
 import {planPlainCompletion} from "./plainCompletion.js";
 import {runGeneration} from "./runGeneration.js";
-import {SpeculativeDecoding} from "./SpeculativeDecoding.js";
 import type {SequenceLease} from "./SequencePool.js";
 import type {EngineLease, GenerationRequest, GenerationResult, GenerationSummary, PromptShape} from "../types.js";
 
@@ -94,12 +93,9 @@ export class LlamaLease implements EngineLease {
         }));
         loaded.active.set(controller, running.catch(() => undefined));
         const started = performance.now();
-        const predictionsBefore = SpeculativeDecoding.countsOf(lease.sequence);
         try {
-            const generated = await running;
-            const predicted = loaded.speculative.since(lease.sequence, predictionsBefore);
-            const result = predicted == null ? generated
-                : {...generated, usage: {...generated.usage, draftedTokens: predicted.drafted, acceptedTokens: predicted.accepted}};
+            const result = await running;
+            loaded.speculative.record(result.usage);
             // The next turn of this conversation waits for this sequence rather than start cold on another.
             lease.settle();
             if (this.shape.keepPromptOnDisk === true)

@@ -1,7 +1,7 @@
 import path from "node:path";
-import type {Llama, LlamaContext, LlamaContextSequence, LlamaModel, TokenPredictor} from "node-llama-cpp";
+import type {Llama, LlamaContext, LlamaModel, TokenPredictor} from "node-llama-cpp";
 import type {NodeLlamaCpp} from "../models/loadBinding.js";
-import type {SpeculativeKind} from "../types.js";
+import type {GenerationUsage, SpeculativeKind} from "../types.js";
 
 /** What `--speculative` asks for: nothing, prompt lookup, or a draft model (a GGUF file with the target's vocabulary). */
 export type SpeculativeSetting = {kind: "off"} | {kind: "lookup"} | {kind: "draft", modelPath: string};
@@ -22,7 +22,7 @@ export const draftPredictionMaxTokens = 16;
  */
 export const draftPredictionMinTokens = 4;
 
-/** A sequence's prediction counters as node-llama-cpp keeps them (`LlamaContextSequence.tokenPredictions`). */
+/** Predicted tokens: proposed and checked by the model (`drafted`), and confirmed (`accepted`). */
 export type PredictionCounts = {drafted: number, accepted: number};
 
 /**
@@ -71,20 +71,11 @@ export class SpeculativeDecoding {
         return this.kind === "lookup" ? lookupPredictionLength.max : this.kind === "draft" ? draftPredictionMaxTokens : 0;
     }
 
-    /** The sequence's counters now, to subtract from its counters after a generation (`since`). */
-    public static countsOf(sequence: LlamaContextSequence): PredictionCounts {
-        const {validated, refuted} = sequence.tokenPredictions;
-        return {drafted: validated + refuted, accepted: validated};
-    }
-
-    /** What one generation on `sequence` predicted since `before`; added to the model's totals. */
-    public since(sequence: LlamaContextSequence, before: PredictionCounts): PredictionCounts | undefined {
-        if (this.kind === "off")
-            return undefined;
-        const after = SpeculativeDecoding.countsOf(sequence);
-        const counts = {drafted: after.drafted - before.drafted, accepted: after.accepted - before.accepted};
-        this.totals = {drafted: this.totals.drafted + counts.drafted, accepted: this.totals.accepted + counts.accepted};
-        return counts;
+    /** Adds one generation's predictions (its usage's drafted and accepted tokens) to the model's totals. */
+    public record(usage: Pick<GenerationUsage, "draftedTokens" | "acceptedTokens">): void {
+        this.totals = {
+            drafted: this.totals.drafted + (usage.draftedTokens ?? 0), accepted: this.totals.accepted + (usage.acceptedTokens ?? 0)
+        };
     }
 
     public get counts(): PredictionCounts {

@@ -205,8 +205,8 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
     const meterAfter = sequence.tokenMeter.getState();
     // At most maxTokens: a token past a plain answer's budget (see AnswerTokenBudget) was evaluated, but is no part of it.
     // The meter also counts predicted tokens the model evaluated and did not keep (speculative decoding): not output.
-    const outputTokens = Math.min(maxTokens,
-        meterAfter.usedOutputTokens - meterBefore.usedOutputTokens - unusedPredictions(sequence, predictionsBefore));
+    const predicted = predictionsSince(sequence, predictionsBefore);
+    const outputTokens = Math.min(maxTokens, meterAfter.usedOutputTokens - meterBefore.usedOutputTokens - predicted.unused);
     // The meter counts the last prompt token as an "output" evaluation (it yields the first sampled token).
     const evaluatedPrompt = meterAfter.usedInputTokens - meterBefore.usedInputTokens + (outputTokens > 0 ? 1 : 0);
     const cachedTokens = Math.max(0, Math.min(promptTokens, promptTokens - evaluatedPrompt));
@@ -231,7 +231,10 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
         ...stops.stoppedAt != null && {stopSequence: stops.stoppedAt},
         text,
         calls,
-        usage: {inputTokens: promptTokens, cachedTokens, outputTokens, reasoningTokens},
+        usage: {
+            inputTokens: promptTokens, cachedTokens, outputTokens, reasoningTokens,
+            ...sequence.tokenPredictor != null && {draftedTokens: predicted.drafted, acceptedTokens: predicted.accepted}
+        },
         logprobs,
         timeToFirstTokenMs: firstTokenAt == null ? null : firstTokenAt - started
     };
@@ -335,8 +338,12 @@ function anySignal(first: AbortSignal | undefined, second: AbortSignal): AbortSi
     return controller.signal;
 }
 
-/** Predicted tokens evaluated on `sequence` since `before` that the answer did not take (refuted, or validated and left). */
-function unusedPredictions(sequence: LlamaContextSequence, before: LlamaContextSequence["tokenPredictions"]): number {
+/**
+ * What the sequence's token predictor did since `before`: tokens it proposed that the model checked (`drafted`), those
+ * confirmed (`accepted`), and those evaluated but not taken into the answer (`unused`: refuted, or validated and left).
+ */
+function predictionsSince(sequence: LlamaContextSequence, before: LlamaContextSequence["tokenPredictions"]) {
     const after = sequence.tokenPredictions;
-    return after.validated - before.validated + after.refuted - before.refuted - (after.used - before.used);
+    const drafted = after.validated - before.validated + after.refuted - before.refuted;
+    return {drafted, accepted: after.validated - before.validated, unused: drafted - (after.used - before.used)};
 }
