@@ -9,7 +9,7 @@ import {HttpServer} from "../server/HttpServer.js";
 import {ResponsesWebSocketServer} from "../server/websocket/ResponsesWebSocketServer.js";
 import type {RequestLogEntry} from "../server/middleware/requestLog.js";
 import {ServerMetrics} from "../server/metrics.js";
-import {BackgroundJobs} from "../responses/BackgroundJobs.js";
+import {BackgroundJobs} from "../responses/background/BackgroundJobs.js";
 import {ConversationStore} from "../store/ConversationStore.js";
 import {ResponseStore} from "../store/ResponseStore.js";
 import {StreamReaderSlots} from "../server/StreamReaderSlots.js";

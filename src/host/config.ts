@@ -3,9 +3,9 @@ import {defaultPromptThreads, defaultQueueLimit, defaultThreads} from "../engine
 import type {GpuChoice, SpeculativeKind} from "../engine/types.js";
 import {defaultKeyCacheType, type KeyCacheType} from "../engine/keyCacheType.js";
 import {defaultUpstreamHealthIntervalMs, defaultUpstreamTimeoutSeconds} from "../engine/upstream/UpstreamEngine.js";
-import {defaultBackgroundJobLimits} from "../responses/BackgroundJobs.js";
+import {defaultBackgroundJobLimits} from "../responses/background/BackgroundJobs.js";
 import {defaultSummaryMaxTokens} from "../responses/Compactor.js";
-import {defaultJobEventLogLimits} from "../responses/JobEventLog.js";
+import {defaultJobEventLogLimits} from "../responses/background/JobEventLog.js";
 import {defaultReasoningEchoMaxBytes} from "../responses/ReasoningReplay.js";
 import {defaultStreamReaderLimits} from "../server/StreamReaderSlots.js";
 import {defaultConversationStoreBounds} from "../store/ConversationStore.js";

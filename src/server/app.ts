@@ -4,7 +4,7 @@ import {unknownRoute} from "../protocol/errors.js";
 import type {Compactor} from "../responses/Compactor.js";
 import type {ResponsesService} from "../responses/ResponsesService.js";
 import {MessagesService} from "../responses/messages/MessagesService.js";
-import type {BackgroundJobs} from "../responses/BackgroundJobs.js";
+import type {BackgroundJobs} from "../responses/background/BackgroundJobs.js";
 import type {ConversationStore} from "../store/ConversationStore.js";
 import type {ResponseStore} from "../store/ResponseStore.js";
 import type {StreamReaderSlots} from "./StreamReaderSlots.js";

@@ -2,7 +2,7 @@ import type {Response} from "express";
 import {eventsExpired, invalidRequest} from "../protocol/errors.js";
 import {streamErrorEvent} from "../responses/ResponseAssembler.js";
 import type {LoggedEvent} from "../protocol/wire.js";
-import type {JobEventLog} from "../responses/JobEventLog.js";
+import type {JobEventLog} from "../responses/background/JobEventLog.js";
 import {SseStream} from "./sse.js";
 
 /** Reads `starting_after` (absent: from the first event, i.e. -1). */

@@ -4,7 +4,7 @@ import type {ChatEngine, UpstreamStats} from "../engine/types.js";
 import {abortKinds, type AbortKind} from "../responses/abortReasons.js";
 import type {GenerationStats} from "../responses/GenerationRunner.js";
 import type {ApiProtocol} from "../responses/preparedResponse.js";
-import type {BackgroundJobs} from "../responses/BackgroundJobs.js";
+import type {BackgroundJobs} from "../responses/background/BackgroundJobs.js";
 import type {ConversationStore} from "../store/ConversationStore.js";
 import type {ResponseStore} from "../store/ResponseStore.js";
 import type {StoreCounters} from "../store/storeBounds.js";

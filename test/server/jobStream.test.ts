@@ -4,7 +4,7 @@ import net, {type AddressInfo} from "node:net";
 import {describe, it} from "node:test";
 import express from "express";
 import {streamJobEvents} from "../../src/server/jobStream.js";
-import {JobEventLog} from "../../src/responses/JobEventLog.js";
+import {JobEventLog} from "../../src/responses/background/JobEventLog.js";
 import {sseEvents, type SseEvent} from "../helpers/background.js";
 
 /** Serves one job log over real HTTP, as the background routes do. */

@@ -6,7 +6,7 @@ import path from "node:path";
 import {describe, it} from "node:test";
 import {ClassicLevel} from "classic-level";
 import type {Item, ResponseObject} from "../../src/protocol/wire.js";
-import {BackgroundJobs} from "../../src/responses/BackgroundJobs.js";
+import {BackgroundJobs} from "../../src/responses/background/BackgroundJobs.js";
 import {ConversationStore, type ConversationStoreOptions} from "../../src/store/ConversationStore.js";
 import {DataFolderLockedError, schemaVersion, StoreDatabase} from "../../src/store/durable/StoreDatabase.js";
 import {ResponseStore, type ResponseStoreOptions} from "../../src/store/ResponseStore.js";

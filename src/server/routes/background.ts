@@ -2,8 +2,8 @@ import {Router, type Response} from "express";
 import {eventsNotRetained, invalidRequest, responseActive, responseNotFound} from "../../protocol/errors.js";
 import {isObject} from "../../protocol/isObject.js";
 import type {ResponsesService} from "../../responses/ResponsesService.js";
-import type {BackgroundJobs} from "../../responses/BackgroundJobs.js";
-import type {JobEventLog} from "../../responses/JobEventLog.js";
+import type {BackgroundJobs} from "../../responses/background/BackgroundJobs.js";
+import type {JobEventLog} from "../../responses/background/JobEventLog.js";
 import type {StreamReaderSlots} from "../StreamReaderSlots.js";
 import {checkCursor, parseCursor, streamJobEvents} from "../jobStream.js";
 

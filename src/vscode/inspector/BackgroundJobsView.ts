@@ -1,4 +1,4 @@
-import type {BackgroundJob, BackgroundJobs} from "../../responses/BackgroundJobs.js";
+import type {BackgroundJob, BackgroundJobs} from "../../responses/background/BackgroundJobs.js";
 import type {LoggedEvent} from "../../protocol/wire.js";
 import type {JobEventView, JobSummary} from "./shared/inspectorProtocol.js";
 import type {InspectorJobs} from "./inspectorSources.js";

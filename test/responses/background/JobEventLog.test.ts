@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
-import {JobEventLog} from "../../src/responses/JobEventLog.js";
+import {JobEventLog} from "../../../src/responses/background/JobEventLog.js";
 
 const event = (index: number) => ({type: "response.output_text.delta", delta: `d${index}`});
 

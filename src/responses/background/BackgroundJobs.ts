@@ -1,14 +1,14 @@
-import {GenerationAbort} from "./abortReasons.js";
-import {toApiError} from "./engineErrors.js";
-import {inputTooLarge, invalidRequest, rateLimited, serverOverloaded, serverShuttingDown} from "../protocol/errors.js";
-import {streamErrorEvent} from "./ResponseAssembler.js";
-import type {Item, LoggedEvent, ResponseObject, ResponseStatus, UnloggedEvent} from "../protocol/wire.js";
+import {GenerationAbort} from "../abortReasons.js";
+import {toApiError} from "../engineErrors.js";
+import {inputTooLarge, invalidRequest, rateLimited, serverOverloaded, serverShuttingDown} from "../../protocol/errors.js";
+import {streamErrorEvent} from "../ResponseAssembler.js";
+import type {Item, LoggedEvent, ResponseObject, ResponseStatus, UnloggedEvent} from "../../protocol/wire.js";
 import {JobEventLog, type EventLogSnapshot, type JobEventLogLimits} from "./JobEventLog.js";
-import {jsonBytes} from "../protocol/jsonBytes.js";
-import type {JournalEntries, StoreJournal} from "../protocol/StoreJournal.js";
-import type {ResponseTimings} from "../protocol/timings.js";
-import type {PreparedResponse} from "./preparedResponse.js";
-import {Emitter} from "../protocol/Emitter.js";
+import {jsonBytes} from "../../protocol/jsonBytes.js";
+import type {JournalEntries, StoreJournal} from "../../protocol/StoreJournal.js";
+import type {ResponseTimings} from "../../protocol/timings.js";
+import type {PreparedResponse} from "../preparedResponse.js";
+import {Emitter} from "../../protocol/Emitter.js";
 
 export type BackgroundJobsOptions = {
     /** Queued plus running jobs at once; 0 disables background mode (400). Defaults to 64. */

@@ -1,5 +1,5 @@
-import type {LoggedEvent, UnloggedEvent} from "../protocol/wire.js";
-import {jsonBytes} from "../protocol/jsonBytes.js";
+import type {LoggedEvent, UnloggedEvent} from "../../protocol/wire.js";
+import {jsonBytes} from "../../protocol/jsonBytes.js";
 
 export type JobEventLogLimits = {
     /** Events kept; older ones are dropped first. Defaults to `defaultJobEventLogLimits.maxEvents`. */

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
-import {ApiError} from "../../src/protocol/errors.js";
-import type {LoggedEvent, ResponseObject} from "../../src/protocol/wire.js";
-import {BackgroundJobs, type BackgroundJobsOptions, type JobPayload} from "../../src/responses/BackgroundJobs.js";
-import type {PreparedResponse} from "../../src/responses/preparedResponse.js";
-import {preparedJob} from "../helpers/preparedJob.js";
+import {ApiError} from "../../../src/protocol/errors.js";
+import type {LoggedEvent, ResponseObject} from "../../../src/protocol/wire.js";
+import {BackgroundJobs, type BackgroundJobsOptions, type JobPayload} from "../../../src/responses/background/BackgroundJobs.js";
+import type {PreparedResponse} from "../../../src/responses/preparedResponse.js";
+import {preparedJob} from "../../helpers/preparedJob.js";
 
 /** A fake clock with timers, so deadlines and retention run without waiting. */
 function fakeTime() {
