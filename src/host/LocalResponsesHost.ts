@@ -9,7 +9,7 @@ import {HttpServer} from "../server/HttpServer.js";
 import {ResponsesWebSocketServer} from "../server/websocket/ResponsesWebSocketServer.js";
 import type {RequestLogEntry} from "../server/middleware/requestLog.js";
 import {ServerMetrics} from "../server/metrics.js";
-import {BackgroundJobs} from "../responses/background/BackgroundJobs.js";
+import type {BackgroundJobs} from "../responses/background/BackgroundJobs.js";
 import {ConversationStore} from "../store/ConversationStore.js";
 import {ResponseStore} from "../store/ResponseStore.js";
 import {StreamReaderSlots} from "../server/StreamReaderSlots.js";
@@ -62,10 +62,7 @@ export class LocalResponsesHost {
         this.responses = new ResponsesService(this.engine, this.store, {
             compactor,
             conversations: this.conversations,
-            backgroundResponse: (owner, id) => {
-                const job = this.jobs.get(owner, id);
-                return job == null ? undefined : {response: job.payload.response, inputItems: job.payload.history};
-            },
+            background: backgroundLimits(config.background, () => this.store.bounds.maxBytes),
             onGeneration: (stats) => this.metrics.recordGeneration(stats),
             onGenerationAborted: (kind) => this.metrics.recordAbortedGeneration(kind),
             onPromptProgress: events.onPromptProgress,
@@ -76,7 +73,7 @@ export class LocalResponsesHost {
             sharedPromptCache: config.sharedPromptCache,
             log: events.log
         });
-        this.jobs = this.createJobs(config.background);
+        this.jobs = this.responses.background!.jobs;
         this.forgetPromptStatesOnDelete();
         const readers = new StreamReaderSlots({
             maxReaders: config.background.streamReaders, maxReadersPerOwner: config.background.streamReadersPerKey
@@ -128,36 +125,6 @@ export class LocalResponsesHost {
                 forget(change.owner);
         });
         this.conversations.onDelete((owner) => forget(owner));
-    }
-
-    /** Background jobs run admit + run like a foreground request, on the engine's own sequence pool and queue. */
-    private createJobs(settings: HostConfig["background"]): BackgroundJobs {
-        return new BackgroundJobs(async (prepared, sink, signal) => {
-            const lease = await this.responses.admit(prepared, signal);
-            return this.responses.run(prepared, lease, {sink, signal});
-        }, {
-            maxActive: settings.maxJobs,
-            maxActivePerOwner: settings.maxJobsPerKey,
-            workers: settings.workers,
-            deadlineSeconds: settings.deadlineSeconds,
-            retentionSeconds: settings.retentionSeconds,
-            maxRetained: settings.retainedJobs,
-            maxInputBytes: settings.inputMaxBytes,
-            events: {maxEvents: settings.eventMaxCount, maxBytes: settings.eventMaxBytes},
-            activeBytesBudget: () => this.store.bounds.maxBytes,
-            // Full as the engine means it: no free sequence and no room left to wait for one.
-            generationQueueFull: () => {
-                const stats = this.engine.stats();
-                return stats.sequencesBusy >= stats.sequencesTotal && stats.queueDepth >= stats.queueLimit;
-            },
-            // Completed and incomplete jobs were stored by `run`; failed and cancelled ones stay retrievable too
-            // (when the request asked for storage: the object echoes its `store`).
-            onFinished: (job) => {
-                const {response, history} = job.payload;
-                if ((response.status === "failed" || response.status === "cancelled") && response.store)
-                    this.store.put(job.owner, response, history);
-            }
-        });
     }
 
     public get url(): string | null {
@@ -267,4 +234,19 @@ export class LocalResponsesHost {
         await this.engine.dispose();
         await (await this.storage?.catch(() => null))?.close();
     }
+}
+
+/** Background mode's limits as the service takes them; active jobs share the response store's byte budget. */
+function backgroundLimits(settings: HostConfig["background"], storeMaxBytes: () => number): ResponsesServiceOptions["background"] {
+    return {
+        maxActive: settings.maxJobs,
+        maxActivePerOwner: settings.maxJobsPerKey,
+        workers: settings.workers,
+        deadlineSeconds: settings.deadlineSeconds,
+        retentionSeconds: settings.retentionSeconds,
+        maxRetained: settings.retainedJobs,
+        maxInputBytes: settings.inputMaxBytes,
+        events: {maxEvents: settings.eventMaxCount, maxBytes: settings.eventMaxBytes},
+        activeBytesBudget: storeMaxBytes
+    };
 }

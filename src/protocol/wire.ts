@@ -108,6 +108,9 @@ export type CompactionItem = {
 };
 
 /** Every item this server keeps in a history, after input normalisation. */
+/** The Conversations API object. */
+export type ConversationObject = {id: string, object: "conversation", created_at: number, metadata: Record<string, string>};
+
 export type Item =
     | MessageItem
     | FunctionCallItem

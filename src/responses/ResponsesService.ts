@@ -5,27 +5,39 @@ import {invalidRequestBody} from "../protocol/errors.js";
 import {isObject} from "../protocol/isObject.js";
 import {GenerationRunner, type RunnerOptions, type RunOptions} from "./GenerationRunner.js";
 import {HistoryResolver, type HistoryOptions} from "./HistoryResolver.js";
-import type {PreparedResponse} from "./preparedResponse.js";
+import type {PreparedResponse, PreviousResponse} from "./preparedResponse.js";
 import {ReasoningReplay, type ReasoningReplayOptions} from "./ReasoningReplay.js";
 import {RequestPreparer, type PrepareOptions, type PreparerOptions} from "./RequestPreparer.js";
 import {ResponseAdmission, type AdmissionOptions} from "./ResponseAdmission.js";
 import type {EventSink} from "./PublicationBuffer.js";
-import {ResponseLookup, type LookupOptions} from "./ResponseLookup.js";
-import type {ResponseObject} from "../protocol/wire.js";
+import {ResponseLookup} from "./ResponseLookup.js";
+import type {LoggedEvent, ResponseObject} from "../protocol/wire.js";
+import {BackgroundJobs, type BackgroundJobsOptions} from "./background/BackgroundJobs.js";
+import {BackgroundResponses} from "./background/BackgroundResponses.js";
+import type {BackgroundJob, JobRunner} from "./background/backgroundJob.js";
 
 export type ResponsesServiceOptions =
-    PreparerOptions & HistoryOptions & LookupOptions & RunnerOptions & ReasoningReplayOptions & AdmissionOptions;
+    PreparerOptions & HistoryOptions & RunnerOptions & ReasoningReplayOptions & AdmissionOptions & {
+        /**
+         * Background mode's limits. Absent: no background mode at all (`background: true` runs in its own request, as
+         * a stateless server's did); the service fills in the engine's queue and the store's keeping of stopped jobs.
+         */
+        background?: Omit<BackgroundJobsOptions, "generationQueueFull" | "onFinished">
+    };
 
 /**
  * The Responses domain's entry point, transport-free: the HTTP routes and any other face (WebSocket, VS Code) call
  * it. A request goes prepare (`RequestPreparer`, with `HistoryResolver`) → admit (`ResponseAdmission`) → run
- * (`GenerationRunner`); the read endpoints are `ResponseLookup`'s. This class only wires them together.
+ * (`GenerationRunner`); the read endpoints are `ResponseLookup`'s, background mode `BackgroundResponses`'. This class only
+ * wires them together.
  */
 export class ResponsesService {
     private readonly preparer: RequestPreparer;
     private readonly admission: ResponseAdmission;
     private readonly runner: GenerationRunner;
     private readonly lookup: ResponseLookup;
+    /** Background mode (null when the service was built without it). */
+    public readonly background: BackgroundResponses | null;
 
     public constructor(
         private readonly engine: ChatEngine,
@@ -33,7 +45,16 @@ export class ResponsesService {
         options: ResponsesServiceOptions = {}
     ) {
         const reasoning = new ReasoningReplay(options);
-        this.lookup = new ResponseLookup(store, options);
+        // The jobs exist before the lookup that chaining uses, which reads their records: a `previous_response_id`
+        // may name a job that is still running, or whose stored copy was evicted.
+        const runJob: JobRunner = (prepared, sink, signal) => this.runJob(prepared, sink, signal);
+        const jobs = options.background == null ? null : new BackgroundJobs(runJob, {
+            ...options.background,
+            generationQueueFull: () => generationQueueFull(engine),
+            onFinished: (job) => keepStoppedJob(store, job)
+        });
+        this.background = jobs == null ? null : new BackgroundResponses(jobs, store);
+        this.lookup = new ResponseLookup(store, jobs == null ? {} : {backgroundResponse: (owner, id) => jobRecord(jobs.get(owner, id))});
         const history = new HistoryResolver(this.lookup, reasoning, options);
         this.preparer = new RequestPreparer(engine, store, history, options);
         this.admission = new ResponseAdmission(engine, history, options.compactor, options);
@@ -68,11 +89,15 @@ export class ResponsesService {
         return this.admission.cachePartition(owner);
     }
 
+    /** A background job's current object while its record exists, else the stored response. */
     public retrieve(owner: string, id: string): ResponseObject {
-        return this.lookup.retrieve(owner, id);
+        return this.background?.poll(owner, id) ?? this.lookup.retrieve(owner, id);
     }
 
+    /** Deletes a stored response (and a finished background job's record; an active job is refused until cancelled). */
     public delete(owner: string, id: string): {id: string, object: "response.deleted", deleted: true} {
+        if (this.background?.delete(owner, id) === true)
+            return {id, object: "response.deleted", deleted: true};
         return this.lookup.delete(owner, id);
     }
 
@@ -96,4 +121,31 @@ export class ResponsesService {
     public get modelId(): string | null {
         return this.engine.model?.id ?? null;
     }
+
+    /** A background job runs admit + run like a foreground request, on the engine's own sequence pool and queue. */
+    private async runJob(prepared: PreparedResponse, sink: (event: LoggedEvent) => void, signal: AbortSignal): Promise<ResponseObject> {
+        const lease = await this.admit(prepared, signal);
+        return this.run(prepared, lease, {sink, signal});
+    }
+}
+
+/** Full as the engine means it: no free sequence and no room left to wait for one (a new job is then refused with 503). */
+function generationQueueFull(engine: ChatEngine): boolean {
+    const stats = engine.stats();
+    return stats.sequencesBusy >= stats.sequencesTotal && stats.queueDepth >= stats.queueLimit;
+}
+
+/**
+ * Completed and incomplete jobs were stored by `run`; failed and cancelled ones stay retrievable too (when the request
+ * asked for storage: the object echoes its `store`).
+ */
+function keepStoppedJob(store: ResponseRepository, job: BackgroundJob): void {
+    const {response, history} = job.payload;
+    if ((response.status === "failed" || response.status === "cancelled") && response.store)
+        store.put(job.owner, response, history);
+}
+
+/** A job's record as chaining reads it: its live response object and input history. */
+function jobRecord(job: BackgroundJob | undefined): PreviousResponse | undefined {
+    return job == null ? undefined : {response: job.payload.response, inputItems: job.payload.history};
 }

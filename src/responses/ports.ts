@@ -1,6 +1,6 @@
 import type {StoredResponse} from "../protocol/storedResponse.js";
 import type {ResponseTimings} from "../protocol/timings.js";
-import type {Item, ResponseObject} from "../protocol/wire.js";
+import type {ConversationObject, Item, ResponseObject} from "../protocol/wire.js";
 
 /**
  * What the Responses domain needs of storage, declared here and implemented in src/store (the in-memory stores, with
@@ -35,4 +35,14 @@ export interface ConversationHistory {
     append(owner: string, id: string, items: readonly Item[]): boolean;
     /** Resolves once every append so far would survive the process being killed (at once without a durable journal). */
     written(): Promise<void>;
+}
+
+/** Conversations themselves, for the Conversations API: created, read, renamed by metadata, trimmed and deleted per owner. */
+export interface ConversationRepository extends ConversationHistory {
+    create(owner: string, items: readonly Item[], metadata: Record<string, string>): ConversationObject;
+    get(owner: string, id: string): ConversationObject | undefined;
+    /** Undefined when the conversation is gone. */
+    updateMetadata(owner: string, id: string, metadata: Record<string, string>): ConversationObject | undefined;
+    deleteItem(owner: string, id: string, itemId: string): "deleted" | "no_conversation" | "no_item";
+    delete(owner: string, id: string): boolean;
 }

@@ -4,6 +4,7 @@ import {unknownRoute} from "../protocol/errors.js";
 import type {Compactor} from "../responses/Compactor.js";
 import type {ResponsesService} from "../responses/ResponsesService.js";
 import {MessagesService} from "../responses/messages/MessagesService.js";
+import {ConversationsService} from "../responses/ConversationsService.js";
 import type {BackgroundJobs} from "../responses/background/BackgroundJobs.js";
 import type {ConversationStore} from "../store/ConversationStore.js";
 import type {ResponseStore} from "../store/ResponseStore.js";
@@ -15,7 +16,6 @@ import {hostCheck} from "./middleware/hostCheck.js";
 import {bodyErrors, jsonBody} from "./middleware/jsonBody.js";
 import {originCheck} from "./middleware/originCheck.js";
 import {requestLog, type RequestLogEntry} from "./middleware/requestLog.js";
-import {backgroundRouter} from "./routes/background.js";
 import {chatCompletionsRouter} from "./routes/chatCompletions.js";
 import {compactRouter} from "./routes/compact.js";
 import {conversationsRouter} from "./routes/conversations.js";
@@ -74,11 +74,14 @@ export function createApp(options: AppOptions): Express {
     if (stateful != null) {
         api.use(statusRouter({engine: options.engine, ...stateful}, stateful.metrics));
         api.use(compactRouter(stateful.compactor, options.responses));
-        // Before the plain routes: what is not a background job falls through to them.
-        api.use(backgroundRouter({responses: options.responses, ...stateful, streamKeepAliveMs: options.streamKeepAliveMs}));
-        api.use(conversationsRouter(stateful.conversations, stateful.store));
+        api.use(conversationsRouter(new ConversationsService(stateful.conversations, stateful.store)));
     }
-    api.use(responsesRouter(options.responses, {streamKeepAliveMs: options.streamKeepAliveMs}));
+    api.use(responsesRouter(options.responses, {
+        streamKeepAliveMs: options.streamKeepAliveMs,
+        background: stateful == null ? undefined : {
+            readers: stateful.readers, streamWriteTimeoutMs: stateful.streamWriteTimeoutMs, streamKeepAliveMs: options.streamKeepAliveMs
+        }
+    }));
     api.use(chatCompletionsRouter(options.responses, {streamKeepAliveMs: options.streamKeepAliveMs}));
     api.use(messagesRouter(new MessagesService(options.responses), {streamKeepAliveMs: options.streamKeepAliveMs}));
     api.use(modelsRouter(options.engine, Math.floor(Date.now() / 1000)));

@@ -1,5 +1,5 @@
 import {newId, nowSeconds} from "../protocol/ids.js";
-import type {Item} from "../protocol/wire.js";
+import type {ConversationObject, Item} from "../protocol/wire.js";
 import {Emitter} from "../protocol/Emitter.js";
 import {jsonBytes} from "../protocol/jsonBytes.js";
 import {BoundedStore, type AppliedBounds, type BoundDefaults, journaledExpiry, restoredExpiry} from "./BoundedStore.js";
@@ -13,8 +13,6 @@ export type ConversationStoreOptions = StoreBounds;
 export const defaultConversationStoreBounds = {maxEntries: 256, maxBytes: 64 * 1024 * 1024,
     ttlSeconds: 3600} as const satisfies BoundDefaults;
 
-/** The Conversations API object. */
-export type ConversationObject = {id: string, object: "conversation", created_at: number, metadata: Record<string, string>};
 
 export type ConversationStoreStats = StoreCounters & {items: number};
 

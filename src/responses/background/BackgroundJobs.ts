@@ -1,14 +1,15 @@
 import {GenerationAbort} from "../abortReasons.js";
-import {toApiError} from "../engineErrors.js";
-import {inputTooLarge, invalidRequest, rateLimited, serverOverloaded, serverShuttingDown} from "../../protocol/errors.js";
-import {streamErrorEvent} from "../ResponseAssembler.js";
-import type {Item, LoggedEvent, ResponseObject, ResponseStatus, UnloggedEvent} from "../../protocol/wire.js";
-import {JobEventLog, type EventLogSnapshot, type JobEventLogLimits} from "./JobEventLog.js";
+import {invalidRequest, serverShuttingDown} from "../../protocol/errors.js";
+import type {LoggedEvent, ResponseObject, UnloggedEvent} from "../../protocol/wire.js";
+import {JobEventLog, type JobEventLogLimits} from "./JobEventLog.js";
 import {jsonBytes} from "../../protocol/jsonBytes.js";
 import type {JournalEntries, StoreJournal} from "../../protocol/StoreJournal.js";
-import type {ResponseTimings} from "../../protocol/timings.js";
 import type {PreparedResponse} from "../preparedResponse.js";
 import {Emitter} from "../../protocol/Emitter.js";
+import {activeStatuses, type BackgroundJob, type JobRunner, type JobStopReason} from "./backgroundJob.js";
+import {jobAdmissionRefusal} from "./jobAdmission.js";
+import {JobJournal} from "./JobJournal.js";
+import {settleJobTerminalState} from "./jobTerminalState.js";
 
 export type BackgroundJobsOptions = {
     /** Queued plus running jobs at once; 0 disables background mode (400). Defaults to 64. */
@@ -51,36 +52,6 @@ export const defaultBackgroundJobLimits = {
     maxInputBytes: 2 * 1024 * 1024
 } as const satisfies BackgroundJobsOptions;
 
-/**
- * A job's record of its response: its owner, the response object generation fills in, the history it answers and
- * the timings generation measured. A submitted job's payload is its `PreparedResponse` itself (so it sees the object
- * and timings as `run` sets them); a job restored from a journal has only these fields.
- */
-export type JobPayload = {
-    readonly owner: string, readonly response: ResponseObject, readonly history: readonly Item[], readonly timings?: ResponseTimings
-};
-
-/** Runs one prepared response to its end (admit, then run), publishing its events through `sink`; rejects when `signal` aborted it. */
-export type JobRunner = (prepared: PreparedResponse, sink: (event: LoggedEvent) => void, signal: AbortSignal) => Promise<ResponseObject>;
-
-type Phase = "queued" | "running" | "finished";
-type StopReason = "cancel" | "deadline" | "shutdown";
-
-export type BackgroundJob = {
-    readonly id: string,
-    readonly owner: string,
-    readonly payload: JobPayload,
-    readonly log: JobEventLog,
-    readonly bytes: number,
-    phase: Phase,
-    stopReason: StopReason | null,
-    finishedAt: number | null,
-    readonly controller: AbortController,
-    readonly settled: Promise<void>,
-    settle: () => void,
-    cancelDeadline: () => void
-};
-
 export type BackgroundJobsStats = {
     queued: number,
     running: number,
@@ -93,13 +64,6 @@ export type BackgroundJobsStats = {
     failed: number,
     cancelled: number,
     expired: number
-};
-
-const activeStatuses = new Set<ResponseStatus>(["queued", "in_progress"]);
-
-/** A finished job as its journal keeps it (`j/<id>`): what a poll, `input_items` and a stream replay read. */
-type PersistedJob = {
-    owner: string, payload: JobPayload, bytes: number, stopReason: StopReason | null, finishedAt: number, log: EventLogSnapshot
 };
 
 /** A job waiting for a worker, with the prepared response the worker will run. */
@@ -117,7 +81,7 @@ export class BackgroundJobs {
     private closed = false;
     private readonly counters = {submitted: 0, rejected: 0, completed: 0, failed: 0, cancelled: 0, expired: 0};
     private readonly changes = new Emitter<BackgroundJob>();
-    private journal: StoreJournal | null = null;
+    private journal: JobJournal | null = null;
     private readonly now: () => number;
     private readonly schedule: (callback: () => void, ms: number) => () => void;
     public readonly maxActive: number;
@@ -161,23 +125,10 @@ export class BackgroundJobs {
         this.sweep();
 
         const bytes = jsonBytes(prepared.history) + jsonBytes(prepared.response);
-        const active = this.active();
-        const refusal = bytes > this.maxInputBytes
-            ? inputTooLarge(bytes, this.maxInputBytes)
-            : active.length >= this.maxActive
-                ? rateLimited(
-                    `${active.length} background responses are already active (limit ${this.maxActive}); retry when one finishes.`
-                )
-                : active.filter((job) => job.owner === prepared.owner).length >= this.maxActivePerOwner
-                    ? rateLimited(
-                        `This API key already has ${this.maxActivePerOwner} active background responses; retry when one finishes.`
-                    )
-                    : this.options.activeBytesBudget != null
-                        && active.reduce((sum, job) => sum + job.bytes, 0) + bytes > this.options.activeBytesBudget()
-                        ? rateLimited("Active background responses fill the store byte budget; retry when one finishes.")
-                        : this.options.generationQueueFull?.() === true
-                            ? serverOverloaded()
-                            : null;
+        const refusal = jobAdmissionRefusal(prepared.owner, bytes, this.active(), {
+            maxInputBytes: this.maxInputBytes, maxActive: this.maxActive, maxActivePerOwner: this.maxActivePerOwner,
+            activeBytesBudget: this.options.activeBytesBudget, generationQueueFull: this.options.generationQueueFull
+        });
         if (refusal != null) {
             this.counters.rejected++;
             throw refusal;
@@ -237,7 +188,7 @@ export class BackgroundJobs {
         if (job.phase !== "finished")
             return false;
         this.jobs.delete(job.id);
-        this.journal?.del(`j/${job.id}`);
+        this.journal?.dropped(job.id);
         this.changed(job);
         return true;
     }
@@ -294,7 +245,7 @@ export class BackgroundJobs {
         finished.forEach((job, index) => {
             if (job.finishedAt! + this.retentionSeconds * 1000 <= now || finished.length - index > this.maxRetained) {
                 this.jobs.delete(job.id);
-                this.journal?.del(`j/${job.id}`);
+                this.journal?.dropped(job.id);
                 this.counters.expired++;
             }
         });
@@ -306,19 +257,9 @@ export class BackgroundJobs {
      * Jobs that were still active when the process ended were never written: they are gone.
      */
     public persistTo(journal: StoreJournal, entries: JournalEntries): void {
-        for (const [key, value] of entries) {
-            if (!key.startsWith("j/"))
-                continue;
-            const persisted = value as PersistedJob;
-            const job: BackgroundJob = {
-                id: persisted.payload.response.id, owner: persisted.owner, payload: persisted.payload,
-                log: JobEventLog.restored(persisted.log, this.options.events), bytes: persisted.bytes,
-                phase: "finished", stopReason: persisted.stopReason, finishedAt: persisted.finishedAt,
-                controller: new AbortController(), settled: Promise.resolve(), settle: () => undefined, cancelDeadline: () => undefined
-            };
+        for (const job of JobJournal.restore(entries, this.options.events))
             this.jobs.set(job.id, job);
-        }
-        this.journal = journal;
+        this.journal = new JobJournal(journal);
         this.sweep();
     }
 
@@ -349,7 +290,7 @@ export class BackgroundJobs {
         });
     }
 
-    private stop(job: BackgroundJob, reason: StopReason): void {
+    private stop(job: BackgroundJob, reason: JobStopReason): void {
         if (job.phase === "finished")
             return;
         job.stopReason ??= reason;
@@ -364,32 +305,12 @@ export class BackgroundJobs {
     private finish(job: BackgroundJob, error: unknown): void {
         if (job.phase === "finished")
             return;
-        const response = job.payload.response;
-        const stoppedEarly = job.stopReason != null && (error != null || activeStatuses.has(response.status));
-        if (stoppedEarly && job.stopReason !== "deadline") {
-            setTerminal(response, "cancelled", null);
-            job.log.append(streamErrorEvent({code: "response_cancelled", message: "The response was cancelled."}));
-            this.counters.cancelled++;
-        } else if (stoppedEarly || error != null || activeStatuses.has(response.status)) {
-            const failure = job.stopReason === "deadline"
-                ? {code: "job_timeout", message: `The background response did not finish within ${this.deadlineSeconds} s.`}
-                : describe(error);
-            setTerminal(response, "failed", failure);
-            job.log.append({type: "response.failed", response: structuredClone(response)});
-            this.counters.failed++;
-        } else if (response.status === "failed")
-            this.counters.failed++;
-        else
-            this.counters.completed++;
+        this.counters[settleJobTerminalState(job, error, this.deadlineSeconds)]++;
         job.phase = "finished";
         job.finishedAt = this.now();
         job.cancelDeadline();
         job.log.close();
-        const {owner, response: finalResponse, history, timings} = job.payload;
-        this.journal?.put(`j/${job.id}`, {
-            owner, payload: {owner, response: finalResponse, history, ...(timings != null ? {timings} : {})},
-            bytes: job.bytes, stopReason: job.stopReason, finishedAt: job.finishedAt, log: job.log.snapshot()
-        } satisfies PersistedJob);
+        this.journal?.written(job);
         this.options.onFinished?.(job);
         job.settle();
         this.changed(job);
@@ -398,19 +319,6 @@ export class BackgroundJobs {
     private changed(job: BackgroundJob): void {
         this.changes.emit(job);
     }
-}
-
-function setTerminal(response: ResponseObject, status: "cancelled" | "failed", error: {code: string, message: string} | null): void {
-    response.status = status;
-    response.output = [];
-    response.usage = null;
-    response.error = error;
-    response.completed_at = null;
-}
-
-function describe(error: unknown): {code: string, message: string} {
-    const apiError = toApiError(error);
-    return {code: apiError.code ?? "server_error", message: apiError.message};
 }
 
 function zeroUsage(): NonNullable<ResponseObject["usage"]> {

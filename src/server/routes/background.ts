@@ -1,15 +1,12 @@
 import {Router, type Response} from "express";
-import {eventsNotRetained, invalidRequest, responseActive, responseNotFound} from "../../protocol/errors.js";
-import {isObject} from "../../protocol/isObject.js";
-import type {ResponsesService} from "../../responses/ResponsesService.js";
-import type {BackgroundJobs} from "../../responses/background/BackgroundJobs.js";
+import type {BackgroundResponses} from "../../responses/background/BackgroundResponses.js";
 import type {JobEventLog} from "../../responses/background/JobEventLog.js";
+import type {PreparedResponse} from "../../responses/preparedResponse.js";
 import type {StreamReaderSlots} from "../StreamReaderSlots.js";
 import {checkCursor, parseCursor, streamJobEvents} from "../jobStream.js";
 
-export type BackgroundRouteOptions = {
-    responses: ResponsesService,
-    jobs: BackgroundJobs,
+/** How background streams are served: reader slots, and when a slow or silent socket is cut or kept alive. */
+export type BackgroundStreamOptions = {
     readers: StreamReaderSlots,
     /** A background stream whose socket stays unwritable this long is cut (the job goes on). */
     streamWriteTimeoutMs: number,
@@ -18,93 +15,56 @@ export type BackgroundRouteOptions = {
 };
 
 /**
- * Background responses over HTTP: creation (`background: true`), polling, resumable streams, cancel, and the
- * delete/retrieve rules of active jobs. Mounted before the plain responses routes: what is not a background
- * job falls through to them.
+ * Background responses over HTTP, the transport half (the rules are `BackgroundResponses`'): creation answers the
+ * `queued` object or streams the job's events; `GET /responses/:id?stream=true` resumes a stream; cancel.
  */
-export function backgroundRouter(options: BackgroundRouteOptions): Router {
-    const {responses, jobs, readers} = options;
-    const router = Router();
+export class BackgroundTransport {
+    public constructor(private readonly background: BackgroundResponses, private readonly options: BackgroundStreamOptions) {}
 
-    /** Streams a job's events to one reader holding a reader slot, and frees the slot when the reader is done. */
-    const follow = async (res: Response, log: JobEventLog, after: number, release: () => void) => {
+    /** Answers a create call with `background: true`. A reader slot is taken before admission, so a refused stream creates no job. */
+    public async create(res: Response, prepared: PreparedResponse): Promise<void> {
+        this.background.checkAvailable();
+        const release = prepared.params.stream ? this.options.readers.acquire(prepared.owner) : null;
+        let log;
         try {
-            await streamJobEvents(res, log, after, {writeTimeoutMs: options.streamWriteTimeoutMs, keepAliveMs: options.streamKeepAliveMs});
-        } finally {
-            release();
-        }
-    };
-
-    router.post("/responses", async (req, res, next) => {
-        if (!isObject(req.body) || req.body.background !== true) {
-            next();
-            return;
-        }
-        const prepared = responses.prepare(req.owner, req.body);
-        if (!responses.store.enabled)
-            throw invalidRequest("Background responses need the response store, which is disabled on this server.", "background",
-                "unsupported_parameter");
-        // A reader slot is taken before admission, so a refused stream creates no job.
-        const release = prepared.params.stream ? readers.acquire(req.owner) : null;
-        let created;
-        try {
-            created = jobs.submit(prepared);
+            const created = this.background.create(prepared);
+            if (release == null) {
+                res.json(created.created);
+                return;
+            }
+            log = created.log;
         } catch (error) {
             release?.();
             throw error;
         }
-        if (release == null) {
-            res.json(created);
-            return;
-        }
-        await follow(res, jobs.get(req.owner, created.id)!.log, -1, release);
-    });
+        await this.follow(res, log, -1, release!);
+    }
 
-    router.get("/responses/:id", async (req, res, next) => {
-        const job = jobs.get(req.owner, req.params.id);
-        if (req.query.stream !== "true") {
-            if (job == null)
-                next();
-            else
-                res.json(jobs.view(job));
-            return;
-        }
-        const after = parseCursor(req.query.starting_after);
-        if (job == null) {
-            if (responses.store.has(req.owner, req.params.id))
-                throw eventsNotRetained(req.params.id);
-            throw responseNotFound(req.params.id);
-        }
-        checkCursor(job.log, after);
-        await follow(res, job.log, after, readers.acquire(req.owner));
-    });
+    /** `GET /responses/:id?stream=true`: the job's events after `starting_after`, then its live ones. */
+    public async resume(res: Response, owner: string, id: string, rawCursor: unknown): Promise<void> {
+        const after = parseCursor(rawCursor);
+        const log = this.background.events(owner, id);
+        checkCursor(log, after);
+        await this.follow(res, log, after, this.options.readers.acquire(owner));
+    }
 
-    router.post("/responses/:id/cancel", async (req, res) => {
-        const job = jobs.get(req.owner, req.params.id);
-        if (job != null) {
-            res.json(await jobs.cancel(job));
-            return;
-        }
-        const stored = responses.store.get(req.owner, req.params.id);
-        if (stored == null)
-            throw responseNotFound(req.params.id);
-        if (!stored.response.background)
-            throw invalidRequest("Only background responses can be cancelled.", null, "not_cancellable");
-        // A background response whose job record expired is terminal: cancelling again changes nothing.
-        res.json(stored.response);
-    });
+    /** `POST /responses/:id/cancel`. */
+    public router(): Router {
+        const router = Router();
+        router.post("/responses/:id/cancel", async (req, res) => {
+            res.json(await this.background.cancel(req.owner, req.params.id));
+        });
+        return router;
+    }
 
-    router.delete("/responses/:id", (req, res, next) => {
-        const job = jobs.get(req.owner, req.params.id);
-        if (job == null) {
-            next();
-            return;
+    /** Streams a job's events to one reader holding a reader slot, and frees the slot when the reader is done. */
+    private async follow(res: Response, log: JobEventLog, after: number, release: () => void): Promise<void> {
+        try {
+            await streamJobEvents(res, log, after, {
+                writeTimeoutMs: this.options.streamWriteTimeoutMs, keepAliveMs: this.options.streamKeepAliveMs
+            });
+        } finally {
+            release();
         }
-        if (!jobs.forget(job))
-            throw responseActive(job.id, job.payload.response.status);
-        responses.store.delete(req.owner, job.id);
-        res.json({id: job.id, object: "response.deleted", deleted: true});
-    });
-
-    return router;
+    }
 }

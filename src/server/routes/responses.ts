@@ -7,6 +7,7 @@ import type {EngineLease} from "../../engine/types.js";
 import type {ResponseObject} from "../../protocol/wire.js";
 import {sendApiError} from "../middleware/errorHandler.js";
 import {SseStream} from "../sse.js";
+import {BackgroundTransport, type BackgroundStreamOptions} from "./background.js";
 
 /** An AbortSignal that fires when the client goes away before the response is finished. */
 export function disconnectSignal(res: Response): AbortSignal {
@@ -39,14 +40,24 @@ export function notingFailure(lease: EngineLease, note: (error: unknown) => void
 
 export type ResponsesRouteOptions = {
     /** Silence (ms) after which a stream gets a keep-alive comment; 0 or absent: none. */
-    streamKeepAliveMs?: number
+    streamKeepAliveMs?: number,
+    /** How background responses are streamed (absent: the service has no background mode, or it is not served). */
+    background?: BackgroundStreamOptions
 };
 
 export function responsesRouter(service: ResponsesService, options: ResponsesRouteOptions = {}): Router {
     const router = Router();
+    const background = service.background != null && options.background != null
+        ? new BackgroundTransport(service.background, options.background) : null;
+    if (background != null)
+        router.use(background.router());
 
     router.post("/responses", async (req: Request, res: Response) => {
         const prepared = service.prepare(req.owner, req.body);
+        if (background != null && service.background!.accepts(prepared)) {
+            await background.create(res, prepared);
+            return;
+        }
         const signal = disconnectSignal(res);
         if (!prepared.params.stream) {
             const lease = await service.admit(prepared, signal);
@@ -107,8 +118,11 @@ export function responsesRouter(service: ResponsesService, options: ResponsesRou
         res.json(await service.countInputTokens(req.owner, req.body));
     });
 
-    router.get("/responses/:id", (req, res) => {
-        res.json(service.retrieve(req.owner, req.params.id));
+    router.get("/responses/:id", async (req, res) => {
+        if (background != null && req.query.stream === "true")
+            await background.resume(res, req.owner, req.params.id, req.query.starting_after);
+        else
+            res.json(service.retrieve(req.owner, req.params.id));
     });
 
     router.delete("/responses/:id", (req, res) => {

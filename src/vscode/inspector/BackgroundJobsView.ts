@@ -1,4 +1,5 @@
-import type {BackgroundJob, BackgroundJobs} from "../../responses/background/BackgroundJobs.js";
+import type {BackgroundJobs} from "../../responses/background/BackgroundJobs.js";
+import type {BackgroundJob} from "../../responses/background/backgroundJob.js";
 import type {LoggedEvent} from "../../protocol/wire.js";
 import type {JobEventView, JobSummary} from "./shared/inspectorProtocol.js";
 import type {InspectorJobs} from "./inspectorSources.js";

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import {describe, it} from "node:test";
 import {ApiError} from "../../../src/protocol/errors.js";
 import type {LoggedEvent, ResponseObject} from "../../../src/protocol/wire.js";
-import {BackgroundJobs, type BackgroundJobsOptions, type JobPayload} from "../../../src/responses/background/BackgroundJobs.js";
+import {BackgroundJobs, type BackgroundJobsOptions} from "../../../src/responses/background/BackgroundJobs.js";
+import type {JobPayload} from "../../../src/responses/background/backgroundJob.js";
 import type {PreparedResponse} from "../../../src/responses/preparedResponse.js";
 import {preparedJob} from "../../helpers/preparedJob.js";
 
