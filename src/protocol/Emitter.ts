@@ -13,6 +13,11 @@ export class Emitter<Event> {
         return this.listeners.size > 0;
     }
 
+    /** Drops every listener (on dispose: nothing is told of changes after it). */
+    public clear(): void {
+        this.listeners.clear();
+    }
+
     public emit(event: Event): void {
         for (const listener of this.listeners)
             listener(event);

@@ -4,6 +4,7 @@ import {languageModelApiOf} from "./languageModelApi.js";
 import {chatProviderVendor} from "./lmApi.js";
 import {LocalChatModelProvider} from "./LocalChatModelProvider.js";
 import type {VscodeChatState} from "./vscodeChatState.js";
+import {Emitter} from "../../protocol/Emitter.js";
 
 /**
  * Registers the served model with the editor's chat while `localResponses.chatProvider.enabled` is on (and the editor
@@ -12,7 +13,7 @@ import type {VscodeChatState} from "./vscodeChatState.js";
 export class ChatProviderRegistration implements vscode.Disposable {
     private readonly api = languageModelApiOf(vscode);
     private registered: {provider: LocalChatModelProvider, registration: {dispose(): unknown}} | null = null;
-    private readonly listeners = new Set<() => void>();
+    private readonly changes = new Emitter<void>();
 
     public constructor(private readonly controller: HostController, private readonly log: (line: string) => void) {}
 
@@ -37,14 +38,12 @@ export class ChatProviderRegistration implements vscode.Disposable {
             this.withdraw();
         if (this.state !== before) {
             this.log(`VS Code chat: ${this.state === "on" ? "the served model is offered to the editor's chat (vscode.lm)" : "off"}`);
-            for (const listener of this.listeners)
-                listener();
+            this.changes.emit();
         }
     }
 
     public onChange(listener: () => void): () => void {
-        this.listeners.add(listener);
-        return () => this.listeners.delete(listener);
+        return this.changes.on(listener);
     }
 
     private withdraw(): void {
@@ -55,6 +54,6 @@ export class ChatProviderRegistration implements vscode.Disposable {
 
     public dispose(): void {
         this.withdraw();
-        this.listeners.clear();
+        this.changes.clear();
     }
 }

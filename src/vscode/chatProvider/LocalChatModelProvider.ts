@@ -9,6 +9,7 @@ import type {
 } from "./lmApi.js";
 import {lmFailure} from "./lmError.js";
 import {toLmMessage, toLmOptions} from "./lmMessages.js";
+import {Emitter} from "../../protocol/Emitter.js";
 
 /**
  * The served model in the editor's own chat and every `vscode.lm` caller, answered in process: no HTTP, key or port.
@@ -19,7 +20,7 @@ import {toLmMessage, toLmOptions} from "./lmMessages.js";
  */
 export class LocalChatModelProvider implements LanguageModelChatProvider {
     private service: LanguageModelChatService | null = null;
-    private readonly listeners = new Set<() => unknown>();
+    private readonly changes = new Emitter<void>();
     private readonly unsubscribes: (() => void)[] = [];
 
     public constructor(private readonly api: LanguageModelApi, private readonly controller: HostController) {
@@ -31,15 +32,14 @@ export class LocalChatModelProvider implements LanguageModelChatProvider {
                 if (next === shown)
                     return;
                 shown = next;
-                for (const listener of this.listeners)
-                    listener();
+                this.changes.emit();
             })
         );
     }
 
     public readonly onDidChangeLanguageModelChatInformation: LmEvent = (listener) => {
-        this.listeners.add(listener);
-        return {dispose: () => this.listeners.delete(listener)};
+        const off = this.changes.on(() => listener());
+        return {dispose: off};
     };
 
     public provideLanguageModelChatInformation(): LanguageModelChatInformation[] {
@@ -93,6 +93,6 @@ export class LocalChatModelProvider implements LanguageModelChatProvider {
     public dispose(): void {
         for (const off of this.unsubscribes)
             off();
-        this.listeners.clear();
+        this.changes.clear();
     }
 }

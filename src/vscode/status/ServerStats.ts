@@ -5,6 +5,7 @@ import type {PromptProgress} from "../../engine/types.js";
 import {PromptProgressTracker} from "./PromptProgressTracker.js";
 import {TokenRate} from "./TokenRate.js";
 import {describeEngine} from "./engineDescription.js";
+import {Emitter} from "../../protocol/Emitter.js";
 
 /**
  * Totals since the extension started (surviving host rebuilds) and the live token rate, gathered from the
@@ -16,7 +17,7 @@ export class ServerStats {
     private readonly prompts = new PromptProgressTracker();
     private active = 0;
     private detach: (() => void) | undefined;
-    private readonly listeners = new Set<() => void>();
+    private readonly changes = new Emitter<void>();
 
     public constructor(private readonly now: () => number = () => performance.now()) {}
 
@@ -59,8 +60,7 @@ export class ServerStats {
     }
 
     public onChange(listener: () => void): () => void {
-        this.listeners.add(listener);
-        return () => this.listeners.delete(listener);
+        return this.changes.on(listener);
     }
 
     /** The status bar's model: controller state plus these counters. */
@@ -87,12 +87,11 @@ export class ServerStats {
 
     public dispose(): void {
         this.detach?.();
-        this.listeners.clear();
+        this.changes.clear();
     }
 
     private emit(): void {
-        for (const listener of this.listeners)
-            listener();
+        this.changes.emit();
     }
 }
 

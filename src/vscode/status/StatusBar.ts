@@ -4,6 +4,7 @@ import type {ServerStats} from "./ServerStats.js";
 import {formatStatus, type StatusView} from "./statusView.js";
 import {Throttle} from "../Throttle.js";
 import {commandIds} from "../manifest/commandIds.js";
+import {Emitter} from "../../protocol/Emitter.js";
 
 /** Renders at most four times a second: the stats it shows change on every generated token. */
 const renderIntervalMs = 250;
@@ -12,7 +13,7 @@ const renderIntervalMs = 250;
 export class StatusBar implements vscode.Disposable {
     private readonly item = vscode.window.createStatusBarItem("localResponses.status", vscode.StatusBarAlignment.Right, 100);
     private readonly throttle = new Throttle(() => this.render(), renderIntervalMs);
-    private readonly listeners = new Set<(view: StatusView) => void>();
+    private readonly renders = new Emitter<StatusView>();
     private readonly subscriptions: (() => void)[] = [];
     private ticker: NodeJS.Timeout | undefined;
     private last: StatusView | undefined;
@@ -35,8 +36,7 @@ export class StatusBar implements vscode.Disposable {
     }
 
     public onRender(listener: (view: StatusView) => void): () => void {
-        this.listeners.add(listener);
-        return () => this.listeners.delete(listener);
+        return this.renders.on(listener);
     }
 
     /** Asks for a render (the job count changed, for instance). */
@@ -60,8 +60,7 @@ export class StatusBar implements vscode.Disposable {
             clearInterval(this.ticker);
             this.ticker = undefined;
         }
-        for (const listener of this.listeners)
-            listener(view);
+        this.renders.emit(view);
     }
 
     public dispose(): void {
