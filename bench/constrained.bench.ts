@@ -10,14 +10,12 @@
  *   ~/.cache/local-responses/models by ../shared/models/make-synthetic-model.mjs): a grammar is checked against every
  *   token of the vocabulary, so its cost shows at 151,936 tokens (qwen2) and hardly at stories260K's 512.
  */
-import {execFileSync} from "node:child_process";
-import fs from "node:fs";
 import path from "node:path";
 import {startCliServer} from "./cliServer.js";
 import {median, quantile} from "./pairs.js";
 import {sseData} from "./sseData.js";
-import {models, sharedDir} from "../test/helpers/paths.js";
-import {syntheticModelDir} from "../test/helpers/syntheticModel.js";
+import {models} from "../test/helpers/paths.js";
+import {syntheticModel} from "../test/helpers/syntheticModel.js";
 
 type Mode = "free" | "json_schema" | "forced_call";
 const modes: Mode[] = ["free", "json_schema", "forced_call"];
@@ -66,22 +64,10 @@ async function timeOne(url: string, mode: Mode, round: number): Promise<number> 
 }
 
 /** The model to serve: stories260K, or the synthetic SmolLM2-135M body with a real vocabulary. */
-function modelFile(): string {
-    if (vocab == null)
-        return models.chatml;
-    const file = path.join(syntheticModelDir, `smollm2-135m-${vocab}-synthetic.gguf`);
-    if (!fs.existsSync(file)) {
-        fs.mkdirSync(syntheticModelDir, {recursive: true});
-        const generator = path.join(sharedDir, "models/make-synthetic-model.mjs");
-        const args = [generator, "--shape", "smollm2-135m", "--vocab", vocab, "--out", `${file}.partial`];
-        execFileSync(process.execPath, args, {stdio: "inherit"});
-        fs.renameSync(`${file}.partial`, file);
-    }
-    return file;
-}
+const modelFile = () => (vocab == null ? Promise.resolve(models.chatml) : syntheticModel("smollm2-135m", vocab));
 
 async function main(): Promise<void> {
-    const model = modelFile();
+    const model = await modelFile();
     const server = await startCliServer(["--model", model, "--model-alias", "bench", "--no-auth", "--port", "0", "--store", "memory",
         "--parallel", "1", "--context-size", "2048", "--threads", "1", "--prompt-threads", "1", "--prompt-cache-max-bytes", "0"]);
     try {

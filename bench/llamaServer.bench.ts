@@ -4,18 +4,23 @@
  *  - streamed tokens/s, measured over the deltas both answers have (greedy, same prompt: the same tokens; llama-server
  *    runs with `--ignore-eos`, so its answer is never the shorter one);
  *  - time to first token (on the synthetic model a cold ~2,300-token prompt, a new one for every pair).
+ * On the synthetic models (random weights, so random text) llama-server's OpenAI endpoints fail some streams after a
+ * few tokens: its output parser refuses the text ("does not match the expected … format"). Those pairs still give a
+ * time to first token (the prompt was evaluated and a token streamed) but no stream rate; the bench counts them and
+ * prints the first failure, and says so where a figure could not be taken at all.
  * Both generate with 1 thread and evaluate prompts with every core (this server's defaults; llama-server `-t 1 -tb N`),
  * with the same flash attention setting (off, this server's default, unless `--flash-attention`).
  * node-llama-cpp called directly is the baseline of `npm run bench`; this is the baseline a user would compare with.
  *
- * Usage: npm run bench:llama-server [-- --model stories260K|smollm2-135m] [--pairs N] [--warmup N] [--max-tokens N] [--flash-attention]
+ * Usage: npm run bench:llama-server [-- --model stories260K|smollm2-135m|…] [--pairs N] [--warmup N] [--max-tokens N] [--flash-attention]
+ *   --model: a name of bench/benchModels.ts, the real-vocabulary shapes included (smollm2-135m-qwen2, qwen2.5-0.5b-qwen2,
+ *   smollm2-135m-gemma4), generated on first use.
  * Needs llama-server (scripts/build-llama-server.sh, through the test helper); builds dist/ first.
  */
 import os from "node:os";
 import {parseArgs} from "node:util";
 import {startLlamaServer} from "../test/helpers/llamaServer.js";
-import {models} from "../test/helpers/paths.js";
-import {syntheticModel} from "../test/helpers/syntheticModel.js";
+import {benchModel} from "./benchModels.js";
 import {startCliServer} from "./cliServer.js";
 import {alternating, median, quantile} from "./pairs.js";
 import {sseData} from "./sseData.js";
@@ -50,9 +55,14 @@ const promptFor = (index: number) => fullSize
 /** Fewer deltas than this in common and a pair's stream rate is not counted (its time to first token still is). */
 const minStreamDeltas = 16;
 
-type Stream = {ttftMs: number, deltaTimes: number[]};
+/** A streamed answer: when its first delta came (null: none came), when each delta arrived, and why it failed if it did. */
+type Stream = {ttftMs: number | null, deltaTimes: number[], failure: string | null};
 
-/** One streamed answer: when each text delta arrived. Both servers' events are parsed alike. */
+/**
+ * One streamed answer: when each delta arrived (text or reasoning: a Gemma 4 template may open a thought, on either
+ * side). Both servers' events are parsed alike. A failed stream resolves, with what it had and why it failed, so that
+ * one refused answer of llama-server's does not cost the pair its time to first token.
+ */
 async function stream(base: string, index: number): Promise<Stream> {
     const started = performance.now();
     const response = await fetch(`${base}/v1/responses`, {
@@ -63,15 +73,22 @@ async function stream(base: string, index: number): Promise<Stream> {
         })
     });
     if (!response.ok || response.body == null)
-        throw new Error(`${base}: HTTP ${response.status} ${await response.text()}`);
+        return {ttftMs: null, deltaTimes: [], failure: `HTTP ${response.status} ${(await response.text()).slice(0, 200)}`};
     const deltaTimes: number[] = [];
-    for await (const event of sseData(response.body)) {
-        if ((event as {type?: string}).type === "response.output_text.delta")
-            deltaTimes.push(performance.now());
+    let failure: string | null = null;
+    type Event = {type?: string, message?: string, error?: {message?: string}, response?: {error?: {message?: string}}};
+    try {
+        for await (const event of sseData(response.body) as AsyncGenerator<Event>) {
+            if (event.type?.endsWith(".delta") === true)
+                deltaTimes.push(performance.now());
+            else if (event.type === "error" || event.type === "response.failed" || (event.type == null && event.error != null))
+                failure ??= event.error?.message ?? event.message ?? event.response?.error?.message ?? JSON.stringify(event).slice(0, 200);
+        }
+    } catch (error) {
+        failure ??= String(error);
     }
-    if (deltaTimes.length === 0)
-        throw new Error(`${base}: no text delta`);
-    return {ttftMs: deltaTimes[0]! - started, deltaTimes};
+    failure ??= deltaTimes.length === 0 ? "no delta" : null;
+    return {ttftMs: deltaTimes.length === 0 ? null : deltaTimes[0]! - started, deltaTimes, failure};
 }
 
 /** Deltas a second over the first `count` deltas. */
@@ -86,7 +103,7 @@ async function startThisServer(model: string): Promise<{base: string, stop: () =
 }
 
 async function main(): Promise<void> {
-    const model = fullSize ? await syntheticModel(args.model as "smollm2-135m") : models.chatml;
+    const {path: model, label} = await benchModel(args.model!);
     const llamaServer = await startLlamaServer({
         model, slots: 1, ignoreEos: true, contextPerSlot: contextSize,
         extraArgs: ["-tb", String(promptThreads), "-fa", flashAttention ? "on" : "off"]
@@ -104,28 +121,51 @@ async function main(): Promise<void> {
         }
         const rate: number[] = [];
         const ttft: number[] = [];
+        /** Why pairs gave no stream rate or no time to first token: reason → pairs, and each side's first failure. */
+        const missed = {rate: new Map<string, number>(), ttft: new Map<string, number>()};
+        const failures = new Map<string, string>();
+        const miss = (figure: Map<string, number>, reason: string) => figure.set(reason, (figure.get(reason) ?? 0) + 1);
         for (let pair = 0; pair < pairs; pair++) {
             const [a, b] = await alternating(pair, () => stream(llamaServer.url, prompt), () => stream(ours.base, prompt));
             prompt++;
-            ttft.push(a.ttftMs / b.ttftMs);
-            // The synthetic model's noise can reach an end of turn within a few tokens: too few to time a stream by.
+            for (const [side, run] of [["llama-server", a], ["this server", b]] as const)
+                if (run.failure != null && !failures.has(side))
+                    failures.set(side, run.failure);
+            if (a.ttftMs != null && b.ttftMs != null)
+                ttft.push(a.ttftMs / b.ttftMs);
+            else
+                miss(missed.ttft, `${a.ttftMs == null ? "llama-server" : "this server"} streamed nothing`);
+            // The synthetic model's noise can reach an end of turn within a few tokens, or llama-server's parser can refuse it
+            // a few tokens in: too few deltas to time a stream by.
             const common = Math.min(a.deltaTimes.length, b.deltaTimes.length);
             const [theirRate, ourRate] = common >= minStreamDeltas ? [rateOver(a, common), rateOver(b, common)] : [null, null];
             if (theirRate != null && ourRate != null)
                 rate.push(ourRate / theirRate);
+            else
+                miss(missed.rate, a.failure != null && a.deltaTimes.length < minStreamDeltas
+                    ? "llama-server's stream failed within 16 deltas" : `fewer than ${minStreamDeltas} deltas in common`);
             const shown = (tokensPerSecond: number | null) => tokensPerSecond == null ? "" : `${tokensPerSecond.toFixed(0)} tok/s, `;
-            console.log(`llama-server ${shown(theirRate)}first token ${a.ttftMs.toFixed(1)} ms | this server ${shown(ourRate)}first `
-                + `token ${b.ttftMs.toFixed(1)} ms `
+            const first = (run: Stream) => run.ttftMs == null ? "no first token" : `first token ${run.ttftMs.toFixed(1)} ms`;
+            const failed = (run: Stream) => run.failure == null ? "" : ` [failed after ${run.deltaTimes.length} deltas]`;
+            console.log(`llama-server ${shown(theirRate)}${first(a)}${failed(a)} | this server ${shown(ourRate)}${first(b)}${failed(b)} `
                 + `(${common} deltas in common)`);
         }
         const spread = (values: number[]) => `median ${median(values).toFixed(3)} `
             + `(quartiles ${quantile(values, 0.25).toFixed(3)}–${quantile(values, 0.75).toFixed(3)}, ${values.length} pairs)`;
-        console.log(`${args.model}, flash attention ${flashAttention ? "on" : "off"} on both:`);
-        console.log(
-            `${args.model}: streamed tokens/s, this server / `
-                + `llama-server: ${rate.length > 0 ? spread(rate) : "no pair streamed long enough"}`
-        );
-        console.log(`${args.model}: time to first token, llama-server / this server: ${spread(ttft)} (higher is better for this server)`);
+        const untaken = (figure: Map<string, number>) => [...figure].map(([reason, count]) => `${count} of ${pairs}: ${reason}`).join("; ");
+        const figure = (values: number[], figureMissed: Map<string, number>) => (values.length > 0 ? spread(values) : "not taken")
+            + (figureMissed.size > 0 ? ` [pairs without it: ${untaken(figureMissed)}]` : "");
+        console.log(`${args.model} (${label}), ${new Date().toISOString().slice(0, 10)}, flash attention ${flashAttention ? "on" : "off"} `
+            + `on both, context ${contextSize}:`);
+        console.log(`${args.model}: streamed tokens/s, this server / llama-server: ${figure(rate, missed.rate)}`);
+        console.log(`${args.model}: time to first token, llama-server / this server: ${figure(ttft, missed.ttft)} `
+            + "(higher is better for this server)");
+        for (const [side, failure] of failures)
+            console.log(`${args.model}: ${side}'s first failed stream: ${failure}`);
+        if (failures.has("llama-server") && fullSize)
+            console.log("llama-server's OpenAI endpoints refuse some of a synthetic model's random text (its output parser): its streams "
+                + "end there, so a stream rate is taken only where both sides streamed 16 deltas; prompt evaluation, the time to first "
+                + "token, does not depend on the text and holds.");
     } finally {
         ours.stop();
         await llamaServer.stop();

@@ -19,6 +19,9 @@
  *
  * Usage: npm run bench [-- --models stories260K,smollm2-135m] [--pairs N] [--placements N] [--only 1,2,3,4,5] [--cache-type-k q8_0]
  *        [--busy-poll-below-ms N (the server's; 0: never polls)]
+ * Models (bench/benchModels.ts): stories260K, smollm2-135m, qwen2.5-0.5b, and the same bodies with a real vocabulary, whose
+ * output layer, sampling and tokenizer cost what a real model's do: smollm2-135m-qwen2, qwen2.5-0.5b-qwen2 (151,936 tokens),
+ * smollm2-135m-gemma4 (262,144), any `<shape>-<vocab>`; each generated on first use into ~/.cache/local-responses/models.
  */
 import {spawn, type ChildProcess} from "node:child_process";
 import fs from "node:fs";
@@ -35,8 +38,7 @@ import {nativeKeyCacheType, usableKeyCacheType} from "../src/engine/llama/native
 import {loadNodeLlamaCpp} from "../src/engine/models/loadBinding.js";
 import {defaultConfig} from "../src/host/config.js";
 import {LocalResponsesHost} from "../src/host/LocalResponsesHost.js";
-import {models} from "../test/helpers/paths.js";
-import {syntheticModel} from "../test/helpers/syntheticModel.js";
+import {benchModel} from "./benchModels.js";
 import {words} from "./filler.js";
 import {alternating, median, quantile} from "./pairs.js";
 
@@ -201,7 +203,8 @@ class Direct {
     }
 }
 
-async function benchModel(name: string, modelPath: string, fullSize: boolean): Promise<string[][]> {
+/** The five figures on one model, as table rows: figure, value, spread and target. */
+async function compare(name: string, modelPath: string, fullSize: boolean): Promise<string[][]> {
     const pairs = Number(args.pairs ?? (fullSize ? 3 : 7));
     // One thread for prompts too: node-llama-cpp direct is given one (--prompt-threads is measured in docs/api.md).
     // The durable store users get by default (its prompt cache and write-before-acknowledge included), in a folder of its own.
@@ -447,11 +450,10 @@ async function benchModel(name: string, modelPath: string, fullSize: boolean): P
 async function main(): Promise<void> {
     const output: string[] = [];
     for (const name of args.models!.split(",")) {
-        const fullSize = name !== "stories260K";
-        const modelPath = fullSize ? await syntheticModel(name as "smollm2-135m") : models.chatml;
-        const rows = await benchModel(name, modelPath, fullSize);
+        const model = await benchModel(name);
+        const rows = await compare(name, model.path, model.fullSize);
         const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
-        output.push(`\n${name} (threads 1, ${parallel} sequences, context ${contextSize})`);
+        output.push(`\n${name}: ${model.label} (threads 1, ${parallel} sequences, context ${contextSize})`);
         output.push(...rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join("  |  ")));
         console.log(output.slice(-rows.length - 1).join("\n"));
     }

@@ -5,7 +5,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import {promisify} from "node:util";
-import {sharedDir} from "./paths.js";
+import {repoRoot, sharedDir} from "./paths.js";
 
 /** The synthetic models tests use, with the sha256 the shared models README gives for them. */
 const shapes = {
@@ -22,19 +22,27 @@ export const syntheticModelDir = path.join(os.homedir(), ".cache/local-responses
  * A full-size synthetic model (a real model's cost per token, noise for text: timings only, never output checks),
  * generated once with `../shared/models/make-synthetic-model.mjs` and checked against its known sha256. A file that
  * does not match is generated again. Generation writes a temporary file and renames it, so concurrent runs are safe.
+ *
+ * With `vocab` (`qwen2`, `gemma-4`, …: a real model's tokenizer and chat template, read from the llama.cpp source
+ * this checkout's node-llama-cpp ships) the file is kept as generated, unchecked: its bytes depend on that source,
+ * which a node-llama-cpp upgrade may change, so no sha256 can be pinned for it.
  */
-export async function syntheticModel(shape: SyntheticShape = "smollm2-135m"): Promise<string> {
-    const file = path.join(syntheticModelDir, `${shape}-synthetic.gguf`);
-    if (await sha256(file).catch(() => null) === shapes[shape])
+export async function syntheticModel(shape: SyntheticShape = "smollm2-135m", vocab?: string): Promise<string> {
+    const file = path.join(syntheticModelDir, `${shape}${vocab == null ? "" : `-${vocab}`}-synthetic.gguf`);
+    const expected = vocab == null ? shapes[shape] : null;
+    if (expected == null ? await fs.access(file).then(() => true, () => false) : await sha256(file).catch(() => null) === expected)
         return file;
     await fs.mkdir(syntheticModelDir, {recursive: true});
     const partial = `${file}.${process.pid}.partial`;
-    await promisify(execFile)(process.execPath,
-        [path.join(sharedDir, "models/make-synthetic-model.mjs"), "--shape", shape, "--out", partial]);
-    const written = await sha256(partial);
-    if (written !== shapes[shape]) {
+    const bundle = path.join(repoRoot, "node_modules/node-llama-cpp/llama/gitRelease.bundle");
+    await promisify(execFile)(process.execPath, [
+        path.join(sharedDir, "models/make-synthetic-model.mjs"), "--shape", shape, "--out", partial,
+        ...(vocab == null ? [] : ["--vocab", vocab, "--bundle", bundle])
+    ], {maxBuffer: 1 << 24});
+    const written = expected == null ? null : await sha256(partial);
+    if (written !== expected) {
         await fs.rm(partial, {force: true});
-        throw new Error(`make-synthetic-model.mjs wrote ${shape} with sha256 ${written}, expected ${shapes[shape]}`);
+        throw new Error(`make-synthetic-model.mjs wrote ${shape} with sha256 ${written}, expected ${expected}`);
     }
     await fs.rename(partial, file);
     return file;
