@@ -5,8 +5,9 @@ import type {HostController} from "./controller/HostController.js";
 import type {UpstreamApiKeySecret} from "./controller/UpstreamApiKeySecret.js";
 import type {FirstRunEvent} from "./firstRun/FirstRunProgress.js";
 import type {InspectorTarget} from "./inspector/InspectorPanel.js";
-import type {InspectorJobs, InspectorResponses} from "./inspector/inspectorSources.js";
+import type {HostSession} from "./HostSession.js";
 import type {LogChannel} from "./log/LogChannel.js";
+import type {ModelFiles} from "./models/ModelFiles.js";
 import type {ServerStats} from "./status/ServerStats.js";
 
 /**
@@ -22,25 +23,12 @@ export interface CommandContext {
     readonly stats: ServerStats;
     /** The walkthrough's steps, ticked when the real thing happened, and the command that opens it. */
     readonly firstRun: {record(event: FirstRunEvent): void, open(): Promise<void>};
-    /** Whether the first core exists yet (the store and jobs are read from it). */
-    readonly hasHost: boolean;
-    /** The current core's store; throws before the first core exists. */
-    readonly responses: InspectorResponses;
-    /** The current core's background jobs, or null when it runs none. */
-    readonly jobs: InspectorJobs | null;
+    /** The current core's store and background jobs, and when a new core replaces them. */
+    readonly session: Pick<HostSession, "hasHost" | "responses" | "jobs" | "onHostChanged">;
     /** The extension's own folder (media/models.json is in it). */
     readonly extensionUri: vscode.Uri;
-    /** Where Download Model… saves and the Models view and the walkthrough look for model files. */
-    modelDirectory(): string;
-    /** Load Model…'s recent files, most recent first. */
-    recentModels(): string[];
-    rememberModel(modelPath: string): Promise<void>;
-    forgetRecentModel(modelPath: string): Promise<void>;
-    notifyModelsChanged(): void;
-    /** Fires when the recent or downloaded model files change. */
-    onModelsChanged(listener: () => void): () => void;
-    /** Fires when a new core replaces the old one (its store and jobs are new). */
-    onHostChanged(listener: () => void): () => void;
+    /** Recent and downloaded model files. */
+    readonly models: ModelFiles;
     /** Opens the inspector, on a response or a job when one is given (a string is a response id). */
     openInspector(target?: string | InspectorTarget): void;
     /** Whether the served model is offered to the editor's own chat (`vscode.lm`), and when that changes. */

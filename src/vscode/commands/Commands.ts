@@ -159,7 +159,7 @@ export class Commands implements vscode.Disposable {
     }
 
     private async cancelJob(): Promise<void> {
-        const jobs = this.context.jobs;
+        const jobs = this.context.session.jobs;
         if (jobs == null) {
             void vscode.window.showInformationMessage("Local Responses: this server runs no background jobs.");
             return;
@@ -189,7 +189,7 @@ export class Commands implements vscode.Disposable {
     }
 
     private async clearStore(): Promise<void> {
-        const count = this.context.responses.list().length;
+        const count = this.context.session.responses.list().length;
         if (count === 0) {
             void vscode.window.showInformationMessage("Local Responses: the response store is empty.");
             return;
@@ -199,7 +199,7 @@ export class Commands implements vscode.Disposable {
             "Delete All");
         if (choice !== "Delete All")
             return;
-        const deleted = this.context.responses.clear();
+        const deleted = this.context.session.responses.clear();
         this.context.log.info(`store: cleared ${deleted} stored responses`);
         void vscode.window.showInformationMessage(`Local Responses: deleted ${deleted} stored responses.`);
     }

@@ -2,8 +2,8 @@ import * as vscode from "vscode";
 import type {CommandContext} from "../CommandContext.js";
 
 /** List Stored Responses: a quick pick with status, time and tokens; open one in the inspector or delete it. */
-export async function listResponsesCommand(context: Pick<CommandContext, "responses" | "log" | "openInspector">): Promise<void> {
-    const responses = context.responses.list();
+export async function listResponsesCommand(context: Pick<CommandContext, "session" | "log" | "openInspector">): Promise<void> {
+    const responses = context.session.responses.list();
     if (responses.length === 0) {
         void vscode.window.showInformationMessage("Local Responses: no stored responses yet.");
         return;
@@ -18,7 +18,7 @@ export async function listResponsesCommand(context: Pick<CommandContext, "respon
     // picking; Escape still closes the list. (In CI the list closed under the test as the inspector re-rendered.)
     pick.ignoreFocusOut = true;
     const render = () => {
-        pick.items = context.responses.list().map((response) => ({
+        pick.items = context.session.responses.list().map((response) => ({
             id: response.id,
             label: response.id,
             description: `${response.status} · ${new Date(response.createdAt * 1000).toLocaleTimeString()} `
@@ -30,7 +30,7 @@ export async function listResponsesCommand(context: Pick<CommandContext, "respon
     render();
     await new Promise<void>((resolve) => {
         pick.onDidTriggerItemButton(async ({item}) => {
-            if (context.responses.delete(item.id))
+            if (context.session.responses.delete(item.id))
                 context.log.info(`store: deleted ${item.id} from the list`);
             render();
         });

@@ -3,14 +3,12 @@ import {ContextKeys} from "../manifest/ContextKeys.js";
 import {FirstRunProgress, walkthroughId, type FirstRunEvent} from "./FirstRunProgress.js";
 import {listModelFiles} from "../models/listModelFiles.js";
 import type {HostController} from "../controller/HostController.js";
+import type {ModelFiles} from "../models/ModelFiles.js";
 
 /** What the walkthrough watches: the controller's model, and the model files that are known. */
 export type FirstRunContext = {
     readonly controller: HostController,
-    /** Where downloaded model files are. */
-    modelDirectory(): string,
-    recentModels(): string[],
-    onModelsChanged(listener: () => void): () => void
+    readonly models: Pick<ModelFiles, "directory" | "recent" | "onChange">
 };
 
 /**
@@ -28,7 +26,7 @@ export class FirstRun implements vscode.Disposable {
                 this.progress.modelState(context.controller.state.model != null);
                 this.apply();
             }),
-            context.onModelsChanged(() => void this.countModelFiles())
+            context.models.onChange(() => void this.countModelFiles())
         ];
         void this.countModelFiles();
     }
@@ -53,10 +51,10 @@ export class FirstRun implements vscode.Disposable {
     }
 
     private async countModelFiles(): Promise<void> {
-        const directory = this.context.modelDirectory();
+        const directory = this.context.models.directory();
         const downloaded = await listModelFiles(directory).catch(() => []);
         this.progress.modelFiles(
-            this.context.recentModels().length + downloaded.length + (this.context.controller.currentSettings.modelPath != null ? 1 : 0)
+            this.context.models.recent().length + downloaded.length + (this.context.controller.currentSettings.modelPath != null ? 1 : 0)
         );
         this.apply();
     }

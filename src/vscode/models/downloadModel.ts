@@ -20,7 +20,7 @@ type CatalogContext = Pick<CommandContext, "controller" | "log" | "extensionUri"
  * download (checked against the entry's SHA-256 when it gives one) and the load.
  */
 export async function downloadModelCommand(
-    context: CatalogContext & Pick<CommandContext, "modelDirectory" | "notifyModelsChanged" | "rememberModel">
+    context: CatalogContext & Pick<CommandContext, "models">
 ): Promise<void> {
     if (context.controller.state.engineKind === "upstream")
         return offerLocalEngine(context);
@@ -28,7 +28,7 @@ export async function downloadModelCommand(
     if (picked == null)
         return;
     const {uri, sha256} = picked;
-    const directory = context.modelDirectory();
+    const directory = context.models.directory();
     context.log.info(`download: ${uri} into ${directory}${sha256 != null ? ` (SHA-256 ${sha256})` : ""}`);
 
     const modelPath = await vscode.window.withProgress({
@@ -66,7 +66,7 @@ export async function downloadModelCommand(
         return;
     }
     context.log.info(`download: saved ${modelPath}`);
-    context.notifyModelsChanged();
+    context.models.changed();
     await loadAndRemember(context, modelPath);
 }
 

@@ -9,11 +9,11 @@ import {loadUpstreamModelCommand} from "./loadUpstreamModel.js";
  * `.gguf`; the choice becomes the model setting.
  */
 export async function loadModelCommand(
-    context: Pick<CommandContext, "controller" | "log" | "recentModels" | "rememberModel">
+    context: Pick<CommandContext, "controller" | "log" | "models">
 ): Promise<void> {
     if (context.controller.state.engineKind === "upstream")
         return loadUpstreamModelCommand(context);
-    const recent = context.recentModels();
+    const recent = context.models.recent();
     let modelPath: string | undefined;
     if (recent.length > 0) {
         const browse: vscode.QuickPickItem & {path?: string} = {label: "$(folder-opened) Browse…", description: "pick a .gguf file"};
@@ -40,12 +40,12 @@ export async function loadModelCommand(
 }
 
 /** Loads a model with a progress notification, then remembers it and writes it to the model setting. */
-export async function loadAndRemember(context: Pick<CommandContext, "controller" | "rememberModel">, modelPath: string): Promise<void> {
+export async function loadAndRemember(context: Pick<CommandContext, "controller" | "models">, modelPath: string): Promise<void> {
     const info = await vscode.window.withProgress({
         location: vscode.ProgressLocation.Notification,
         title: `Loading ${path.basename(modelPath)}`
     }, () => context.controller.loadModel(modelPath));
-    await context.rememberModel(modelPath);
+    await context.models.remember(modelPath);
     // The controller knows this path already: the settings change below is not applied a second time.
     context.controller.adoptModelPath(modelPath);
     await Settings.setModelPath(modelPath);

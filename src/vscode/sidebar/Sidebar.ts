@@ -20,8 +20,7 @@ import {ContextKeys} from "../manifest/ContextKeys.js";
 import {SidebarView} from "./SidebarView.js";
 
 /** What the four views show and their row actions use. */
-export type SidebarContext = Pick<CommandContext, "log" | "controller" | "stats" | "hasHost" | "responses" | "jobs" | "openInspector"
-    | "modelDirectory" | "recentModels" | "rememberModel" | "forgetRecentModel" | "onModelsChanged" | "onHostChanged" | "vscodeChat">;
+export type SidebarContext = Pick<CommandContext, "log" | "controller" | "stats" | "session" | "models" | "openInspector" | "vscodeChat">;
 
 /**
  * The activity-bar container's four native tree views (Server, Models, Responses, Jobs) and the actions on
@@ -41,9 +40,9 @@ export class Sidebar implements vscode.Disposable {
         this.server = new SidebarView(sidebarViewIds.server, () => this.serverRows(), {intervalMs: 500});
         this.models = new SidebarView(sidebarViewIds.models, () => this.modelRows());
         this.responses = new SidebarView(sidebarViewIds.responses,
-            () => context.hasHost ? responseRows(context.responses.list(), commandIds.sidebarOpenResponse, clock) : []);
+            () => context.session.hasHost ? responseRows(context.session.responses.list(), commandIds.sidebarOpenResponse, clock) : []);
         this.jobs = new SidebarView(sidebarViewIds.jobs,
-            () => jobRows(context.hasHost ? context.jobs?.list() ?? null : [], commandIds.sidebarOpenJob));
+            () => jobRows(context.session.hasHost ? context.session.jobs?.list() ?? null : [], commandIds.sidebarOpenJob));
         this.disposables.push(this.server, this.models, this.responses, this.jobs);
 
         this.unsubscribes.push(
@@ -54,9 +53,9 @@ export class Sidebar implements vscode.Disposable {
             }),
             // Queue depth and totals move with generation activity and per-generation summaries.
             context.stats.onChange(() => this.server.refresh()),
-            context.onModelsChanged(() => this.models.refresh()),
+            context.models.onChange(() => this.models.refresh()),
             context.vscodeChat.onChange(() => this.server.refresh()),
-            context.onHostChanged(() => this.followSources())
+            context.session.onHostChanged(() => this.followSources())
         );
         this.followSources();
         this.setContextKeys();
@@ -80,7 +79,7 @@ export class Sidebar implements vscode.Disposable {
             run(commandIds.sidebarRevealModel, this.models,
                 (row) => vscode.commands.executeCommand("revealFileInOS", vscode.Uri.file(row.target!))),
             run(commandIds.sidebarDeleteModel, this.models, (row) => this.deleteModel(row)),
-            run(commandIds.sidebarForgetModel, this.models, (row) => context.forgetRecentModel(row.target!)),
+            run(commandIds.sidebarForgetModel, this.models, (row) => context.models.forget(row.target!)),
             run(commandIds.sidebarOpenResponse, this.responses, (row) => context.openInspector({response: row.target!})),
             run(commandIds.sidebarDeleteResponse, this.responses, (row) => this.deleteResponse(row)),
             run(commandIds.sidebarOpenJob, this.jobs, (row) => context.openInspector({job: row.target!})),
@@ -100,9 +99,9 @@ export class Sidebar implements vscode.Disposable {
         for (const off of this.offSources)
             off();
         this.offSources = [];
-        if (this.context.hasHost) {
-            this.offSources.push(this.context.responses.onChange(() => this.responses.refresh()));
-            const jobs = this.context.jobs;
+        if (this.context.session.hasHost) {
+            this.offSources.push(this.context.session.responses.onChange(() => this.responses.refresh()));
+            const jobs = this.context.session.jobs;
             if (jobs != null)
                 this.offSources.push(jobs.onChange(() => this.jobs.refresh()));
         }
@@ -117,7 +116,7 @@ export class Sidebar implements vscode.Disposable {
         const threads = controller.currentSettings.threads;
         return serverRows({
             state,
-            engine: state.engine === "ready" && this.context.hasHost ? controller.host.engine.stats() : null,
+            engine: state.engine === "ready" && this.context.session.hasHost ? controller.host.engine.stats() : null,
             threads: {count: threads === 0 ? defaultThreads() : threads, isDefault: threads === 0},
             totals: this.context.stats.totals,
             vscodeChat: this.context.vscodeChat.state
@@ -129,13 +128,13 @@ export class Sidebar implements vscode.Disposable {
         // Model files mean nothing to the upstream engine: the view lists what the upstreams serve instead.
         if (state.engineKind === "upstream")
             return upstreamModelRows({
-                listings: this.context.hasHost ? await this.context.controller.listUpstreamModels().catch(() => []) : [],
+                listings: this.context.session.hasHost ? await this.context.controller.listUpstreamModels().catch(() => []) : [],
                 connected: state.upstreamModel,
                 configured: this.context.controller.currentSettings.upstreamModel
             });
-        const directory = this.context.modelDirectory();
+        const directory = this.context.models.directory();
         return modelRows({
-            recent: this.context.recentModels(),
+            recent: this.context.models.recent(),
             downloaded: await listModelFiles(directory).catch(() => []),
             loadedPath: state.model?.path ?? null,
             loadingPath: state.engine === "loading" ? state.pendingModelPath : null
@@ -149,7 +148,7 @@ export class Sidebar implements vscode.Disposable {
                 `Local Responses: ${path.basename(modelPath)} was not downloaded here, so it is only removed from `
                     + `the list (the file stays).`
             );
-            await this.context.forgetRecentModel(modelPath);
+            await this.context.models.forget(modelPath);
             return;
         }
         if (this.context.controller.state.model?.path === modelPath) {
@@ -159,16 +158,16 @@ export class Sidebar implements vscode.Disposable {
             return;
         }
         // Refused (with why, shown by `run`) before asking: the command's argument may name any path.
-        await deletableModel(modelPath, this.context.modelDirectory());
+        await deletableModel(modelPath, this.context.models.directory());
         const size = await fs.stat(modelPath).then((stat) => ` (${formatBytes(stat.size)})`, () => "");
         const choice = await vscode.window.showWarningMessage(`Delete ${path.basename(modelPath)}${size} from disk?`,
             {modal: true, detail: modelPath}, "Delete");
         if (choice !== "Delete")
             return;
         // Checked again: the file may have been swapped for a link while the dialog was open.
-        await fs.unlink(await deletableModel(modelPath, this.context.modelDirectory()));
+        await fs.unlink(await deletableModel(modelPath, this.context.models.directory()));
         this.context.log.info(`models: deleted ${modelPath}`);
-        await this.context.forgetRecentModel(modelPath);
+        await this.context.models.forget(modelPath);
     }
 
     private async deleteResponse(row: SidebarRow): Promise<void> {
@@ -177,14 +176,14 @@ export class Sidebar implements vscode.Disposable {
             {modal: true, detail: "Clients can no longer retrieve it or continue from it."}, "Delete");
         if (choice !== "Delete")
             return;
-        if (this.context.responses.delete(id))
+        if (this.context.session.responses.delete(id))
             this.context.log.info(`store: deleted ${id} from the sidebar`);
         else
             void vscode.window.showInformationMessage(`Local Responses: ${id} is no longer stored.`);
     }
 
     private async cancelJob(row: SidebarRow): Promise<void> {
-        const jobs = this.context.jobs;
+        const jobs = this.context.session.jobs;
         if (jobs == null || row.contextValue !== "job.active")
             return;
         const cancelled = await jobs.cancel(row.target!);
