@@ -1,5 +1,5 @@
 import * as vscode from "vscode";
-import {readSettings, resolveModelPath, settingsSection, type ExtensionSettings} from "./extensionSettings.js";
+import {readSettings, resolveModelPath, settingKeys, settingsSection, type ExtensionSettings} from "./extensionSettings.js";
 
 /** Reads this extension's settings from the editor and follows their changes. */
 export class Settings {
@@ -22,21 +22,26 @@ export class Settings {
 
     /** Writes the model path to the user settings, so it holds in every window. */
     public static async setModelPath(modelPath: string): Promise<void> {
-        await vscode.workspace.getConfiguration(settingsSection).update("model.path", modelPath, vscode.ConfigurationTarget.Global);
+        await Settings.writeUserSetting("modelPath", modelPath);
     }
 
     /** Writes the upstream model (Load Model… with the upstream engine) to the user settings (the remote machine's in a remote window). */
     public static async setUpstreamModel(model: string): Promise<void> {
-        await vscode.workspace.getConfiguration(settingsSection).update("upstream.model", model, vscode.ConfigurationTarget.Global);
+        await Settings.writeUserSetting("upstreamModel", model);
     }
 
     /** Writes `localResponses.engine` to the user settings (the remote machine's in a remote window). */
     public static async setEngine(engine: ExtensionSettings["engine"]): Promise<void> {
-        await vscode.workspace.getConfiguration(settingsSection).update("engine", engine, vscode.ConfigurationTarget.Global);
+        await Settings.writeUserSetting("engine", engine);
     }
 
     public static downloadDirectory(settings: ExtensionSettings, globalStorage: vscode.Uri): string {
         return settings.downloadDirectory != null ? Settings.resolveModelPath(settings.downloadDirectory)
             : vscode.Uri.joinPath(globalStorage, "models").fsPath;
+    }
+
+    /** Writes one setting to the user settings (the remote machine's in a remote window). */
+    private static async writeUserSetting(field: keyof ExtensionSettings, value: unknown): Promise<void> {
+        await vscode.workspace.getConfiguration(settingsSection).update(settingKeys[field], value, vscode.ConfigurationTarget.Global);
     }
 }
