@@ -2,9 +2,11 @@ import type {GenerationEvent, GenerationUsage, TokenLogprob} from "../engine/typ
 import {FreeformInputDecoder} from "./FreeformInputDecoder.js";
 import {newId, nowSeconds} from "../protocol/ids.js";
 import type {PublicationBuffer} from "./PublicationBuffer.js";
+import {customInput, publishedCall, type OpenCall} from "./publishedCall.js";
+import {toUsage, toWireLogprob} from "./wireShapes.js";
 import type {
     CompactionCompletedEvent, CompactionStartedEvent, FunctionCallItem, Logprob, OutputItem, OutputMessageItem, OutputReasoningItem,
-    ResponseObject, UnnumberedEvent, Usage
+    ResponseObject, UnnumberedEvent
 } from "../protocol/wire.js";
 
 /** The compaction extension events, as a caller gives them (the assembler adds the response id and number). */
@@ -34,15 +36,6 @@ export type AssemblerOptions = {
 /** `logprobs` are attached after generation, before the message closes (deltas carry none). */
 type OpenMessage = {kind: "message", item: OutputMessageItem, index: number, text: string, logprobs?: Logprob[]};
 type OpenReasoning = {kind: "reasoning", item: OutputReasoningItem, index: number, text: string};
-/**
- * `form` is the item the call becomes; `toolName` the name it was offered under. `input` decodes a freeform tool's
- * input as it streams; `streamedInput` is what was published of it.
- */
-type OpenCall = {
-    kind: "call", item: FunctionCallItem, index: number, form: "function" | "custom" | "search", toolName: string, args: string,
-    input?: FreeformInputDecoder, streamedInput: string
-};
-
 /**
  * The item state machine of one response: turns engine events into Response output items and the stream events
  * that describe them, and closes the response (completed, incomplete, failed). Its events go to a
@@ -323,69 +316,6 @@ export class ResponseAssembler {
     private content(event: UnnumberedEvent): void {
         this.publication.content(event);
     }
-}
-
-function toWireLogprob({token, logprob, bytes, topLogprobs}: TokenLogprob): Logprob {
-    return {token, logprob, bytes, top_logprobs: topLogprobs};
-}
-
-/** The item a call is published as: a function call, a freeform tool's call with its `input`, or a tool search. */
-function publishedCall(call: OpenCall, input: string): OutputItem {
-    const {item} = call;
-    switch (call.form) {
-        case "function": return structuredClone(item);
-        case "custom": {
-            const {id, call_id, name, status} = item;
-            const namespace = item.namespace == null ? {} : {namespace: item.namespace};
-            return {type: "custom_tool_call", id, call_id, name, ...namespace, input, status};
-        }
-        case "search":
-            return {
-                type: "tool_search_call", id: item.id, call_id: item.call_id, execution: "client",
-                arguments: searchArguments(call.args), status: item.status
-            };
-    }
-}
-
-/** A search's arguments as an object (Codex reads `query` from it); what does not parse (a cut call) stays a string. */
-function searchArguments(args: string): unknown {
-    if (args === "")
-        return {};
-    try {
-        return JSON.parse(args);
-    } catch {
-        return args;
-    }
-}
-
-/** Freeform tools are offered as `{"input": string}` functions; their call carries that string. */
-function customInput(args: string): string {
-    try {
-        const parsed = JSON.parse(args) as {input?: unknown};
-        return typeof parsed.input === "string" ? parsed.input : args;
-    } catch {
-        return args;
-    }
-}
-
-/**
- * The standard `error` stream event, for an error's body (`ApiError.toBody().error`) or a code and message of the
- * stream's own (`type` then `invalid_request_error`): the spec nests the payload, OpenAI's SDK reads `code`/`message`
- * at the top.
- */
-export function streamErrorEvent(error: {code: string | null, message: string, type?: string, param?: string | null}): UnnumberedEvent {
-    const body = {type: error.type ?? "invalid_request_error", code: error.code, message: error.message, param: error.param ?? null};
-    return {type: "error", code: body.code ?? body.type, message: body.message, param: body.param, error: body};
-}
-
-export function toUsage(usage: GenerationUsage): Usage {
-    return {
-        input_tokens: usage.inputTokens,
-        input_tokens_details: {cached_tokens: usage.cachedTokens},
-        output_tokens: usage.outputTokens,
-        output_tokens_details: {reasoning_tokens: usage.reasoningTokens},
-        total_tokens: usage.inputTokens + usage.outputTokens
-    };
 }
 
 function snapshot(response: ResponseObject): ResponseObject {

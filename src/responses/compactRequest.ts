@@ -3,7 +3,7 @@ import {invalidRequestBody} from "../protocol/errors.js";
 import {newId, nowSeconds} from "../protocol/ids.js";
 import {normalizeInput, type ItemResolver} from "./inputItems.js";
 import {isObject} from "../protocol/isObject.js";
-import {toUsage} from "./ResponseAssembler.js";
+import {toUsage} from "./wireShapes.js";
 import {checkBody, validateCompactRequest} from "./schemas/validators.js";
 import type {Item, Usage} from "../protocol/wire.js";
 

@@ -1,6 +1,6 @@
 import type {Response} from "express";
 import {eventsExpired, invalidRequest} from "../protocol/errors.js";
-import {streamErrorEvent} from "../responses/ResponseAssembler.js";
+import {streamErrorEvent} from "../responses/wireShapes.js";
 import type {LoggedEvent} from "../protocol/wire.js";
 import type {JobEventLog} from "../responses/background/JobEventLog.js";
 import {SseStream} from "./sse.js";

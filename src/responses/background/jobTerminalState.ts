@@ -1,5 +1,5 @@
 import {toApiError} from "../engineErrors.js";
-import {streamErrorEvent} from "../ResponseAssembler.js";
+import {streamErrorEvent} from "../wireShapes.js";
 import type {ResponseObject} from "../../protocol/wire.js";
 import {activeStatuses, type BackgroundJob} from "./backgroundJob.js";
 

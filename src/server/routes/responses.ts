@@ -2,7 +2,7 @@ import {Router, type Request, type Response} from "express";
 import {GenerationAbort} from "../../responses/abortReasons.js";
 import type {ResponsesService} from "../../responses/ResponsesService.js";
 import {toApiError} from "../../responses/engineErrors.js";
-import {streamErrorEvent} from "../../responses/ResponseAssembler.js";
+import {streamErrorEvent} from "../../responses/wireShapes.js";
 import type {EngineLease} from "../../engine/types.js";
 import type {ResponseObject} from "../../protocol/wire.js";
 import {sendApiError} from "../middleware/errorHandler.js";
