@@ -42,7 +42,7 @@ export type Kind<V> = {
 export function integer(bounds: {min: number, max?: number, auto?: true}): Kind<number> {
     const {min, max, auto} = bounds;
     const range = max == null ? `an integer from ${min} up` : `an integer from ${min} to ${max}`;
-    const expected = auto ? `0 (automatic) or ${range}` : range;
+    const expected = auto ? `${range}, or 0 (automatic)` : range;
     const check = (value: number): Reading<number> =>
         Number.isInteger(value) && ((auto && value === 0) || (value >= min && value <= (max ?? Number.MAX_SAFE_INTEGER)))
             ? {value} : {expected};
