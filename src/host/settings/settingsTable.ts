@@ -38,15 +38,10 @@ export type ExtensionSettings = {[K in EditorSettingName]: SettingValue<Table[K]
 export const cliSettings: readonly CliSetting<unknown>[] = Object.values(settingsTable).flatMap((setting: Setting<unknown>) =>
     setting.cli == null ? [] : [{...setting, cli: setting.cli}]);
 
-/** Every editor setting with its field name, in table order. */
+/** Every editor setting with its field name, in table order (a name whose setting has an editor face is an EditorSettingName). */
 export const editorSettings: readonly {name: EditorSettingName, setting: EditorSetting<unknown>}[] =
     Object.entries(settingsTable).flatMap(([name, setting]: [string, Setting<unknown>]) =>
-        setting.editor == null || !isEditorSettingName(name) ? [] : [{name, setting: {...setting, editor: setting.editor}}]);
-
-function isEditorSettingName(name: string): name is EditorSettingName {
-    const setting: Setting<unknown> | undefined = (settingsTable as Record<string, Setting<unknown>>)[name];
-    return setting?.editor != null;
-}
+        setting.editor == null ? [] : [{name: name as EditorSettingName, setting: {...setting, editor: setting.editor}}]);
 
 /**
  * One value per editor setting, by field. `read` is handed each setting and returns a value of that setting's own
