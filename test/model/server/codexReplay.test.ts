@@ -13,7 +13,7 @@ import {readSse, useTestServer} from "../../helpers/testServer.js";
  * first renders to 21,818 tokens with the ChatML wrapper (tool docs included), hence a 24,576-token context and one
  * sequence (the follow-up reuses the first one's prefix). The tiny model never ends a turn by itself: the operator
  * stop sequence "." (`--stop`) ends its answer as a real model's end of turn would, so each replay completes.
- * Prompt evaluation takes minutes on a shared 2-core machine (see docs/api.md, Engine settings).
+ * Prompt evaluation takes minutes on a shared 2-core machine (see docs/performance.md, Engine settings).
  */
 describe("captured Codex requests replayed against the server", () => {
     const server = useTestServer({contextSize: 24576, parallel: 1, threads: 1, stopSequences: ["."]});
