@@ -1,5 +1,5 @@
 import path from "node:path";
-import type {ControllerState} from "../controller/HostController.js";
+import type {ControllerState} from "../controller/controllerState.js";
 import {describeEngine} from "../status/engineDescription.js";
 import type {LanguageModelChatInformation} from "./lmApi.js";
 

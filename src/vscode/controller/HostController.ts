@@ -1,40 +1,9 @@
-import type {EngineState, LoadProgress, ModelInfo} from "../../engine/types.js";
-import {LocalResponsesHost, type HostEvents} from "../../host/LocalResponsesHost.js";
-import {checkExposure} from "../../host/exposure.js";
-import type {RequestLogEntry} from "../../server/middleware/requestLog.js";
+import type {ModelInfo} from "../../engine/types.js";
+import type {LocalResponsesHost} from "../../host/LocalResponsesHost.js";
 import type {UpstreamModelListing} from "../../host/upstreamModels.js";
-import {
-    planSettingsChange, settingId, toHostConfig, type ExtensionSettings, type SettingsChangePlan
-} from "../settings/extensionSettings.js";
-
-export type HostControllerDeps = {
-    /** The API key from SecretStorage. */
-    apiKey: () => Promise<string>,
-    /** The upstream engine's key from SecretStorage (none: the upstreams take requests without one). */
-    upstreamApiKey?: () => Promise<string | null>,
-    /** A model path as written in settings → an absolute path. */
-    resolveModelPath: (raw: string) => string,
-    log: (line: string) => void,
-    onRequest: (entry: RequestLogEntry) => void,
-    onPromptProgress?: HostEvents["onPromptProgress"],
-    /** The durable store's folder (the extension's global storage); absent: everything lives in memory. */
-    dataDir?: string
-};
-
-export type ControllerState = {
-    server: "stopped" | "starting" | "listening",
-    engine: EngineState,
-    model: ModelInfo | null,
-    /** The model being loaded, or the last one that failed. */
-    pendingModelPath: string | null,
-    loadProgress: number | null,
-    endpoint: string | null,
-    lastError: string | null,
-    /** What answers: a model on this machine, or the upstream Chat Completions servers (`localResponses.engine`). */
-    engineKind: ExtensionSettings["engine"],
-    /** The model name sent to the upstreams while connected (`model.id` is the alias clients see); null otherwise. */
-    upstreamModel: string | null
-};
+import {planSettingsChange, settingId, type ExtensionSettings, type SettingsChangePlan} from "../settings/extensionSettings.js";
+import type {ControllerState, HostControllerDeps} from "./controllerState.js";
+import {HostLifecycle} from "./HostLifecycle.js";
 
 /** The outcome of a settings change, in words the extension shows. */
 export type AppliedSettings = {plan: SettingsChangePlan, message: string | null};
@@ -43,63 +12,37 @@ export type AppliedSettings = {plan: SettingsChangePlan, message: string | null}
  * Runs the core for the editor, vscode-free so it can be tested with a real model and no editor: creates the
  * host from settings, loads models, starts and stops the server, and applies settings changes with the least
  * disruption each needs (see `planSettingsChange`). Serializes its operations so that a settings change in the
- * middle of a load waits for it instead of racing it.
+ * middle of a load waits for it instead of racing it; each step itself is `HostLifecycle`'s.
  */
 export class HostController {
-    private current: LocalResponsesHost | undefined;
-    /** The engine the current core was created with. */
-    private hostEngine: ExtensionSettings["engine"] | null = null;
-    private settings: ExtensionSettings;
-    private serverState: ControllerState["server"] = "stopped";
-    private pendingModelPath: string | null = null;
-    private loadProgress: number | null = null;
-    private lastError: string | null = null;
+    private readonly lifecycle: HostLifecycle;
     private queue: Promise<unknown> = Promise.resolve();
-    private readonly changeListeners = new Set<() => void>();
-    private readonly hostListeners = new Set<(host: LocalResponsesHost) => void>();
 
     public constructor(settings: ExtensionSettings, private readonly deps: HostControllerDeps) {
-        this.settings = settings;
+        this.lifecycle = new HostLifecycle(settings, deps);
     }
 
     /** The running core; created on first use. */
     public get host(): LocalResponsesHost {
-        if (this.current == null)
-            throw new Error("The host is created by initialize().");
-        return this.current;
+        return this.lifecycle.host;
     }
 
     public get state(): ControllerState {
-        const host = this.current;
-        return {
-            server: this.serverState,
-            engine: host?.engine.state ?? "unloaded",
-            model: host?.model ?? null,
-            pendingModelPath: this.pendingModelPath,
-            loadProgress: this.loadProgress,
-            endpoint: host?.url ?? null,
-            lastError: this.lastError,
-            engineKind: this.hostEngine ?? this.settings.engine,
-            upstreamModel: host?.upstreamModel ?? null
-        };
+        return this.lifecycle.state;
     }
 
     public get currentSettings(): ExtensionSettings {
-        return this.settings;
+        return this.lifecycle.settings;
     }
 
     /** Fires on any change of state (server, engine, progress). */
     public onChange(listener: () => void): () => void {
-        this.changeListeners.add(listener);
-        return () => this.changeListeners.delete(listener);
+        return this.lifecycle.onChange(listener);
     }
 
     /** Fires when a new host replaces the old one (settings that need a rebuild), and once for the first. */
     public onHost(listener: (host: LocalResponsesHost) => void): () => void {
-        this.hostListeners.add(listener);
-        if (this.current != null)
-            listener(this.current);
-        return () => this.hostListeners.delete(listener);
+        return this.lifecycle.onHost(listener);
     }
 
     /**
@@ -108,23 +51,24 @@ export class HostController {
      */
     public initialize(): Promise<void> {
         return this.serialized(async () => {
-            await this.createHost();
-            const model = this.configuredModel(this.settings);
-            if (this.settings.autoStart && model != null) {
-                await this.loadNow(model).catch(() => undefined);
-                if (this.current?.model != null)
-                    await this.startNow().catch(() => undefined);
+            const lifecycle = this.lifecycle;
+            await lifecycle.createHost();
+            const model = lifecycle.configuredModel(lifecycle.settings);
+            if (lifecycle.settings.autoStart && model != null) {
+                await lifecycle.load(model).catch(() => undefined);
+                if (lifecycle.hasHost && lifecycle.host.model != null)
+                    await lifecycle.start().catch(() => undefined);
             }
         });
     }
 
     public loadModel(modelPath: string): Promise<ModelInfo> {
-        return this.serialized(() => this.loadNow(modelPath));
+        return this.serialized(() => this.lifecycle.load(modelPath));
     }
 
     /** Records a model path chosen by a command, so the settings change it writes next is not applied twice. */
     public adoptModelPath(rawPath: string): void {
-        this.settings = {...this.settings, modelPath: rawPath};
+        this.lifecycle.settings = {...this.lifecycle.settings, modelPath: rawPath};
     }
 
     /** What each configured upstream lists (through the host: the face does not talk to upstreams itself). */
@@ -139,13 +83,14 @@ export class HostController {
      */
     public connectUpstreamModel(model: string): Promise<ModelInfo> {
         return this.serialized(async () => {
-            if (this.hostEngine !== "upstream")
+            const lifecycle = this.lifecycle;
+            if (lifecycle.engine !== "upstream")
                 throw new Error("The upstream engine is not running (localResponses.engine is local).");
-            const before = this.settings.upstreamModel;
+            const before = lifecycle.settings.upstreamModel;
             this.host.setUpstreamModel(model);
             try {
-                const info = await this.loadNow(model);
-                this.settings = {...this.settings, upstreamModel: model};
+                const info = await lifecycle.load(model);
+                lifecycle.settings = {...lifecycle.settings, upstreamModel: model};
                 return info;
             } catch (error) {
                 this.host.setUpstreamModel(before);
@@ -157,186 +102,72 @@ export class HostController {
     public unloadModel(): Promise<void> {
         return this.serialized(async () => {
             await this.host.unloadModel();
-            this.emitChange();
+            this.lifecycle.emitChange();
         });
     }
 
     public startServer(): Promise<string> {
-        return this.serialized(() => this.startNow());
+        return this.serialized(() => this.lifecycle.start());
     }
 
     public stopServer(): Promise<void> {
-        return this.serialized(() => this.stopNow());
+        return this.serialized(() => this.lifecycle.stop());
     }
 
     public restartServer(): Promise<string> {
         return this.serialized(async () => {
-            await this.stopNow();
-            return this.startNow();
+            await this.lifecycle.stop();
+            return this.lifecycle.start();
         });
     }
 
     public setApiKey(key: string): void {
-        this.current?.setApiKeys([key]);
+        if (this.lifecycle.hasHost)
+            this.host.setApiKeys([key]);
     }
 
     /** Applies new settings; says what it did (or why nothing was needed). */
     public applySettings(next: ExtensionSettings): Promise<AppliedSettings> {
         return this.serialized(async () => {
-            const plan = planSettingsChange(this.settings, next);
-            this.settings = next;
+            const lifecycle = this.lifecycle;
+            const plan = planSettingsChange(lifecycle.settings, next);
+            lifecycle.settings = next;
             switch (plan.action) {
                 case "none":
                     return {plan, message: null};
                 case "loadModel": {
                     if (next.modelPath == null) {
                         await this.host.unloadModel();
-                        this.emitChange();
+                        lifecycle.emitChange();
                         return {plan, message: "Model setting cleared: the model was unloaded."};
                     }
-                    const info = await this.loadNow(this.deps.resolveModelPath(next.modelPath));
-                    if (this.serverState === "stopped" && next.autoStart)
-                        await this.startNow();
+                    const info = await lifecycle.load(this.deps.resolveModelPath(next.modelPath));
+                    if (lifecycle.server === "stopped" && next.autoStart)
+                        await lifecycle.start();
                     return {plan, message: `Model setting changed: loaded ${info.id}.`};
                 }
                 case "restartServer": {
-                    const wasListening = this.serverState === "listening";
-                    await this.stopNow();
+                    const wasListening = lifecycle.server === "listening";
+                    await lifecycle.stop();
                     this.host.setListenAddress(next.host, next.port);
                     if (!wasListening)
                         return {plan, message: `Server address set to ${next.host}:${next.port} (the server is stopped).`};
-                    const url = await this.startNow();
+                    const url = await lifecycle.start();
                     return {plan, message: `Server restarted on ${url}.`};
                 }
                 case "rebuild":
-                    return {plan, message: `Applied ${plan.changed.map(settingId).join(", ")}: ${await this.rebuildNow()}.`};
+                    return {plan, message: `Applied ${plan.changed.map(settingId).join(", ")}: ${await lifecycle.rebuild()}.`};
             }
         });
     }
 
     /** A new core with the same settings (a new upstream key): the model loaded again and the server restarted if they were. */
     public rebuild(): Promise<string> {
-        return this.serialized(() => this.rebuildNow());
-    }
-
-    private async rebuildNow(): Promise<string> {
-        const wasListening = this.serverState === "listening";
-        const hadModel = this.current?.model?.path ?? null;
-        // What one engine had loaded means nothing to the other (a file path is no upstream model, and back).
-        const sameEngine = this.hostEngine === this.settings.engine;
-        await this.disposeHost();
-        await this.createHost();
-        const model = this.configuredModel(this.settings) ?? (sameEngine ? hadModel : null);
-        if (model != null && (hadModel != null || this.settings.autoStart))
-            await this.loadNow(model);
-        if (wasListening)
-            await this.startNow();
-        return describeRestart(hadModel != null, wasListening);
-    }
-
-    /**
-     * What `loadNow` is given: the model file, or with the upstream engine the upstream model's name (the host
-     * connects to the upstreams instead of reading a file; "" asks them for their first model).
-     */
-    private configuredModel(settings: ExtensionSettings): string | null {
-        if (settings.engine === "upstream")
-            return settings.upstreamModel ?? "";
-        return settings.modelPath != null ? this.deps.resolveModelPath(settings.modelPath) : null;
+        return this.serialized(() => this.lifecycle.rebuild());
     }
 
     public dispose(): Promise<void> {
-        return this.serialized(() => this.disposeHost());
-    }
-
-    private async createHost(): Promise<void> {
-        const key = await this.deps.apiKey();
-        const config = toHostConfig(this.settings, key, null, await this.deps.upstreamApiKey?.() ?? null);
-        if (this.deps.dataDir != null)
-            // A reloaded window's old extension host may still hold the folder for a moment.
-            config.storage = {kind: "durable", dataDir: this.deps.dataDir, lockWaitMs: 10_000};
-        const host = new LocalResponsesHost(config, {
-            log: this.deps.log,
-            onRequest: this.deps.onRequest,
-            onEngineState: () => this.emitChange(),
-            onPromptProgress: this.deps.onPromptProgress
-        });
-        this.current = host;
-        this.hostEngine = this.settings.engine;
-        // Restored now so the inspector shows what was kept; a folder held by another window fails `start` with its name.
-        void host.openStorage().catch(() => undefined);
-        for (const listener of this.hostListeners)
-            listener(host);
-        this.emitChange();
-    }
-
-    private async disposeHost(): Promise<void> {
-        const host = this.current;
-        if (host == null)
-            return;
-        await host.dispose();
-        this.serverState = "stopped";
-        this.emitChange();
-    }
-
-    private async loadNow(modelPath: string): Promise<ModelInfo> {
-        this.pendingModelPath = modelPath;
-        this.loadProgress = 0;
-        this.lastError = null;
-        this.emitChange();
-        try {
-            const info = await this.host.loadModel(modelPath, (progress) => this.onProgress(progress));
-            this.pendingModelPath = null;
-            return info;
-        } catch (error) {
-            this.lastError = error instanceof Error ? error.message : String(error);
-            this.deps.log(`model: ${this.lastError}`);
-            throw error;
-        } finally {
-            this.loadProgress = null;
-            this.emitChange();
-        }
-    }
-
-    private onProgress(progress: LoadProgress): void {
-        // Binding and context take little time; the model file is what a person waits for.
-        const overall = progress.phase === "binding" ? 0 : progress.phase === "model" ? progress.progress * 0.9
-            : 0.9 + progress.progress * 0.1;
-        this.loadProgress = overall;
-        this.emitChange();
-    }
-
-    private async startNow(): Promise<string> {
-        if (this.serverState === "listening" && this.current?.url != null)
-            return this.current.url;
-        this.serverState = "starting";
-        this.emitChange();
-        try {
-            const url = await this.host.start();
-            this.serverState = "listening";
-            this.deps.log(`server: listening on ${url}`);
-            // The editor always requires its key, so an exposed address is permitted: said, not refused.
-            for (const warning of checkExposure({
-                host: this.settings.host, authRequired: true, allowedOrigins: this.settings.allowedOrigins
-            }))
-                this.deps.log(`server: warning: ${warning}`);
-            return url;
-        } catch (error) {
-            this.serverState = "stopped";
-            this.lastError = `Cannot listen on ${this.settings.host}:${this.settings.port}: ${(error as Error).message}`;
-            this.deps.log(`server: ${this.lastError}`);
-            throw new Error(this.lastError, {cause: error});
-        } finally {
-            this.emitChange();
-        }
-    }
-
-    private async stopNow(): Promise<void> {
-        if (this.serverState === "stopped")
-            return;
-        await this.host.stop();
-        this.serverState = "stopped";
-        this.deps.log("server: stopped");
-        this.emitChange();
+        return this.serialized(() => this.lifecycle.disposeHost());
     }
 
     private serialized<T>(operation: () => Promise<T>): Promise<T> {
@@ -344,19 +175,4 @@ export class HostController {
         this.queue = result.catch(() => undefined);
         return result;
     }
-
-    private emitChange(): void {
-        for (const listener of this.changeListeners)
-            listener();
-    }
-}
-
-function describeRestart(hadModel: boolean, wasListening: boolean): string {
-    if (hadModel && wasListening)
-        return "model reloaded and server restarted";
-    if (hadModel)
-        return "model reloaded";
-    if (wasListening)
-        return "server restarted";
-    return "takes effect when the model loads";
 }

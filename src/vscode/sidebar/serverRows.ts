@@ -1,6 +1,6 @@
 import type {EngineStats, ModelInfo} from "../../engine/types.js";
 import {describeVscodeChat, type VscodeChatState} from "../chatProvider/vscodeChatState.js";
-import type {ControllerState} from "../controller/HostController.js";
+import type {ControllerState} from "../controller/controllerState.js";
 import {describeEngine} from "../status/engineDescription.js";
 import {formatCount} from "../status/statusView.js";
 import type {SidebarRow} from "./SidebarRow.js";

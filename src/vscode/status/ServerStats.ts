@@ -1,5 +1,5 @@
 import type {LocalResponsesHost} from "../../host/LocalResponsesHost.js";
-import type {ControllerState} from "../controller/HostController.js";
+import type {ControllerState} from "../controller/controllerState.js";
 import type {StatusModel} from "./statusView.js";
 import type {PromptProgress} from "../../engine/types.js";
 import {PromptProgressTracker} from "./PromptProgressTracker.js";

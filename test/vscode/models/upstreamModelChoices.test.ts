@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import {test} from "node:test";
 import type {UpstreamModelListing} from "../../../src/host/upstreamModels.js";
 import {describeUpstreamChoice, noUpstreamModelReason, upstreamModelChoices} from "../../../src/vscode/models/upstreamModelChoices.js";
-import type {ControllerState} from "../../../src/vscode/controller/HostController.js";
+import type {ControllerState} from "../../../src/vscode/controller/controllerState.js";
 import {serverRows} from "../../../src/vscode/sidebar/serverRows.js";
 import {upstreamModelRows} from "../../../src/vscode/sidebar/upstreamModelRows.js";
 import {formatStatus, type StatusModel} from "../../../src/vscode/status/statusView.js";

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import {test} from "node:test";
 import {repoRoot} from "../../helpers/paths.js";
-import type {ControllerState} from "../../../src/vscode/controller/HostController.js";
+import type {ControllerState} from "../../../src/vscode/controller/controllerState.js";
 import {commandIds} from "../../../src/vscode/manifest/commandIds.js";
 import type {JobSummary, ResponseSummary} from "../../../src/vscode/inspector/shared/inspectorProtocol.js";
 import {jobRows} from "../../../src/vscode/sidebar/jobRows.js";
