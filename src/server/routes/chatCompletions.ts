@@ -3,12 +3,13 @@ import type {ApiError} from "../../protocol/errors.js";
 import {ChatChunkWriter} from "../../responses/chat/ChatChunkWriter.js";
 import {toChatCompletion} from "../../responses/chat/chatCompletion.js";
 import {parseChatRequest, type ChatRequest} from "../../responses/chat/chatRequest.js";
-import {failedResponseError, toApiError} from "../../responses/engineErrors.js";
+import {failedResponseError} from "../../responses/engineErrors.js";
 import type {PreparedResponse} from "../../responses/preparedResponse.js";
 import type {ResponsesService} from "../../responses/ResponsesService.js";
 import {sendApiError} from "../middleware/errorHandler.js";
 import {SseStream} from "../sse.js";
-import {disconnectSignal, notingFailure, recordUsage, type ResponsesRouteOptions} from "./responses.js";
+import {answerAsStream, answerInOneBody, recordUsage} from "./foreground.js";
+import type {ResponsesRouteOptions} from "./responses.js";
 
 /**
  * `POST /v1/chat/completions`: a Chat Completions body mapped onto a Responses request (`parseChatRequest`) and run by
@@ -32,14 +33,12 @@ export function chatCompletionsRouter(service: ResponsesService, options: Respon
 }
 
 async function complete(service: ResponsesService, chat: ChatRequest, prepared: PreparedResponse, res: Response): Promise<void> {
-    const signal = disconnectSignal(res);
-    const lease = await service.admit(prepared, signal);
-    let engineFailure: unknown = undefined;
-    const response = await service.run(prepared, notingFailure(lease, (error) => (engineFailure = error)), {signal});
-    if (engineFailure !== undefined) {
-        sendApiError(res, toApiError(engineFailure));
+    const response = await answerInOneBody(res, {
+        admit: (signal) => service.admit(prepared, signal),
+        run: (lease, signal) => service.run(prepared, lease, {signal})
+    });
+    if (response == null)
         return;
-    }
     if (response.status === "failed") {
         sendApiError(res, failedResponseError(response));
         return;
@@ -48,44 +47,21 @@ async function complete(service: ResponsesService, chat: ChatRequest, prepared: 
     res.json(toChatCompletion(response, {logprobs: chat.logprobs}));
 }
 
-/**
- * The stream opens while the request waits for a sequence (keep-alive comments cover the wait); a refusal before its
- * first byte keeps its own HTTP status, a later failure is a `data: {"error": …}` chunk, as OpenAI sends one.
- */
+/** The stream ends in `data: [DONE]`; a failure is a `data: {"error": …}` chunk, as OpenAI sends one. */
 async function stream(
     service: ResponsesService, chat: ChatRequest, prepared: PreparedResponse, res: Response, options: ResponsesRouteOptions
 ): Promise<void> {
-    const signal = disconnectSignal(res);
     const sse = new SseStream(res, {keepAliveMs: options.streamKeepAliveMs});
     const writer = new ChatChunkWriter((chunk, delta) => sse.sendData(JSON.stringify(chunk), delta), chat);
     const sendError = (error: ApiError) => sse.sendData(JSON.stringify(error.toBody()), false);
-    let lease;
-    try {
-        lease = await service.admit(prepared, signal, () => service.announce(prepared, (event) => writer.onEvent(event)));
-    } catch (error) {
-        if (!sse.started) {
-            sse.stopKeepAlive();
-            throw error;
-        }
-        if (!signal.aborted)
-            sendError(toApiError(error));
-        sse.end();
-        return;
-    }
-    try {
-        const response = await service.run(prepared, lease, {signal, sink: (event) => writer.onEvent(event)});
+    await answerAsStream(res, sse, {
+        admit: (signal) => service.admit(prepared, signal, () => service.announce(prepared, (event) => writer.onEvent(event))),
+        run: (lease, signal) => service.run(prepared, lease, {signal, sink: (event) => writer.onEvent(event)})
+    }, sendError, (response) => {
         if (response.status === "failed")
             sendError(failedResponseError(response));
         else
             recordUsage(res, response);
         sse.sendData("[DONE]", false);
-    } catch (error) {
-        if (signal.aborted)
-            return;
-        if (sse.started)
-            sendError(toApiError(error));
-        throw error;
-    } finally {
-        sse.end();
-    }
+    });
 }

@@ -2,10 +2,11 @@ import {Router, type Request, type Response} from "express";
 import type {MessagesService} from "../../responses/messages/MessagesService.js";
 import {toApiError} from "../../responses/engineErrors.js";
 import type {MessageObject} from "../../protocol/messagesWire.js";
-import {sendApiError} from "../middleware/errorHandler.js";
 import {toMessagesError} from "../messagesErrors.js";
 import {SseStream} from "../sse.js";
-import {disconnectSignal, notingFailure, type ResponsesRouteOptions} from "./responses.js";
+import type {EngineLease} from "../../engine/types.js";
+import {answerAsStream, answerInOneBody} from "./foreground.js";
+import type {ResponsesRouteOptions} from "./responses.js";
 
 /** Anthropic's keep-alive, sent while a long prompt is evaluated (its clients count it as activity). */
 const ping = {type: "ping"};
@@ -30,47 +31,20 @@ export function messagesRouter(service: MessagesService, options: ResponsesRoute
 
     router.post("/messages", async (req: Request, res: Response) => {
         const message = service.prepare(req.owner, req.body);
-        const signal = disconnectSignal(res);
+        const admit = (signal: AbortSignal) => service.admit(message, signal);
         if (!message.request.stream) {
-            const lease = await service.admit(message, signal);
-            let engineFailure: unknown = undefined;
-            const result = await service.run(message, notingFailure(lease, (error) => (engineFailure = error)), {signal});
             // As for Responses: a failed generation answers with its own status, never a 200.
-            if (engineFailure !== undefined) {
-                sendApiError(res, toApiError(engineFailure));
-                return;
+            const result = await answerInOneBody(res, {admit, run: (lease, signal) => service.run(message, lease, {signal})});
+            if (result != null) {
+                recordUsage(res, result);
+                res.json(result);
             }
-            recordUsage(res, result);
-            res.json(result);
             return;
         }
-
         // Keep-alives are comments while the request waits for a sequence, then `ping` once `message_start` is out.
         const stream = new SseStream(res, {keepAliveMs: options.streamKeepAliveMs, keepAliveEvent: ping});
-        let lease;
-        try {
-            lease = await service.admit(message, signal);
-        } catch (error) {
-            if (!stream.started) {
-                stream.stopKeepAlive();
-                throw error;
-            }
-            if (!signal.aborted)
-                stream.send(errorEvent(error));
-            stream.end();
-            return;
-        }
-        try {
-            recordUsage(res, await service.run(message, lease, {signal, sink: (event) => stream.send(event)}));
-        } catch (error) {
-            if (signal.aborted)
-                return;
-            if (stream.started)
-                stream.send(errorEvent(error));
-            throw error;
-        } finally {
-            stream.end();
-        }
+        const run = (lease: EngineLease, signal: AbortSignal) => service.run(message, lease, {signal, sink: (event) => stream.send(event)});
+        await answerAsStream(res, stream, {admit, run}, (error) => stream.send(errorEvent(error)), (result) => recordUsage(res, result));
     });
 
     router.post("/messages/count_tokens", async (req, res) => {

@@ -1,42 +1,9 @@
 import {Router, type Request, type Response} from "express";
-import {GenerationAbort} from "../../responses/abortReasons.js";
 import type {ResponsesService} from "../../responses/ResponsesService.js";
-import {toApiError} from "../../responses/engineErrors.js";
 import {streamErrorEvent} from "../../responses/wireShapes.js";
-import type {EngineLease} from "../../engine/types.js";
-import type {ResponseObject} from "../../protocol/wire.js";
-import {sendApiError} from "../middleware/errorHandler.js";
 import {SseStream} from "../sse.js";
 import {BackgroundTransport, type BackgroundStreamOptions} from "./background.js";
-
-/** An AbortSignal that fires when the client goes away before the response is finished. */
-export function disconnectSignal(res: Response): AbortSignal {
-    const controller = new AbortController();
-    res.on("close", () => {
-        if (!res.writableFinished)
-            controller.abort(new GenerationAbort("client_disconnected", "client disconnected"));
-    });
-    return controller.signal;
-}
-
-/** What the request log counts for this request: the response's tokens. */
-export function recordUsage(res: Response, response: ResponseObject): void {
-    if (response.usage != null)
-        res.locals.usage = {input: response.usage.input_tokens, output: response.usage.output_tokens};
-}
-
-/** The lease, telling `note` what its generation threw (the service still turns it into a `failed` response). */
-export function notingFailure(lease: EngineLease, note: (error: unknown) => void): EngineLease {
-    return {
-        promptTokens: lease.promptTokens,
-        cachedPrefixTokens: lease.cachedPrefixTokens,
-        generate: (request) => lease.generate(request).catch((error: unknown) => {
-            note(error);
-            throw error;
-        }),
-        release: () => lease.release()
-    };
-}
+import {answerAsStream, answerInOneBody, recordUsage} from "./foreground.js";
 
 export type ResponsesRouteOptions = {
     /** Silence (ms) after which a stream gets a keep-alive comment; 0 or absent: none. */
@@ -58,60 +25,28 @@ export function responsesRouter(service: ResponsesService, options: ResponsesRou
             await background.create(res, prepared);
             return;
         }
-        const signal = disconnectSignal(res);
         if (!prepared.params.stream) {
-            const lease = await service.admit(prepared, signal);
-            let engineFailure: unknown = undefined;
-            const response = await service.run(prepared, notingFailure(lease, (error) => (engineFailure = error)), {signal});
-            // A synchronous create whose generation failed answers, as OpenAI's does, with the failure's HTTP
-            // status and error shape (502/504 for an upstream, 500 for the local engine), not a 200 carrying a
-            // `failed` object no one can retrieve. A failed validation of the model's output (`invalid_output`)
-            // is not an engine failure: that stays a `failed` response with its usage. Answered here, not thrown
-            // to the error handler: the generation logged its failure already.
-            if (engineFailure !== undefined) {
-                sendApiError(res, toApiError(engineFailure));
-                return;
+            const response = await answerInOneBody(res, {
+                admit: (signal) => service.admit(prepared, signal),
+                run: (lease, signal) => service.run(prepared, lease, {signal})
+            });
+            if (response != null) {
+                recordUsage(res, response);
+                res.json(response);
             }
-            recordUsage(res, response);
-            res.json(response);
             return;
         }
-
-        // The stream exists while the request waits for a sequence (or compacts), so a long wait gets keep-alives
-        // too; a refusal before its first byte keeps its own HTTP status, a later one is the stream's `error` event.
         const stream = new SseStream(res, {keepAliveMs: options.streamKeepAliveMs, keepAliveEvents: true});
-        let lease;
-        try {
-            lease = await service.admit(prepared, signal, () => service.announce(prepared, (event) => stream.send(event)));
-        } catch (error) {
-            if (!stream.started) {
-                stream.stopKeepAlive();
-                throw error;
-            }
-            if (!signal.aborted)
-                // A refusal that comes after the stream opened: its only event.
-                stream.send({...streamErrorEvent(toApiError(error).toBody().error), sequence_number: 0});
-            stream.end();
-            return;
-        }
+        // A refusal after the stream opened is its only event (number 0); a failure while it runs takes the next number.
         let next = 0;
-        try {
-            const response = await service.run(prepared, lease, {signal, sink: (event) => {
+        await answerAsStream(res, stream, {
+            admit: (signal) => service.admit(prepared, signal, () => service.announce(prepared, (event) => stream.send(event))),
+            run: (lease, signal) => service.run(prepared, lease, {signal, sink: (event) => {
                 next = event.sequence_number + 1;
                 stream.send(event);
-            }});
-            recordUsage(res, response);
-        } catch (error) {
-            if (signal.aborted)
-                return;
-            // A failure after the stream opened (the store refused the finished response: 507/503) is its `error`
-            // event, in place of `response.completed`; the error handler logs it.
-            if (stream.started)
-                stream.send({...streamErrorEvent(toApiError(error).toBody().error), sequence_number: next});
-            throw error;
-        } finally {
-            stream.end();
-        }
+            }})
+        }, (error) => stream.send({...streamErrorEvent(error.toBody().error), sequence_number: next}),
+        (response) => recordUsage(res, response));
     });
 
     router.post("/responses/input_tokens", async (req, res) => {
