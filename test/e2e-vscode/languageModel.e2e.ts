@@ -7,16 +7,11 @@ import fs from "node:fs";
 import path from "node:path";
 import {after, before, test} from "node:test";
 import {CodeServer, freePort} from "./CodeServer.js";
+import {modelPath, suiteFolders, tools, vsix} from "./e2ePaths.js";
 import {Workbench} from "./Workbench.js";
 
-const repo = path.resolve(import.meta.dirname, "../..");
-const tools = process.env.LOCAL_RESPONSES_TOOLS ?? path.join(repo, ".tools/vscode-e2e");
 // A state folder of its own: the workbench e2e may run beside it.
-const state = path.join(repo, ".e2e/vscode-lm");
-const artifacts = path.join(repo, "test-artifacts/vscode-e2e-lm");
-const modelPath = path.resolve(repo, "../shared/models/stories260K.gguf");
-const pkg = JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8")) as {name: string, version: string};
-const vsix = path.join(repo, `${pkg.name}-linux-x64-${pkg.version}.vsix`);
+const {state, artifacts} = suiteFolders("vscode-lm", "vscode-e2e-lm");
 
 type ProbeModel = {id: string, name: string, vendor: string, family: string, version: string, maxInputTokens: number};
 type ProbePart =

@@ -11,16 +11,11 @@ import {LoopbackFileServer} from "../helpers/LoopbackFileServer.js";
 import {startLlamaServer} from "../helpers/llamaServer.js";
 import {syntheticModel} from "../helpers/syntheticModel.js";
 import {CodeServer, freePort} from "./CodeServer.js";
+import {modelPath, suiteFolders, tools, vsix} from "./e2ePaths.js";
 import {probeEndpoint} from "./probeEndpoint.js";
 import {Workbench} from "./Workbench.js";
 
-const repo = path.resolve(import.meta.dirname, "../..");
-const tools = process.env.LOCAL_RESPONSES_TOOLS ?? path.join(repo, ".tools/vscode-e2e");
-const state = path.join(repo, ".e2e/vscode");
-const artifacts = path.join(repo, "test-artifacts/vscode-e2e");
-const modelPath = path.resolve(repo, "../shared/models/stories260K.gguf");
-const pkg = JSON.parse(fs.readFileSync(path.join(repo, "package.json"), "utf8")) as {name: string, version: string};
-const vsix = path.join(repo, `${pkg.name}-linux-x64-${pkg.version}.vsix`);
+const {state, artifacts} = suiteFolders("vscode", "vscode-e2e");
 const downloads = path.join(state, "downloads");
 const sha256 = (file: string) => crypto.createHash("sha256").update(fs.readFileSync(file)).digest("hex");
 
