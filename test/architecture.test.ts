@@ -37,3 +37,18 @@ describe("architecture: layer rules (dependency-cruiser)", () => {
                 + ".dependency-cruiser.cjs --output-to .dependency-cruiser-known-violations.json)");
     });
 });
+
+/** Small files (docs/architecture.md): a source file past this many lines holds more than one thing and is split. */
+const maxSourceLines = 360;
+
+describe("architecture: file size", () => {
+    it(`keeps every file of src/ and webview/ within ${maxSourceLines} lines`, () => {
+        const listed = spawnSync("git", ["ls-files", "--cached", "--others", "--exclude-standard", "src", "webview"],
+            {cwd: repoRoot, encoding: "utf8"}).stdout.split("\n").filter((file) => file.endsWith(".ts"));
+        assert.ok(listed.length > 100, "git lists the source files");
+        const oversized = listed
+            .map((file) => ({file, lines: readFileSync(path.join(repoRoot, file), "utf8").split("\n").length}))
+            .filter(({lines}) => lines > maxSourceLines);
+        assert.deepEqual(oversized, []);
+    });
+});
