@@ -2,8 +2,10 @@
  * npm run bench:constrained — constrained decoding at speed (issue 31 item 2): streamed tokens/s of the same served
  * model answering freely, under a strict `json_schema` (`text.format`), and in a forced function call (its arguments
  * are generated under the call's JSON-schema grammar), one after the other in rotating order on one `dist/cli.js
- * serve` (1 thread, 1 sequence), after a warm-up. Prints each mode's median tokens/s (whole request) and its
- * ratio to free decoding in the same round (median, quartiles).
+ * serve` (1 thread, 1 sequence), after a warm-up. Each request is timed twice over: cold (the whole request: its prompt,
+ * which for the forced call holds the tool's declaration, and its answer) and decoding alone (the same body sent again
+ * right after a 1-token request put its prompt in the sequence, so only the answer is evaluated). Prints each mode's
+ * median tokens/s both ways and its ratio to free decoding in the same round (median, quartiles).
  *
  * Usage: npm run build && npm run bench:constrained [-- --rounds N] [--vocab qwen2]
  *   --vocab NAME: the synthetic SmolLM2-135M body with that real vocabulary (generated once into
@@ -46,13 +48,14 @@ function body(mode: Mode, round: number): Record<string, unknown> {
 
 /**
  * Output tokens per second of the whole request. Not from the streamed deltas: strict output is held until it
- * validates (docs/api.md, Structured output), so its deltas all arrive at the end. The prompt is the same for free and
- * `json_schema` (the forced call's adds the tool's declaration), and short beside 96 tokens.
+ * validates (docs/api.md, Structured output), so its deltas all arrive at the end. `maxOutputTokens` 1 only evaluates
+ * the prompt (and is not timed).
  */
-async function timeOne(url: string, mode: Mode, round: number): Promise<number> {
+async function timeOne(url: string, mode: Mode, round: number, maxOutputTokens = maxTokens): Promise<number> {
     const started = performance.now();
     const response = await fetch(`${url}/responses`, {
-        method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify(body(mode, round))
+        method: "POST", headers: {"content-type": "application/json"},
+        body: JSON.stringify({...body(mode, round), max_output_tokens: maxOutputTokens})
     });
     if (!response.ok || response.body == null)
         throw new Error(`${mode}: HTTP ${response.status} ${await response.text()}`);
@@ -71,30 +74,42 @@ async function main(): Promise<void> {
     const server = await startCliServer(["--model", model, "--model-alias", "bench", "--no-auth", "--port", "0", "--store", "memory",
         "--parallel", "1", "--context-size", "2048", "--threads", "1", "--prompt-threads", "1", "--prompt-cache-max-bytes", "0"]);
     try {
-        const rates = new Map<Mode, number[]>(modes.map((mode) => [mode, []]));
+        const cold = new Map<Mode, number[]>(modes.map((mode) => [mode, []]));
+        const decoding = new Map<Mode, number[]>(modes.map((mode) => [mode, []]));
         for (let round = 0; round < warmUp + rounds; round++) {
             const order = modes.map((_, index) => modes[(index + round) % modes.length]!);
             for (const mode of order) {
-                const rate = await timeOne(server.url, mode, round);
-                if (round >= warmUp)
-                    rates.get(mode)!.push(rate);
+                const coldRate = await timeOne(server.url, mode, round);
+                await timeOne(server.url, mode, round + 1000, 1);
+                const decodingRate = await timeOne(server.url, mode, round + 1000);
+                if (round < warmUp)
+                    continue;
+                cold.get(mode)!.push(coldRate);
+                decoding.get(mode)!.push(decodingRate);
             }
         }
-        const free = rates.get("free")!;
         console.log(`constrained: ${path.basename(model)}, 1 thread, ${rounds} rounds of up to ${maxTokens} tokens (rotating order), `
-            + new Date().toISOString().slice(0, 10));
-        for (const mode of modes) {
-            const runs = rates.get(mode)!;
-            const ratios = runs.map((rate, index) => rate / free[index]!)
-                .filter((ratio) => Number.isFinite(ratio));
-            const timed = runs.filter((rate) => Number.isFinite(rate));
-            const spread = ratios.length === 0 ? "—" : `${quantile(ratios, 0.25).toFixed(2)}–${quantile(ratios, 0.75).toFixed(2)}`;
-            const ratio = ratios.length === 0 ? "—" : median(ratios).toFixed(2);
-            console.log(`  ${mode.padEnd(12)} ${timed.length === 0 ? "—" : median(timed).toFixed(1)} tok/s`
-                + ` (×${ratio} of free, quartiles ${spread}; ${timed.length}/${runs.length} timed)`);
-        }
+            + new Date().toISOString().slice(0, 16));
+        report("whole request, cold prompt", cold);
+        report("decoding alone, prompt already evaluated", decoding);
     } finally {
         server.stop();
+    }
+}
+
+/** Each mode's median tokens/s and its ratio to free decoding in the same round. */
+function report(title: string, rates: Map<Mode, number[]>): void {
+    const free = rates.get("free")!;
+    console.log(`  ${title}:`);
+    for (const mode of modes) {
+        const runs = rates.get(mode)!;
+        const ratios = runs.map((rate, index) => rate / free[index]!)
+            .filter((ratio) => Number.isFinite(ratio));
+        const timed = runs.filter((rate) => Number.isFinite(rate));
+        const spread = ratios.length === 0 ? "—" : `${quantile(ratios, 0.25).toFixed(2)}–${quantile(ratios, 0.75).toFixed(2)}`;
+        const ratio = ratios.length === 0 ? "—" : median(ratios).toFixed(2);
+        console.log(`    ${mode.padEnd(12)} ${timed.length === 0 ? "—" : median(timed).toFixed(1)} tok/s`
+            + ` (×${ratio} of free, quartiles ${spread}; ${timed.length}/${runs.length} timed)`);
     }
 }
 
