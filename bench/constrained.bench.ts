@@ -16,6 +16,7 @@ import path from "node:path";
 import {startCliServer} from "./cliServer.js";
 import {median, quantile} from "./pairs.js";
 import {sseData} from "./sseData.js";
+import {storySchema} from "./storySchema.js";
 import {models} from "../test/helpers/paths.js";
 import {syntheticModel} from "../test/helpers/syntheticModel.js";
 
@@ -27,12 +28,7 @@ const vocab = argument("--vocab");
 const warmUp = 1;
 const maxTokens = 96;
 
-const schema = {
-    type: "object",
-    properties: {title: {type: "string"}, characters: {type: "array", items: {type: "string"}}, story: {type: "string"}},
-    required: ["title", "characters", "story"],
-    additionalProperties: false
-};
+const schema = storySchema;
 
 function body(mode: Mode, round: number): Record<string, unknown> {
     const common = {

@@ -15,6 +15,7 @@ import {startLlamaServer} from "../test/helpers/llamaServer.js";
 import {benchModel} from "./benchModels.js";
 import {startCliServer} from "./cliServer.js";
 import {alternating, median, quantile} from "./pairs.js";
+import {storySchema} from "./storySchema.js";
 
 const {values: args} = parseArgs({options: {
     model: {type: "string", default: "stories260K"},
@@ -24,12 +25,7 @@ const pairs = Number(args.pairs);
 const maxTokens = 96;
 const contextSize = 4096;
 
-const schema = {
-    type: "object",
-    properties: {title: {type: "string"}, characters: {type: "array", items: {type: "string"}}, story: {type: "string"}},
-    required: ["title", "characters", "story"],
-    additionalProperties: false
-};
+const schema = storySchema;
 
 type Mode = "constrained" | "free";
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import {after, before, describe, it} from "node:test";
 import {createOpenAICompatible} from "@ai-sdk/openai-compatible";
-import {generateText, stepCountIs, streamText, tool} from "ai";
-import {z} from "zod";
+import {generateText, stepCountIs, streamText} from "ai";
 import {readFullStream} from "../../helpers/aiSdkStream.js";
+import {aiSdkWeatherTool} from "../../helpers/weatherTools.js";
 import {skipUpstream, startClientHarness, type ClientHarness} from "../../helpers/clientHarness.js";
 
 const noForcedCalls = "llama-server does not force a tool call on the tiny models (docs/upstream.md)";
@@ -23,14 +23,7 @@ describe("Vercel AI SDK (ai + @ai-sdk/openai-compatible, Chat Completions, real 
     });
     after(() => harness.close());
 
-    const weather = (calls: string[]) => tool({
-        description: "Get the weather for a city",
-        inputSchema: z.object({city: z.enum(["Paris", "Oslo"])}),
-        execute: async ({city}) => {
-            calls.push(city);
-            return {city, conditions: "sunny"};
-        }
-    });
+    const weather = aiSdkWeatherTool;
 
     it("generateText", async () => {
         const result = await generateText({model: provider.chatModel("local-model"), prompt: "Tell me a story.", maxOutputTokens: 16});

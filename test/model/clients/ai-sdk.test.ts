@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import {after, before, describe, it} from "node:test";
 import {createOpenAI} from "@ai-sdk/openai";
-import {generateObject, generateText, jsonSchema, Output, stepCountIs, streamText, tool} from "ai";
+import {generateObject, generateText, jsonSchema, Output, stepCountIs, streamText} from "ai";
 import {z} from "zod";
 import {skipUpstream, startClientHarness, type ClientHarness, upstreamMode} from "../../helpers/clientHarness.js";
 import {readFullStream} from "../../helpers/aiSdkStream.js";
+import {aiSdkWeatherTool} from "../../helpers/weatherTools.js";
 
 /** The Vercel AI SDK's Responses provider (`openai.responses(model)`) against the real server, through the recording proxy. */
 describe("Vercel AI SDK (ai + @ai-sdk/openai, real engine)", () => {
@@ -16,14 +17,7 @@ describe("Vercel AI SDK (ai + @ai-sdk/openai, real engine)", () => {
     });
     after(() => harness.close());
 
-    const weather = (calls: string[]) => tool({
-        description: "Get the weather for a city",
-        inputSchema: z.object({city: z.enum(["Paris", "Oslo"])}),
-        execute: async ({city}) => {
-            calls.push(city);
-            return {city, conditions: "sunny"};
-        }
-    });
+    const weather = aiSdkWeatherTool;
 
     it("generateText", async () => {
         const result = await generateText({model: provider.responses("local-model"), prompt: "Tell me a story.", maxOutputTokens: 16});

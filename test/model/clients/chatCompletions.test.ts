@@ -3,6 +3,7 @@ import {after, before, describe, it} from "node:test";
 import OpenAI, {BadRequestError} from "openai";
 import {skipUpstream, startClientHarness, type ClientHarness} from "../../helpers/clientHarness.js";
 import {models} from "../../helpers/paths.js";
+import {weatherParameters} from "../../helpers/weatherTools.js";
 
 const weatherTool: OpenAI.Chat.ChatCompletionFunctionTool = {
     type: "function",
@@ -10,13 +11,7 @@ const weatherTool: OpenAI.Chat.ChatCompletionFunctionTool = {
         name: "get_weather",
         description: "Get the current weather for a city",
         strict: true,
-        parameters: {
-            type: "object",
-            // An enum keeps the forced call short: the tiny model may not close a free string within the output limit.
-            properties: {city: {type: "string", enum: ["Paris", "Oslo", "Rome"], description: "City name"}},
-            required: ["city"],
-            additionalProperties: false
-        }
+        parameters: weatherParameters
     }
 };
 

@@ -4,19 +4,14 @@ import OpenAI, {AuthenticationError, BadRequestError, NotFoundError, RateLimitEr
 import {zodTextFormat} from "openai/helpers/zod";
 import {z} from "zod";
 import {skipUpstream, startClientHarness, type ClientHarness} from "../../helpers/clientHarness.js";
+import {weatherParameters} from "../../helpers/weatherTools.js";
 
 const weatherTool = {
     type: "function" as const,
     name: "get_weather",
     description: "Get the current weather for a city",
     strict: true,
-    parameters: {
-        type: "object",
-        // An enum keeps the forced call short: the tiny model may not close a free string within the output limit.
-        properties: {city: {type: "string", enum: ["Paris", "Oslo", "Rome"], description: "City name"}},
-        required: ["city"],
-        additionalProperties: false
-    }
+    parameters: weatherParameters
 };
 
 /** The official `openai` Node SDK against the real server, through the recording proxy. */
