@@ -1,15 +1,15 @@
-import type {ChatHistoryItem, LlamaChat, LlamaCompletion, LlamaContextSequence, LlamaGrammar, LlamaModel, Token} from "node-llama-cpp";
+import type {ChatHistoryItem, LlamaChat, LlamaCompletion, LlamaContextSequence, LlamaGrammar, Token} from "node-llama-cpp";
 import {toChatModelFunctions} from "./chatHistory.js";
 import type {AfterDispatch} from "./AfterDispatch.js";
-import {AnswerTokenBudget} from "./AnswerTokenBudget.js";
+import {AnswerAccountant} from "./AnswerAccountant.js";
 import type {BusyPoll} from "./BusyPoll.js";
 import {CallArgumentsStream} from "./CallArgumentsStream.js";
 import {EngineError} from "../errors.js";
+import {generateChat, generatePlain, type CommonGenerationOptions, type StrategyResponse} from "./generationStrategies.js";
 import type {PlainCompletion} from "./plainCompletion.js";
 import {prefillPrompt} from "./PromptPrefill.js";
-import {StopSequenceDetector} from "./StopSequenceDetector.js";
 import {scoreAnswerTokens} from "./tokenLogprobs.js";
-import type {GenerationEvent, GenerationRequest, GenerationResult, PromptProgress} from "../types.js";
+import type {GenerationRequest, GenerationResult} from "../types.js";
 
 export type RunGenerationOptions = {
     chat: LlamaChat,
@@ -42,72 +42,27 @@ export type RunGenerationOptions = {
     onAnswer?: (text: string, tokens: readonly Token[]) => void
 };
 
-/** One generation on a leased sequence, streaming each chunk to `request.onEvent` as it is produced. */
+/**
+ * One generation on a leased sequence, streaming each chunk to `request.onEvent` as it is produced: the prompt in
+ * abortable steps, then the answer by the plain-completion or the chat strategy (generationStrategies.ts), both
+ * accounted for by one `AnswerAccountant`; then the result, with its usage read from the sequence's token meter.
+ */
 export async function runGeneration({chat, plain, sequence, history, prompt, promptStepTokens, contextSize, request, onTokens, grammar,
     thinks, stopSequences = [], afterDispatch, busyPoll, onAnswer}: RunGenerationOptions): Promise<GenerationResult> {
     const promptTokens = prompt.length;
-    // Ends the generation early: a stop sequence was seen, or the event consumer failed.
-    const stopSignal = new AbortController();
-    const events = new DeferredEvents(request.onEvent, afterDispatch, () => stopSignal.abort());
-    const emit = (event: GenerationEvent) => events.emit(event);
     const started = performance.now();
-    let firstTokenAt: number | null = null;
-    let reasoningTokens = 0;
-    let inThought = false;
     const meterBefore = sequence.tokenMeter.getState();
     const predictionsBefore = {...sequence.tokenPredictions};
 
     const roomLeft = contextSize - promptTokens;
     const maxTokens = Math.max(1, Math.min(request.maxOutputTokens ?? roomLeft, roomLeft));
     const sampling = request.sampling ?? {};
-    const functions = grammar == null ? toChatModelFunctions(callableTools(request)) : undefined;
-    const thoughtBudget = thinks ? request.thoughtBudget ?? defaultThoughtBudget(maxTokens) : request.thoughtBudget;
-    const callStream = new CallArgumentsStream(emit);
-    /** The tokens behind `text` events, scored after generation when logprobs are asked for. */
-    const answerTokens: Token[] = [];
-    // Stop sequences (the operator's and the request's) end the answer as an end-of-turn would; the generation is aborted
-    // once one is seen.
-    const stops = new StopSequenceDetector(grammar == null ? [...stopSequences, ...request.stopSequences ?? []] : []);
-    const signal = anySignal(request.signal, stopSignal.signal);
-    let answer = "";
-    const emitText = (text: string) => {
-        if (text === "")
-            return;
-        if (inThought) {
-            inThought = false;
-            emit({type: "thought.end"});
-        }
-        answer += text;
-        emit({type: "text", text});
-    };
-
-    /** Caps a plain answer at maxTokens (see AnswerTokenBudget). */
-    const budget = new AnswerTokenBudget(maxTokens);
-    /** The text of the part of a release the budget kept, when it cut one. */
-    const keptText = (tokens: readonly Token[]) => detokenizeAfter(sequence.model, tokens,
-        budget.taken.slice(0, budget.taken.length - tokens.length));
-    const cadence = busyPoll?.follow();
-    let prefilled: PromptProgress | undefined;
-    const countTokens = (tokens: readonly Token[]) => {
-        if (tokens.length === 0)
-            return;
-        if (firstTokenAt == null && prefilled != null) {
-            // The prompt's last step was evaluated with the first output token: the prompt is all in.
-            request.onPromptProgress?.({...prefilled, evaluated: prefilled.total});
-        }
-        firstTokenAt ??= performance.now();
-        cadence?.tokens();
-        onTokens?.(tokens.length);
-    };
-    const onAnswerChunk = (tokens: readonly Token[], text: string) => {
-        if (stops.stopped)
-            return;
-        answerTokens.push(...tokens);
-        emitText(stops.push(text));
-        if (stops.stopped)
-            stopSignal.abort();
-    };
-    const common = {
+    const accountant = new AnswerAccountant({
+        request, maxTokens, stopSequences, constrained: grammar != null, afterDispatch, busyPoll, onTokens
+    });
+    const callStream = new CallArgumentsStream((event) => accountant.emit(event));
+    const signal = anySignal(request.signal, accountant.stopSignal);
+    const common: CommonGenerationOptions = {
         maxTokens,
         temperature: sampling.temperature ?? 1,
         topP: sampling.topP,
@@ -121,86 +76,32 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
             : false as const
     };
 
-    let response: {
-        response: string, functionCalls?: ReadonlyArray<{functionName: string, params?: unknown}>, metadata: {stopReason: string}
-    };
+    let response: StrategyResponse;
     try {
-        prefilled = await prefillPrompt(sequence, prompt, {maxStepTokens: promptStepTokens, signal, onProgress: request.onPromptProgress});
-        if (plain != null) {
-            let chunkTokens: Token[] = [];
-            let chunkCut = false;
-            // Without operator stop sequences nothing on the token loop needs the answer's text, so it is detokenized
-            // with the events, off the loop, instead of by `onTextChunk` (two native detokenizations per token before the
-            // next evaluation is queued). Measured on stories260K, served tokens/s in 118 alternating pairs: +2.2 %
-            // (median), faster in 74.
-            const textOffLoop = !stops.active;
-            response = await plain.completion.generateCompletionWithMeta(plain.input, {
-                ...common,
-                customStopTriggers: plain.stopTriggers,
-                // The engine refuses a prompt that fills the context, and maxTokens ends the answer at its edge: nothing
-                // is ever shifted out. (Its default would keep a tenth of the context free by cutting the prompt's start.)
-                contextShiftSize: 1,
-                disableContextShift: true,
-                // Each release of tokens calls onToken, then onTextChunk with their text.
-                onToken: (released) => {
-                    const tokens = budget.take(released);
-                    chunkCut = tokens.length < released.length;
-                    countTokens(tokens);
-                    if (textOffLoop)
-                        events.run(() => onAnswerChunk(tokens, detokenizeAfter(sequence.model, tokens, answerTokens)));
-                    else
-                        chunkTokens = tokens;
-                },
-                onTextChunk: textOffLoop ? undefined : (text) => onAnswerChunk(chunkTokens, chunkCut ? keptText(chunkTokens) : text)
+        accountant.prefilled = await prefillPrompt(sequence, prompt, {
+            maxStepTokens: promptStepTokens, signal, onProgress: request.onPromptProgress
+        });
+        response = plain != null
+            ? await generatePlain(plain, sequence, common, accountant)
+            : await generateChat(chat, history, common, accountant, {
+                grammar,
+                functions: grammar == null ? toChatModelFunctions(callableTools(request)) : undefined,
+                maxParallelFunctionCalls: request.maxToolCalls,
+                callStream,
+                thoughtBudget: thinks ? request.thoughtBudget ?? defaultThoughtBudget(maxTokens) : request.thoughtBudget
             });
-        } else {
-            response = await chat.generateResponse(history, {
-                ...common,
-                // Without a budget a thought may never close (the tiny reasoning model cannot write `</think>`).
-                budgets: thoughtBudget == null ? undefined : {thoughtTokens: thoughtBudget},
-                ...(grammar != null
-                    ? {grammar}
-                    : functions != null
-                    ? {
-                        functions,
-                        documentFunctionParams: true,
-                        maxParallelFunctionCalls: request.maxToolCalls,
-                        onFunctionCallParamsChunk: (chunk) => callStream.push(chunk.callIndex, chunk.functionName, chunk.paramsChunk,
-                            chunk.done)
-                    }
-                    : {}),
-                onResponseChunk: (chunk) => {
-                    countTokens(chunk.tokens);
-                    if (chunk.type === "segment" && chunk.segmentType === "thought") {
-                        reasoningTokens += chunk.tokens.length;
-                        inThought = true;
-                        if (chunk.text !== "")
-                            emit({type: "thought", text: chunk.text});
-                        if (chunk.segmentEndTime != null) {
-                            inThought = false;
-                            emit({type: "thought.end"});
-                        }
-                    } else if (chunk.type == null)
-                        onAnswerChunk(chunk.tokens, chunk.text);
-                }
-            });
-        }
     } catch (error) {
-        events.finish();
+        accountant.events.finish();
         if (request.signal?.aborted)
             throw new EngineError("aborted", "The generation was aborted.");
         if (error instanceof Error && /context shift|does not fit|too long|too small/i.test(error.message))
             throw new EngineError("context_overflow", `The input does not fit the context of ${contextSize} tokens: ${error.message}`);
         throw error;
     } finally {
-        cadence?.end();
+        accountant.endCadence();
     }
-    if (!stops.stopped)
-        emitText(stops.flush());
-    if (inThought)
-        emit({type: "thought.end"});
     // Every event reaches the consumer before the result does.
-    events.finish();
+    accountant.finish();
 
     const meterAfter = sequence.tokenMeter.getState();
     // At most maxTokens: a token past a plain answer's budget (see AnswerTokenBudget) was evaluated, but is no part of it.
@@ -216,8 +117,9 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
         name: call.functionName,
         arguments: callStream.argumentsOf(index) ?? JSON.stringify(call.params ?? {})
     }));
+    const {stops, budget, answerTokens, reasoningTokens, firstTokenAt} = accountant;
     const stop = stops.stopped ? "stopSequence" : response.metadata.stopReason;
-    const text = stops.active || budget.overran ? answer : response.response;
+    const text = stops.active || budget.overran ? accountant.answer : response.response;
     if (calls.length === 0 && reasoningTokens === 0 && stop !== "abort" && stop !== "stopSequence")
         onAnswer?.(text, answerTokens);
     const logprobs = request.logprobs == null || stop === "abort"
@@ -239,79 +141,6 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
         timeToFirstTokenMs: firstTokenAt == null ? null : firstTokenAt - started
     };
 }
-
-/**
- * A generation's events on their way to `request.onEvent`, in order: deferred until the next evaluation is
- * dispatched (see AfterDispatch), except the first, which goes out at once (it is the time to first token).
- * A consumer that throws stops the generation; its error is the generation's.
- */
-class DeferredEvents {
-    private failure: {error: unknown} | undefined;
-    private first = true;
-
-    public constructor(
-        private readonly consumer: ((event: GenerationEvent) => void) | undefined,
-        private readonly afterDispatch: AfterDispatch,
-        private readonly onFailure: () => void
-    ) {}
-
-    public emit(event: GenerationEvent): void {
-        if (this.consumer == null)
-            return;
-        if (!this.first) {
-            this.afterDispatch.defer(() => this.deliver(event));
-            return;
-        }
-        this.first = false;
-        this.deliver(event);
-    }
-
-    /**
-     * Runs `work`, which makes events, where they are delivered: at once until the first event is out (always, when
-     * nobody consumes them), then deferred with them, in order. A throw stops the generation as a failing consumer does.
-     */
-    public run(work: () => void): void {
-        if (this.first) {
-            this.attempt(work);
-            return;
-        }
-        this.afterDispatch.defer(() => this.attempt(work));
-    }
-
-    /** Delivers what is still queued; throws the consumer's error, if it failed. */
-    public finish(): void {
-        this.afterDispatch.drain();
-        if (this.failure != null)
-            throw this.failure.error;
-    }
-
-    private deliver(event: GenerationEvent): void {
-        this.attempt(() => this.consumer!(event));
-    }
-
-    private attempt(work: () => void): void {
-        if (this.failure != null)
-            return;
-        try {
-            work();
-        } catch (error) {
-            this.failure = {error};
-            this.onFailure();
-        }
-    }
-}
-
-/**
- * The text of `tokens` as `LlamaCompletion` gives it to `onTextChunk`: detokenized after the answer's tokens before them
- * (`previous`), so that a SentencePiece word keeps its leading space. node-llama-cpp reads only the last few of those
- * (3 in 3.21.1); the slice bounds the copy.
- */
-function detokenizeAfter(model: LlamaModel, tokens: readonly Token[], previous: readonly Token[]): string {
-    return model.detokenize(tokens, false, previous.slice(-recentTokensForDetokenizing));
-}
-
-/** More than node-llama-cpp's `maxRecentDetokenizerTokens`, which it does not export. */
-const recentTokensForDetokenizing = 8;
 
 /** The tools the model may call: a `required` mode naming some tools narrows the grammar to them. */
 function callableTools(request: GenerationRequest) {
