@@ -1,8 +1,13 @@
-import type * as vscode from "vscode";
 import {Emitter} from "../../protocol/Emitter.js";
 import {rememberRecent} from "./recentModels.js";
 
 const recentModelsKey = "localResponses.recentModels";
+
+/** The part of the extension's global state (`vscode.Memento`) this reads and writes: declared here so tests need no editor. */
+export type KeptState = {
+    get<T>(key: string, fallback: T): T,
+    update(key: string, value: unknown): PromiseLike<void>
+};
 
 /**
  * The model files the editor knows about: Load Model…'s recent files (kept in the extension's global state, so they
@@ -13,7 +18,7 @@ export class ModelFiles {
     private readonly changes = new Emitter<void>();
 
     /** `folder` is read on each call: it follows the `localResponses.model.downloadDirectory` setting. */
-    public constructor(private readonly state: vscode.Memento, private readonly folder: () => string) {}
+    public constructor(private readonly state: KeptState, private readonly folder: () => string) {}
 
     /** Where Download Model… saves and the Models view and the walkthrough look for model files. */
     public directory(): string {
