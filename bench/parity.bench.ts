@@ -10,7 +10,7 @@
  *  4. a 10-turn previous_response_id chain: time to first token of turn 10 / turn 1;
  *  5. warm prefix: a request whose first ~1,500 tokens are cached, served / the direct evaluation of its new tokens.
  *
- * "Direct" is node-llama-cpp with nothing of ours: a context of the same size and threads (its default batch), the
+ * "Direct" is node-llama-cpp with nothing of ours: a context of the same size, threads and batch (the server's), the
  * same number of tokens evaluated at the same depth, then one token sampled. The client is a separate low-priority
  * process (sseClient.mjs). Served and direct runs alternate in pairs; each figure is the median of the paired ratios.
  * The pairs of figures 1, 2 and 3 are spread over `--placements` loads of the model on each side (3 by default): two
@@ -23,16 +23,15 @@
  * output layer, sampling and tokenizer cost what a real model's do: smollm2-135m-qwen2, qwen2.5-0.5b-qwen2 (151,936 tokens),
  * smollm2-135m-gemma4 (262,144), any `<shape>-<vocab>`; each generated on first use into ~/.cache/local-responses/models.
  */
-import {spawn, type ChildProcess} from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import {parseArgs} from "node:util";
-import {fileURLToPath} from "node:url";
 import type {
     ChatHistoryItem, Llama, LlamaChat, LlamaCompletion, LlamaContext, LlamaContextSequence, LlamaModel, Token
 } from "node-llama-cpp";
 import {BusyPoll, defaultBusyPollBelowTokenMs} from "../src/engine/llama/BusyPoll.js";
+import {defaultBatchSize} from "../src/engine/engineDefaults.js";
 import {defaultKeyCacheType, requireKeyCacheType} from "../src/engine/keyCacheType.js";
 import {nativeKeyCacheType, usableKeyCacheType} from "../src/engine/llama/nativeKeyCacheType.js";
 import {loadNodeLlamaCpp} from "../src/engine/models/loadBinding.js";
@@ -41,8 +40,7 @@ import {LocalResponsesHost} from "../src/host/LocalResponsesHost.js";
 import {benchModel} from "./benchModels.js";
 import {words} from "./filler.js";
 import {alternating, median, quantile} from "./pairs.js";
-
-type StreamResult = {tokens: number, input: number, cached: number, ms: number, ttftMs: number, streamMs: number, id: string};
+import {SseClientProcess} from "./sseClientProcess.js";
 
 const {values: args} = parseArgs({
     options: {
@@ -64,18 +62,12 @@ const parallel = 4;
 const spread = (values: readonly number[]) => `${quantile(values, 0.25).toFixed(2)}–${quantile(values, 0.75).toFixed(2)}`;
 
 
-let client: ChildProcess;
-function stream(bodies: Record<string, unknown>[]): Promise<StreamResult[]> {
-    return new Promise((resolve, reject) => {
-        client.once("message", (message: {results?: StreamResult[], error?: string}) => message.error != null
-            ? reject(new Error(message.error)) : resolve(message.results!));
-        client.send({bodies});
-    });
-}
-const streamOnce = async (body: Record<string, unknown>) => (await stream([body]))[0]!;
+let client: SseClientProcess;
+const stream = (bodies: Record<string, unknown>[]) => client.stream(bodies);
+const streamOnce = (body: Record<string, unknown>) => client.streamOnce(body);
 
 /**
- * node-llama-cpp alone: a context like the server's (size, threads), node-llama-cpp's own batch. Generation goes on
+ * node-llama-cpp alone: a context like the server's (size, threads, batch). Generation goes on
  * through end-of-generation tokens (`yieldEogToken`), so a direct run makes exactly as many tokens as asked.
  */
 class Direct {
@@ -96,8 +88,10 @@ class Direct {
         Direct.llama ??= loadNodeLlamaCpp().then(({getLlama}) => getLlama({gpu: false, build: "never", maxThreads: 1}));
         const model = await (await Direct.llama).loadModel({modelPath});
         const keys = nativeKeyCacheType(usableKeyCacheType(cacheTypeK, model).type);
+        // The server's batch on the CPU, not node-llama-cpp's default (512): a narrower batch evaluates prompts 1.1-1.3x
+        // faster here (docs/performance.md, "Batch size on the CPU"), so a direct side at 512 flattered the server's ratio.
         const context = await model.createContext({
-            contextSize, sequences, threads: 1, flashAttention: false, experimentalKvCacheKeyType: keys
+            contextSize, sequences, threads: 1, batchSize: defaultBatchSize(false), flashAttention: false, experimentalKvCacheKeyType: keys
         });
         const all = Array.from({length: sequences}, () => context.getSequence());
         return new Direct(model, context, all, model.tokenize(words(8000, 99)));
@@ -215,8 +209,7 @@ async function compare(name: string, modelPath: string, fullSize: boolean): Prom
     });
     await host.loadModel(modelPath);
     const url = await host.start();
-    client = spawn("nice", ["-n", "19", process.execPath, fileURLToPath(new URL("./sseClient.mjs", import.meta.url)), url, apiKey],
-        {stdio: ["ignore", "inherit", "inherit", "ipc"]});
+    client = SseClientProcess.start(url, apiKey);
     let direct = await Direct.open(modelPath, parallel);
     const log = (line: string) => console.error(`[${name}] ${line}`);
     const placements = Math.max(1, Number(args.placements));
@@ -439,7 +432,7 @@ async function compare(name: string, modelPath: string, fullSize: boolean): Prom
             ]);
         }
     } finally {
-        client.kill();
+        client.stop();
         await direct.close();
         await host.dispose();
         fs.rmSync(storage.dataDir, {recursive: true, force: true});

@@ -15,15 +15,11 @@ import {defaultConfig} from "../src/host/config.js";
 import {LocalResponsesHost} from "../src/host/LocalResponsesHost.js";
 import {itemsToTurns} from "../src/responses/transcript.js";
 import {normalizeInput} from "../src/responses/inputItems.js";
-import {spawn, type ChildProcess} from "node:child_process";
-import {fileURLToPath} from "node:url";
 import {defaultBatchSize} from "../src/engine/engineDefaults.js";
 import {loadNodeLlamaCpp} from "../src/engine/models/loadBinding.js";
 import {models} from "../test/helpers/paths.js";
 import {alternating, median, quantile} from "./pairs.js";
-
-/** What the client process reports for one streamed response (see sseClient.mjs). */
-type StreamResult = {tokens: number, input: number, cached: number, ms: number, ttftMs: number, streamMs: number, id: string};
+import {SseClientProcess} from "./sseClientProcess.js";
 
 const apiKey = "sk-bench";
 const prompt = "Tell me a long story about a little dog who found a ball.";
@@ -36,19 +32,9 @@ const spread = (values: readonly number[],
     digits: number) => `quartiles ${quantile(values, 0.25).toFixed(digits)}–${quantile(values, 0.75).toFixed(digits)}`;
 
 /** Runs streaming requests concurrently from the client process. */
-let client: ChildProcess;
-function stream(bodies: Record<string, unknown>[], hold = false): Promise<StreamResult[]> {
-    return new Promise((resolve, reject) => {
-        client.once("message", (message: {results?: StreamResult[], error?: string}) => {
-            if (message.error != null)
-                reject(new Error(message.error));
-            else
-                resolve(message.results!);
-        });
-        client.send({bodies, hold});
-    });
-}
-const streamOnce = async (body: Record<string, unknown>, hold = false) => (await stream([body], hold))[0]!;
+let client: SseClientProcess;
+const stream = (bodies: Record<string, unknown>[], hold = false) => client.stream(bodies, hold);
+const streamOnce = (body: Record<string, unknown>, hold = false) => client.streamOnce(body, hold);
 
 async function main() {
     const config = {...defaultConfig(), port: 0, threads: 1, promptThreads: 1, contextSize: 2048, parallel: 4, apiKeys: [apiKey]};
@@ -63,12 +49,11 @@ async function main() {
         lastGeneration = {durationMs: summary.durationMs, timeToFirstTokenMs: summary.timeToFirstTokenMs ?? 0};
         if (releaseHeld) {
             releaseHeld = false;
-            client.send({resume: true});
+            client.resume();
         }
     });
     // `nice`: on 2 cores the client's own parsing would otherwise compete with the server for the CPU it measures.
-    client = spawn("nice", ["-n", "19", process.execPath, fileURLToPath(new URL("./sseClient.mjs", import.meta.url)), url, apiKey],
-        {stdio: ["ignore", "inherit", "inherit", "ipc"]});
+    client = SseClientProcess.start(url, apiKey);
     const rows: string[][] = [];
 
     // 1. Serving overhead: identical greedy generations, direct and through HTTP, in back-to-back pairs.
@@ -192,7 +177,7 @@ async function main() {
         `ratio ${(floor[1]! / floor[0]!).toFixed(2)}`
     ]);
 
-    client.kill();
+    client.stop();
     await host.dispose();
     const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
     console.log("\nLocal Responses serving benchmark (stories260K, threads 1, 4 sequences)\n");

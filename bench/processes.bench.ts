@@ -1,0 +1,127 @@
+/**
+ * npm run bench:processes — served against direct with each side in a process of its own (issue 31: the held-out
+ * method, which read lower ratios than `npm run bench`, where the server and node-llama-cpp share the bench's process).
+ * The server is `dist/cli.js serve --threads 1 --prompt-threads 1` with 1 or 4 sequences of 4,096; node-llama-cpp runs
+ * alone in bench/directProcess.ts with one sequence of 4,096, 1 thread and the batch given (2048 as the held-out
+ * harness had it, 128 as the server's). Alternating pairs:
+ *  - prefill: a cold ~3,200-token prompt (the same token count on both sides) answered with one token, the whole
+ *    request (client side) against direct evaluate + one sample;
+ *  - decode: 128 greedy tokens, served delta spacing (client side, first to last) against the raw evaluate loop.
+ * The client is bench/sseClient.mjs in its own low-priority process, as in `npm run bench`.
+ *
+ * Usage: npm run build && npm run bench:processes [-- --model smollm2-135m] [--pairs N] [--prompt-tokens N]
+ */
+import {fork, type ChildProcess} from "node:child_process";
+import path from "node:path";
+import {parseArgs} from "node:util";
+import {repoRoot} from "../test/helpers/paths.js";
+import {benchModel} from "./benchModels.js";
+import {startCliServer, type CliServer} from "./cliServer.js";
+import {words} from "./filler.js";
+import {alternating, median, quantile} from "./pairs.js";
+import {SseClientProcess} from "./sseClientProcess.js";
+
+const {values: args} = parseArgs({options: {
+    "model": {type: "string", default: "smollm2-135m"},
+    "pairs": {type: "string", default: "3"},
+    "prompt-tokens": {type: "string", default: "3200"},
+    "sequences": {type: "string", default: "1,4"},
+    "batches": {type: "string", default: "2048,128"}
+}});
+const pairs = Number(args.pairs);
+const promptTokens = Number(args["prompt-tokens"]);
+const contextSize = 4096;
+const decodeTokens = 128;
+
+/** node-llama-cpp alone in its own process. */
+class DirectProcess {
+    private constructor(private readonly child: ChildProcess) {}
+
+    public static async start(model: string, batch: number): Promise<DirectProcess> {
+        const child = fork(path.join(repoRoot, "bench/directProcess.ts"), [model, String(contextSize), String(batch), "1"],
+            {execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"]});
+        await new Promise((resolve, reject) => {
+            child.once("message", resolve);
+            child.once("exit", (code) => reject(new Error(`directProcess exited (${code})`)));
+        });
+        return new DirectProcess(child);
+    }
+
+    public ask(kind: "prefill" | "decode", tokens: number): Promise<number> {
+        return new Promise((resolve, reject) => {
+            this.child.once("message", (answer: {value?: number, error?: string}) => (answer.error != null
+                ? reject(new Error(answer.error)) : resolve(answer.value!)));
+            this.child.send({kind, tokens});
+        });
+    }
+
+    public stop(): void {
+        this.child.kill();
+    }
+}
+
+/**
+ * A served streamed answer, read by the low-priority client process: its prompt tokens, the whole request's time (with
+ * one output token: the prompt and its first token, as the direct side times it) and its delta rate (first to last).
+ */
+async function served(client: SseClientProcess, input: string, maxTokens: number): Promise<{input: number, ms: number, rate: number}> {
+    const answer = await client.streamOnce({model: "m", input, max_output_tokens: maxTokens, temperature: 0, store: false});
+    return {input: answer.input, ms: answer.ms, rate: (answer.tokens - 1) / (answer.streamMs / 1000)};
+}
+
+/** The prompt tokens of an input, as the server counts them (without evaluating it). */
+async function countTokens(server: CliServer, input: string): Promise<number> {
+    const response = await fetch(`${server.url}/responses/input_tokens`, {
+        method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify({model: "m", input})
+    });
+    return (await response.json() as {input_tokens: number}).input_tokens;
+}
+
+const summary = (ratios: number[]) =>
+    `${median(ratios).toFixed(3)} (${quantile(ratios, 0.25).toFixed(3)}–${quantile(ratios, 0.75).toFixed(3)})`;
+
+async function main(): Promise<void> {
+    const model = await benchModel(args.model);
+    console.log(`processes: ${model.label}, 1 thread each side, ${pairs} alternating pairs, ${new Date().toISOString().slice(0, 16)} UTC`);
+    for (const sequences of args.sequences.split(",").map(Number))
+        for (const batch of args.batches.split(",").map(Number)) {
+            const server = await startCliServer(["--model", model.path, "--no-auth", "--port", "0", "--store", "memory",
+                "--threads", "1", "--prompt-threads", "1", "--context-size", String(contextSize), "--parallel", String(sequences),
+                "--prompt-cache-max-bytes", "0"]);
+            const direct = await DirectProcess.start(model.path, batch);
+            const client = SseClientProcess.start(server.url, "none");
+            try {
+                const tokensPerWord = promptTokens / await countTokens(server, words(promptTokens, 0));
+                await served(client, words(50, 0), 8);
+                await direct.ask("prefill", 50);
+                const prefill: number[] = [];
+                const decode: number[] = [];
+                for (let pair = 0; pair < pairs; pair++) {
+                    const input = `${pair} ${words(Math.round(promptTokens * tokensPerWord), pair + 7)}`;
+                    // The same number of tokens on both sides (attention makes each token dearer than the last).
+                    const tokens = await countTokens(server, input);
+                    const [answer, directMs] = await alternating(pair, () => served(client, input, 1),
+                        () => direct.ask("prefill", tokens));
+                    prefill.push(directMs / answer.ms);
+                    const [stream, directRate] = await alternating(pair, () => served(client, words(20, pair), decodeTokens),
+                        () => direct.ask("decode", decodeTokens));
+                    decode.push(stream.rate / directRate);
+                    console.error(`  [${sequences} seq, direct batch ${batch}] pair ${pair}: prefill served `
+                        + `${answer.ms.toFixed(0)} ms `
+                        + `(${answer.input} tokens), direct ${directMs.toFixed(0)} ms (${tokens}); decode served `
+                        + `${stream.rate.toFixed(1)}, direct ${directRate.toFixed(1)} tok/s`);
+                }
+                console.log(`  served ${sequences} × ${contextSize}, direct batch ${batch}: prefill served/direct ${summary(prefill)}, `
+                    + `decode ${summary(decode)}`);
+            } finally {
+                client.stop();
+                server.stop();
+                direct.stop();
+            }
+        }
+}
+
+main().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+});
