@@ -60,13 +60,15 @@ class DirectProcess {
     }
 }
 
+type Served = {input: number, tokens: number, ms: number, rate: number};
+
 /**
  * A served streamed answer, read by the low-priority client process: its prompt tokens, the whole request's time (with
  * one output token: the prompt and its first token, as the direct side times it) and its delta rate (first to last).
  */
-async function served(client: SseClientProcess, input: string, maxTokens: number): Promise<{input: number, ms: number, rate: number}> {
+async function served(client: SseClientProcess, input: string, maxTokens: number): Promise<Served> {
     const answer = await client.streamOnce({model: "m", input, max_output_tokens: maxTokens, temperature: 0, store: false});
-    return {input: answer.input, ms: answer.ms, rate: (answer.tokens - 1) / (answer.streamMs / 1000)};
+    return {input: answer.input, tokens: answer.tokens, ms: answer.ms, rate: (answer.tokens - 1) / (answer.streamMs / 1000)};
 }
 
 /** The prompt tokens of an input, as the server counts them (without evaluating it). */
@@ -94,6 +96,12 @@ async function main(): Promise<void> {
                 const tokensPerWord = promptTokens / await countTokens(server, words(promptTokens, 0));
                 await served(client, words(50, 0), 8);
                 await direct.ask("prefill", 50);
+                // Greedy: every served run of this prompt writes the same answer, which may end before the limit (the random
+                // model samples its end token); the direct loop generates as many tokens, so both time the same work.
+                const decodePrompt = words(20, 5);
+                const answerTokens = (await served(client, decodePrompt, decodeTokens)).tokens;
+                if (answerTokens < 16)
+                    throw new Error(`the decode prompt's greedy answer has ${answerTokens} tokens: too few to time`);
                 const prefill: number[] = [];
                 const decode: number[] = [];
                 for (let pair = 0; pair < pairs; pair++) {
@@ -103,8 +111,8 @@ async function main(): Promise<void> {
                     const [answer, directMs] = await alternating(pair, () => served(client, input, 1),
                         () => direct.ask("prefill", tokens));
                     prefill.push(directMs / answer.ms);
-                    const [stream, directRate] = await alternating(pair, () => served(client, words(20, pair), decodeTokens),
-                        () => direct.ask("decode", decodeTokens));
+                    const [stream, directRate] = await alternating(pair, () => served(client, decodePrompt, decodeTokens),
+                        () => direct.ask("decode", answerTokens));
                     decode.push(stream.rate / directRate);
                     console.error(`  [${sequences} seq, direct batch ${batch}] pair ${pair}: prefill served `
                         + `${answer.ms.toFixed(0)} ms `
