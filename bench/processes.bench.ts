@@ -7,7 +7,8 @@
  *  - prefill: a cold ~3,200-token prompt (the same token count on both sides) answered with one token, the whole
  *    request (client side) against direct evaluate + one sample;
  *  - decode: 128 greedy tokens, served delta spacing (client side, first to last) against the raw evaluate loop.
- * The client is bench/sseClient.mjs in its own low-priority process, as in `npm run bench`.
+ * The client is bench/sseClient.mjs in its own low-priority process, as in `npm run bench` (`--client normal`: at the
+ * server's priority, as a client on the same machine usually is).
  *
  * Usage: npm run build && npm run bench:processes [-- --model smollm2-135m] [--pairs N] [--prompt-tokens N]
  */
@@ -26,7 +27,9 @@ const {values: args} = parseArgs({options: {
     "pairs": {type: "string", default: "3"},
     "prompt-tokens": {type: "string", default: "3200"},
     "sequences": {type: "string", default: "1,4"},
-    "batches": {type: "string", default: "2048,128"}
+    "batches": {type: "string", default: "2048,128"},
+    /** `normal`: the reading client at the server's priority, competing with it for the 2 cores. */
+    "client": {type: "string", default: "low"}
 }});
 const pairs = Number(args.pairs);
 const promptTokens = Number(args["prompt-tokens"]);
@@ -84,14 +87,15 @@ const summary = (ratios: number[]) =>
 
 async function main(): Promise<void> {
     const model = await benchModel(args.model);
-    console.log(`processes: ${model.label}, 1 thread each side, ${pairs} alternating pairs, ${new Date().toISOString().slice(0, 16)} UTC`);
+    console.log(`processes: ${model.label}, 1 thread each side, ${pairs} alternating pairs, ${args.client}-priority client, `
+        + `${new Date().toISOString().slice(0, 16)} UTC`);
     for (const sequences of args.sequences.split(",").map(Number))
         for (const batch of args.batches.split(",").map(Number)) {
             const server = await startCliServer(["--model", model.path, "--no-auth", "--port", "0", "--store", "memory",
                 "--threads", "1", "--prompt-threads", "1", "--context-size", String(contextSize), "--parallel", String(sequences),
                 "--prompt-cache-max-bytes", "0"]);
             const direct = await DirectProcess.start(model.path, batch);
-            const client = SseClientProcess.start(server.url, "none");
+            const client = SseClientProcess.start(server.url, "none", {lowPriority: args.client !== "normal"});
             try {
                 const tokensPerWord = promptTokens / await countTokens(server, words(promptTokens, 0));
                 await served(client, words(50, 0), 8);

@@ -12,9 +12,11 @@ export type StreamResult = {tokens: number, input: number, cached: number, ms: n
 export class SseClientProcess {
     private constructor(private readonly child: ChildProcess) {}
 
-    public static start(url: string, apiKey: string): SseClientProcess {
-        return new SseClientProcess(spawn("nice", ["-n", "19", process.execPath, path.join(repoRoot, "bench/sseClient.mjs"), url, apiKey],
-            {stdio: ["ignore", "inherit", "inherit", "ipc"]}));
+    /** `lowPriority: false` runs the client at the server's priority (what a client on the same machine usually is). */
+    public static start(url: string, apiKey: string, {lowPriority = true} = {}): SseClientProcess {
+        const command = [process.execPath, path.join(repoRoot, "bench/sseClient.mjs"), url, apiKey];
+        const [program, ...args] = lowPriority ? ["nice", "-n", "19", ...command] : command;
+        return new SseClientProcess(spawn(program!, args, {stdio: ["ignore", "inherit", "inherit", "ipc"]}));
     }
 
     /**
