@@ -28,7 +28,6 @@ const vocab = argument("--vocab");
 const warmUp = 1;
 const maxTokens = 96;
 
-const schema = storySchema;
 
 function body(mode: Mode, round: number): Record<string, unknown> {
     const common = {
@@ -36,9 +35,9 @@ function body(mode: Mode, round: number): Record<string, unknown> {
         input: `Round ${round}. Write a short story about a dog and a ball.`
     };
     if (mode === "json_schema")
-        return {...common, text: {format: {type: "json_schema", name: "story", schema, strict: true}}};
+        return {...common, text: {format: {type: "json_schema", name: "story", schema: storySchema, strict: true}}};
     if (mode === "forced_call")
-        return {...common, tools: [{type: "function", name: "tell_story", parameters: schema, strict: true}], tool_choice: "required"};
+        return {...common, tools: [{type: "function", name: "tell_story", parameters: storySchema, strict: true}], tool_choice: "required"};
     return common;
 }
 

@@ -25,7 +25,6 @@ const pairs = Number(args.pairs);
 const maxTokens = 96;
 const contextSize = 4096;
 
-const schema = storySchema;
 
 type Mode = "constrained" | "free";
 
@@ -33,7 +32,8 @@ function body(mode: Mode, index: number, tokens: number): Record<string, unknown
     return {
         model: "m", temperature: 0, max_tokens: tokens, stream: false,
         messages: [{role: "user", content: `${index}. Write a short story about a dog and a ball, as JSON.`}],
-        ...mode === "constrained" && {response_format: {type: "json_schema", json_schema: {name: "story", schema, strict: true}}}
+        ...mode === "constrained"
+            && {response_format: {type: "json_schema", json_schema: {name: "story", schema: storySchema, strict: true}}}
     };
 }
 

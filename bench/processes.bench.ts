@@ -97,7 +97,7 @@ async function main(): Promise<void> {
             const direct = await DirectProcess.start(model.path, batch);
             const client = SseClientProcess.start(server.url, "none", {lowPriority: args.client !== "normal"});
             try {
-                const tokensPerWord = promptTokens / await countTokens(server, words(promptTokens, 0));
+                const wordsPerToken = promptTokens / await countTokens(server, words(promptTokens, 0));
                 await served(client, words(50, 0), 8);
                 await direct.ask("prefill", 50);
                 // Greedy: every served run of this prompt writes the same answer, which may end before the limit (the random
@@ -109,7 +109,7 @@ async function main(): Promise<void> {
                 const prefill: number[] = [];
                 const decode: number[] = [];
                 for (let pair = 0; pair < pairs; pair++) {
-                    const input = `${pair} ${words(Math.round(promptTokens * tokensPerWord), pair + 7)}`;
+                    const input = `${pair} ${words(Math.round(promptTokens * wordsPerToken), pair + 7)}`;
                     // The same number of tokens on both sides (attention makes each token dearer than the last).
                     const tokens = await countTokens(server, input);
                     const [answer, directMs] = await alternating(pair, () => served(client, input, 1),

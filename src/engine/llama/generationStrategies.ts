@@ -1,8 +1,9 @@
-import type {ChatHistoryItem, ChatModelFunctions, LlamaChat, LlamaContextSequence, LlamaGrammar, Token} from "node-llama-cpp";
+import type {
+    ChatHistoryItem, ChatModelFunctions, LlamaChat, LlamaCompletion, LlamaContextSequence, LlamaGrammar, Token
+} from "node-llama-cpp";
 import {detokenizeAfter, type AnswerAccountant} from "./AnswerAccountant.js";
 import type {CallArgumentsStream} from "./CallArgumentsStream.js";
 import type {PlainCompletion} from "./plainCompletion.js";
-import type {LlamaCompletion} from "node-llama-cpp";
 
 /** The sampling, limits and abort signal both strategies generate with. */
 export type CommonGenerationOptions = {
