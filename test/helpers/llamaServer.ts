@@ -41,6 +41,8 @@ export type LlamaServerProcess = {
     /** Base URL without `/v1`. */
     url: string,
     port: number,
+    /** The process, for a profiler to attach to (bench:token-split). */
+    pid: number,
     /** What the process wrote (for failure messages). */
     output(): string,
     /** Stops it (SIGTERM, or SIGKILL for an abrupt death) and waits for the exit. */
@@ -127,6 +129,7 @@ function track(child: ChildProcess, url: string, port: number): LlamaServerProce
     return {
         url,
         port,
+        pid: child.pid!,
         output: () => output,
         stop: async (signal = "SIGTERM") => {
             if (child.exitCode == null && child.signalCode == null)
