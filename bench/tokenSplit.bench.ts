@@ -57,7 +57,9 @@ class DirectLoop {
                 this.spent[part] += performance.now() - started;
             }
         };
-        const wrappers: Record<string, unknown> = {decodeBatch: timed("decodeBatch", "decode"), sampleToken: timed("sampleToken", "sample")};
+        const wrappers: Record<string, unknown> = {
+            decodeBatch: timed("decodeBatch", "decode"), sampleToken: timed("sampleToken", "sample")
+        };
         const get = (target: Record<string, unknown>, key: string) => {
             const value = target[key];
             return wrappers[key] ?? (typeof value === "function" ? value.bind(target) : value);
@@ -94,7 +96,7 @@ class DirectLoop {
                     break;
             }
         } finally {
-            sequence.dispose();
+            await sequence.dispose();
         }
         const per = (ms: number) => ms / (generated - 1);
         return {total: per(performance.now() - first), decode: per(this.spent.decode), sample: per(this.spent.sample)};
@@ -148,9 +150,11 @@ async function profiled<T>(label: string, pid: number, enabled: boolean, work: (
     });
     recorder?.kill("SIGINT");
     await new Promise((resolve) => (recorder == null || recorder.exitCode != null ? resolve(null) : recorder.once("close", resolve)));
-    const report = spawnSync("perf", ["report", "-i", file, "--no-children", "--sort", "dso,sym", "--stdio", "-g", "none"], {encoding: "utf8"});
+    const reportArgs = ["report", "-i", file, "--no-children", "--sort", "dso,sym", "--stdio", "-g", "none"];
+    const report = spawnSync("perf", reportArgs, {encoding: "utf8"});
     const rows = (report.stdout ?? "").split("\n").filter((line) => /^\s+\d+\.\d+%/.test(line) && Number.parseFloat(line) >= 0.3);
-    console.log(`${label}, perf over its tokens (native symbols ≥ 0.3 % of samples):\n${rows.join("\n") || `  no samples (${report.stderr?.trim()})`}`);
+    const shown = rows.join("\n") || `  no samples (${report.stderr?.trim()})`;
+    console.log(`${label}, perf over its tokens (native symbols ≥ 0.3 % of samples):\n${shown}`);
     return result;
 }
 
@@ -171,7 +175,8 @@ async function main(): Promise<void> {
             const prompt = direct.tokenize(text);
             const [split, llamaServerMs] = await alternating(pair,
                 () => profiled("node-llama-cpp", process.pid, profile, (onFirst) => direct.generate(prompt, tokens, onFirst)),
-                () => profiled("llama-server", llamaServer.pid, profile, (onFirst) => llamaServerTokenMs(llamaServer.url, text, tokens, onFirst)));
+                () => profiled("llama-server", llamaServer.pid, profile,
+                    (onFirst) => llamaServerTokenMs(llamaServer.url, text, tokens, onFirst)));
             splits.push(split);
             theirs.push(llamaServerMs);
             ratios.push(llamaServerMs / split.total);
