@@ -144,12 +144,17 @@ async function profiled<T>(label: string, pid: number, enabled: boolean, work: (
         return work(() => undefined);
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "lr-perf-")), "perf.data");
     let recorder: ChildProcess | undefined;
+    let recorded: Promise<unknown> = Promise.resolve();
     const result = await work(() => {
         recorder = spawn("perf", ["record", "-F", "999", "-g", "-p", String(pid), "-o", file], {stdio: "ignore"});
-        recorder.on("error", (error) => console.log(`${label}: perf not started (${error.message})`));
+        // A perf that cannot start reports an error and may never close: either ends the recording.
+        recorded = new Promise((resolve) => {
+            recorder!.once("close", resolve);
+            recorder!.once("error", (error) => resolve(console.log(`${label}: perf not started (${error.message})`)));
+        });
     });
     recorder?.kill("SIGINT");
-    await new Promise((resolve) => (recorder == null || recorder.exitCode != null ? resolve(null) : recorder.once("close", resolve)));
+    await recorded;
     const reportArgs = ["report", "-i", file, "--no-children", "--sort", "dso,sym", "--stdio", "-g", "none"];
     const report = spawnSync("perf", reportArgs, {encoding: "utf8"});
     const rows = (report.stdout ?? "").split("\n").filter((line) => /^\s+\d+\.\d+%/.test(line) && Number.parseFloat(line) >= 0.3);
