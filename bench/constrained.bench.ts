@@ -28,7 +28,6 @@ const vocab = argument("--vocab");
 const warmUp = 1;
 const maxTokens = 96;
 
-
 function body(mode: Mode, round: number): Record<string, unknown> {
     const common = {
         model: "bench", stream: true, store: false, temperature: 0.8, seed: round, max_output_tokens: maxTokens,

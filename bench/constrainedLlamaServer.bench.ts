@@ -25,7 +25,6 @@ const pairs = Number(args.pairs);
 const maxTokens = 96;
 const contextSize = 4096;
 
-
 type Mode = "constrained" | "free";
 
 function body(mode: Mode, index: number, tokens: number): Record<string, unknown> {

@@ -120,7 +120,7 @@ async function llamaServerTokenMs(base: string, prompt: string, count: number, o
     });
     if (!response.ok || response.body == null)
         throw new Error(`llama-server /completion: HTTP ${response.status} ${await response.text()}`);
-    type Event = {stop?: boolean, timings?: {predicted_per_token_ms: number, predicted_n: number}};
+    type Event = {timings?: {predicted_per_token_ms: number, predicted_n: number}};
     let timings: Event["timings"];
     let first = true;
     for await (const event of sseData(response.body) as AsyncGenerator<Event>) {
