@@ -10,7 +10,9 @@ import {repoRoot, sharedDir} from "./paths.js";
 /** The synthetic models tests use, with the sha256 the shared models README gives for them. */
 const shapes = {
     "smollm2-135m": "5014e709d38803a10ab633c73f9ff2b8209913a9bc7e7b19ae4a6bbc2d4c7400",
-    "qwen2.5-0.5b": "2569238157cae840c90d41c7444e341b64cdf49cae8247368903ae6273d6d916"
+    "qwen2.5-0.5b": "2569238157cae840c90d41c7444e341b64cdf49cae8247368903ae6273d6d916",
+    // Two layers of width 64: with a real vocabulary (`vocab`), that vocabulary's costs (logprobs, sampling) in seconds.
+    "tiny-64": "befa0dac0e540c085df7d6ca2be1fb35caa9502529ae50ee8b23c32f1ca57444"
 } as const;
 
 export type SyntheticShape = keyof typeof shapes;
