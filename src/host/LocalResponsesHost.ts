@@ -92,6 +92,7 @@ export class LocalResponsesHost {
             allowedOrigins: config.allowedOrigins,
             bodyLimitBytes: config.bodyLimitBytes,
             streamKeepAliveMs: config.streamKeepAliveSeconds * 1000,
+            streamWriteTimeoutMs: config.streamWriteTimeoutSeconds * 1000,
             onRequest: events.onRequest,
             log: events.log
         }), new ResponsesWebSocketServer({

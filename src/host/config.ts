@@ -71,6 +71,12 @@ export type HostConfig = {
      * WebSocket, whose peer must answer before the next); 0 disables. Fractions are for tests; the flag takes whole seconds.
      */
     streamKeepAliveSeconds: number,
+    /**
+     * Seconds a stream's reader may leave its socket full (a client that stopped reading) before it is cut and the
+     * generation feeding it stopped; the same bound for foreground streams of every protocol and for background readers.
+     * Fractions are for tests.
+     */
+    streamWriteTimeoutSeconds: number,
     store: StoreSettings,
     /** Where stored responses, conversations, finished jobs and the sealing secrets live across restarts. */
     storage: StorageSettings,
@@ -188,6 +194,7 @@ export function defaultConfig(): HostConfig {
         allowedOrigins: [],
         bodyLimitBytes: 16 * 1024 * 1024,
         streamKeepAliveSeconds: 15,
+        streamWriteTimeoutSeconds: 5,
         store: {...defaultResponseStoreBounds, ...defaultOwnerQuotas},
         // Embedders and tests get memory unless they name a folder; the CLI and the extension choose durable.
         storage: {kind: "memory", dataDir: null},

@@ -34,6 +34,8 @@ export type AppOptions = {
     bodyLimitBytes?: number,
     /** Silence (ms) after which an SSE stream gets a keep-alive comment; 0 or absent: none. */
     streamKeepAliveMs?: number,
+    /** How long (ms) a stream's reader may leave its socket full before it is cut, and its generation with it. */
+    streamWriteTimeoutMs?: number,
     onRequest?: (entry: RequestLogEntry) => void,
     /** Background jobs, compaction, conversations, status and metrics (absent: plain stateless Responses only). */
     stateful?: StatefulOptions,
@@ -76,14 +78,15 @@ export function createApp(options: AppOptions): Express {
         api.use(compactRouter(stateful.compactor, options.responses));
         api.use(conversationsRouter(new ConversationsService(stateful.conversations, stateful.store)));
     }
+    const streams = {streamKeepAliveMs: options.streamKeepAliveMs, streamWriteTimeoutMs: options.streamWriteTimeoutMs};
     api.use(responsesRouter(options.responses, {
-        streamKeepAliveMs: options.streamKeepAliveMs,
+        ...streams,
         background: stateful == null ? undefined : {
             readers: stateful.readers, streamWriteTimeoutMs: stateful.streamWriteTimeoutMs, streamKeepAliveMs: options.streamKeepAliveMs
         }
     }));
-    api.use(chatCompletionsRouter(options.responses, {streamKeepAliveMs: options.streamKeepAliveMs}));
-    api.use(messagesRouter(new MessagesService(options.responses), {streamKeepAliveMs: options.streamKeepAliveMs}));
+    api.use(chatCompletionsRouter(options.responses, streams));
+    api.use(messagesRouter(new MessagesService(options.responses), streams));
     api.use(modelsRouter(options.engine, Math.floor(Date.now() / 1000)));
     app.use("/v1", api);
     app.use(api);

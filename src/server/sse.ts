@@ -24,7 +24,14 @@ export type SseStreamOptions = {
      * sooner after one leave together when it has passed. Other events are never held back, and the first delta of a
      * stream leaves at once. Defaults to `defaultMinWriteIntervalMs`; 0 writes once per event-loop turn.
      */
-    minWriteIntervalMs?: number
+    minWriteIntervalMs?: number,
+    /**
+     * A reader that stops reading: once a write finds the socket full, it has this many ms to take bytes again (a
+     * `drain`; after the end, to take the rest of the body) before the connection is cut, which aborts the generation
+     * feeding the stream and frees its sequence. A slow but live reader drains in time and gets every event. Absent or
+     * 0: never cut.
+     */
+    writeTimeoutMs?: number
 };
 
 /**
@@ -88,6 +95,9 @@ export class SseStream {
     private heldDelta = false;
     /** Set while what is held waits for the write interval (see `holdUntilNextTurn`). */
     private heldTimer: NodeJS.Timeout | undefined;
+    private readonly writeTimeoutMs: number;
+    /** Set while the socket is full: when it fires, the reader is cut. */
+    private stalledTimer: NodeJS.Timeout | undefined;
 
     public constructor(private readonly res: Response, options: SseStreamOptions = {}) {
         if (options.flushHeaders) {
@@ -97,6 +107,7 @@ export class SseStream {
         res.on("close", () => {
             this.closed = true;
             this.stopKeepAlive();
+            clearTimeout(this.stalledTimer);
         });
         if (options.keepAliveMs != null && options.keepAliveMs > 0) {
             this.keepAlive = setInterval(() => this.tick(), options.keepAliveMs);
@@ -106,6 +117,7 @@ export class SseStream {
         this.keepAliveEvents = options.keepAliveEvents ?? false;
         this.keepAliveEvent = options.keepAliveEvent;
         this.minWriteIntervalMs = options.minWriteIntervalMs ?? defaultMinWriteIntervalMs;
+        this.writeTimeoutMs = options.writeTimeoutMs ?? 0;
     }
 
     public get isClosed(): boolean {
@@ -125,7 +137,7 @@ export class SseStream {
         const wire = this.inserted === 0 || event.sequence_number == null ? event
             : {...event, sequence_number: event.sequence_number + this.inserted};
         this.lastSequence = wire.sequence_number ?? this.lastSequence;
-        return this.res.write(frame(wire));
+        return this.write(frame(wire));
     }
 
     /**
@@ -135,7 +147,7 @@ export class SseStream {
     public sendData(data: string, delta: boolean): boolean {
         if (!this.beginWrite(delta))
             return false;
-        return this.res.write(`data: ${data}\n\n`);
+        return this.write(`data: ${data}\n\n`);
     }
 
     /** Opens the stream if needed and corks it for this turn; false when it is closed. */
@@ -152,9 +164,39 @@ export class SseStream {
     public end(): void {
         this.stopKeepAlive();
         clearTimeout(this.heldTimer);
-        if (!this.res.writableEnded)
+        if (!this.res.writableEnded) {
             this.res.end();
+            // The rest of the body still waits for a reader: it too has the write timeout to take it.
+            if (!this.res.writableFinished && !this.closed)
+                this.cutUnless("finish");
+        }
         this.closed = true;
+    }
+
+    /** Writes, and starts the write timeout when the socket is full. */
+    private write(chunk: string): boolean {
+        const written = this.res.write(chunk);
+        if (!written)
+            this.cutUnless("drain");
+        return written;
+    }
+
+    /** Cuts the connection unless `event` (the socket took bytes again) comes within the write timeout. */
+    private cutUnless(event: "drain" | "finish"): void {
+        if (this.writeTimeoutMs <= 0 || this.stalledTimer != null)
+            return;
+        const res = this.res;
+        const taken = () => {
+            clearTimeout(this.stalledTimer);
+            this.stalledTimer = undefined;
+        };
+        res.once(event, taken);
+        this.stalledTimer = setTimeout(() => {
+            res.off(event, taken);
+            this.stalledTimer = undefined;
+            res.destroy();
+        }, this.writeTimeoutMs);
+        this.stalledTimer.unref();
     }
 
     /** The status and headers, set when the first bytes go out, so a request refused before then keeps its own status. */
@@ -181,15 +223,15 @@ export class SseStream {
         if (!this.opened)
             this.open();
         if (this.keepAliveEvent != null && this.eventSent) {
-            this.res.write(frame(this.keepAliveEvent));
+            this.write(frame(this.keepAliveEvent));
             return;
         }
         if (this.keepAliveEvents && this.lastSequence >= 0) {
             this.inserted++;
-            this.res.write(frame({type: "keepalive", sequence_number: ++this.lastSequence}));
+            this.write(frame({type: "keepalive", sequence_number: ++this.lastSequence}));
             return;
         }
-        this.res.write(keepAliveComment);
+        this.write(keepAliveComment);
     }
 
     /** Stops the ticker without ending the response (a request refused before its stream started answers with its own status). */

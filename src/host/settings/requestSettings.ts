@@ -80,5 +80,17 @@ export const requestSettings = {
         apply(config, value) {
             config.streamKeepAliveSeconds = value;
         }
+    }),
+    streamWriteTimeoutSeconds: cliSetting({
+        kind: integer({min: 1}),
+        cli: {
+            flag: "stream-write-timeout-secs", env: "LOCAL_RESPONSES_STREAM_WRITE_TIMEOUT_SECS",
+            help: "seconds a stream's reader may leave its socket full (stopped reading) before it is cut and its generation "
+                + "stopped; every protocol, foreground and background (default 5)"
+        },
+        apply(config, value) {
+            config.streamWriteTimeoutSeconds = value;
+            config.background.streamWriteTimeoutSeconds = value;
+        }
     })
 };

@@ -51,7 +51,7 @@ async function complete(service: ResponsesService, chat: ChatRequest, prepared: 
 async function stream(
     service: ResponsesService, chat: ChatRequest, prepared: PreparedResponse, res: Response, options: ResponsesRouteOptions
 ): Promise<void> {
-    const sse = new SseStream(res, {keepAliveMs: options.streamKeepAliveMs});
+    const sse = new SseStream(res, {keepAliveMs: options.streamKeepAliveMs, writeTimeoutMs: options.streamWriteTimeoutMs});
     const writer = new ChatChunkWriter((chunk, delta) => sse.sendData(JSON.stringify(chunk), delta), chat);
     const sendError = (error: ApiError) => sse.sendData(JSON.stringify(error.toBody()), false);
     await answerAsStream(res, sse, {

@@ -42,7 +42,9 @@ export function messagesRouter(service: MessagesService, options: ResponsesRoute
             return;
         }
         // Keep-alives are comments while the request waits for a sequence, then `ping` once `message_start` is out.
-        const stream = new SseStream(res, {keepAliveMs: options.streamKeepAliveMs, keepAliveEvent: ping});
+        const stream = new SseStream(res, {
+            keepAliveMs: options.streamKeepAliveMs, keepAliveEvent: ping, writeTimeoutMs: options.streamWriteTimeoutMs
+        });
         const run = (lease: EngineLease, signal: AbortSignal) => service.run(message, lease, {signal, sink: (event) => stream.send(event)});
         await answerAsStream(res, stream, {admit, run}, (error) => stream.send(errorEvent(error)), (result) => recordUsage(res, result));
     });

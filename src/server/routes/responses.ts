@@ -8,6 +8,8 @@ import {answerAsStream, answerInOneBody, recordUsage} from "./foreground.js";
 export type ResponsesRouteOptions = {
     /** Silence (ms) after which a stream gets a keep-alive comment; 0 or absent: none. */
     streamKeepAliveMs?: number,
+    /** How long (ms) a foreground stream's reader may leave its socket full before it is cut (SseStream's `writeTimeoutMs`). */
+    streamWriteTimeoutMs?: number,
     /** How background responses are streamed (absent: the service has no background mode, or it is not served). */
     background?: BackgroundStreamOptions
 };
@@ -36,7 +38,9 @@ export function responsesRouter(service: ResponsesService, options: ResponsesRou
             }
             return;
         }
-        const stream = new SseStream(res, {keepAliveMs: options.streamKeepAliveMs, keepAliveEvents: true});
+        const stream = new SseStream(res, {
+            keepAliveMs: options.streamKeepAliveMs, keepAliveEvents: true, writeTimeoutMs: options.streamWriteTimeoutMs
+        });
         // A refusal after the stream opened is its only event (number 0); a failure while it runs takes the next number.
         let next = 0;
         await answerAsStream(res, stream, {
