@@ -54,12 +54,11 @@ describe("downloadRecorded: a first download records its SHA-256, a later one is
         } finally {
             fs.writeFileSync(served, original);
         }
-    });
-
-    it("an entry's own pin wins over a record, and its mismatch says nothing of a first download", async () => {
+        // An entry's own pin wins over a record, and its mismatch says nothing of a first download.
         const pinned = "1".repeat(64);
-        const recorded = {"weights.gguf": digest};
-        const download = downloadRecorded({uri: server.url, directory: folder("pinned"), sha256: pinned, recorded});
+        const download = downloadRecorded({
+            uri: server.url, directory: folder("pinned"), sha256: pinned, recorded: {"weights.gguf": digest}
+        });
         await assert.rejects(download,
             (error: Error) => error.message.includes(`expected ${pinned}`) && !error.message.includes("first downloaded"));
     });
