@@ -89,9 +89,12 @@ test("keys Claude Code would send instead of the helper's stay in env unless rem
 
 test("the person's layout is kept: their indentation, line ends, key order and untouched lines stay as they were", () => {
     const permissions = "    \"permissions\": {\r\n        \"allow\": [\"Bash(npm test)\", \"Read\"]\r\n    },";
-    const existing = `{\r\n${permissions}\r\n    "env": {\r\n        "MY_VAR": "kept"\r\n    },\r\n    "model": "sonnet"\r\n}\r\n`;
+    // A lone surrogate's escape and a raw DEL are valid JSON: kept as the person wrote them.
+    const odd = '        "ODD": "\\uD800 \u007F",';
+    const env = `    "env": {\r\n${odd}\r\n        "MY_VAR": "kept"\r\n    },`;
+    const existing = `{\r\n${permissions}\r\n${env}\r\n    "model": "sonnet"\r\n}\r\n`;
     const {text, settings} = merged(existing);
-    assert.ok(text.includes(permissions), text);
+    assert.ok(text.includes(permissions) && text.includes(odd), text);
     assert.match(text, /^ {8}"ANTHROPIC_BASE_URL": "http:\/\/127\.0\.0\.1:8080",\r$/m, "new keys in the file's 4-space indent");
     assert.doesNotMatch(text.replace(/\r\n/g, ""), /\n/, "CRLF line ends throughout");
     assert.deepEqual(Object.keys(settings), ["permissions", "env", "model", "apiKeyHelper"]);

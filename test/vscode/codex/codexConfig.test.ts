@@ -117,6 +117,7 @@ test("a file that is not TOML, or whose model_providers is not a table, is refus
         ['model = "unterminated\n', /not valid TOML/],
         ["[a]\nx = 1\n[a]\nx = 2\n", /not valid TOML/],
         ['s = "\\uD800"\n', /not valid TOML/],
+        ['s = "raw \u007F del"\n', /not valid TOML/],
         ['model_providers = "openai"\n', /model_providers is not a table/]
     ] as const) {
         const result = mergeCodexConfig(existing, provider);
