@@ -1,4 +1,6 @@
+import {isDeepStrictEqual} from "node:util";
 import {parse, stringify, type TomlTable} from "smol-toml";
+import {editCodexConfigLines} from "./codexConfigLines.js";
 import {clientKeyShellHint, clientKeyVariable} from "../clientKey.js";
 
 /** The environment variable Codex reads the key from: the key itself never goes into config.toml. */
@@ -61,11 +63,12 @@ export function codexProviderBlock(provider: CodexProvider): string {
 export type CodexConfigMerge = {ok: true, text: string, changed: boolean} | {ok: false, reason: string};
 
 /**
- * Writes this provider into an existing config.toml (or an empty one), parsed and written by a TOML library (a line
- * by line edit cannot tell a table header from a line of a multi-line string, nor `[model_providers."local-responses"]`
- * from `[model_providers.local-responses]`): the provider table is replaced wholesale and the top-level keys set; every
- * other key and table keeps its value. Comments and layout are not kept (the library writes the file anew), so the
- * file is only rewritten when something changes, and the writer keeps the previous one (`replaceConfigFile`).
+ * Writes this provider into an existing config.toml (or an empty one), parsed by a TOML library (a line by line edit
+ * alone cannot tell a table header from a line of a multi-line string): the provider table is replaced wholesale and
+ * the top-level keys set; every other key and table keeps its value. The text is a line edit that keeps the person's
+ * comments (`editCodexConfigLines`) when the parser reads it back as exactly that configuration, else the library's
+ * own rendering (comments lost; the writer keeps the previous file, `replaceConfigFile`). A file that already says
+ * all of it is left byte for byte.
  */
 export function mergeCodexConfig(existing: string, provider: CodexProvider): CodexConfigMerge {
     const unwritable = [provider.model, provider.endpoint].find((value) => !isWellFormed(value));
@@ -83,11 +86,22 @@ export function mergeCodexConfig(existing: string, provider: CodexProvider): Cod
     const merged: TomlTable = {
         ...config, ...codexTopLevel(provider), model_providers: {...providers, [codexProviderId]: codexProviderTable(provider)}
     };
-    const text = stringify(merged, writeOptions).replace(/^\n+/, "");
-    if (text === stringify(config, writeOptions).replace(/^\n+/, ""))
+    const rendered = stringify(merged, writeOptions).replace(/^\n+/, "");
+    if (rendered === stringify(config, writeOptions).replace(/^\n+/, ""))
         return {ok: true, text: existing, changed: false};
+    const edited = editCodexConfigLines(existing, codexTopLevelKeys(provider), codexProviderBlock(provider));
+    const text = readsAs(edited, parse(rendered, readOptions)) ? edited : rendered;
     const check = writtenAsMeant(text, provider);
     return check ?? {ok: true, text, changed: true};
+}
+
+/** Whether `text` is TOML that a parser reads as `expected`, key order aside. */
+function readsAs(text: string, expected: TomlTable): boolean {
+    try {
+        return isDeepStrictEqual(parse(text, readOptions), expected);
+    } catch {
+        return false;
+    }
 }
 
 /** Reads the text back: it must parse, and give our values exactly, before it may replace a person's file. */

@@ -36,7 +36,7 @@ test("writing into an empty file gives top-level keys first, then the table", ()
     assert.ok(text.indexOf('model = "stories260K"') < text.indexOf("[model_providers.local-responses]"));
 });
 
-test("merging keeps the rest of the file's keys and tables, replaces our table and the top-level choice", () => {
+test("merging keeps the rest of the file, comments included, replaces our table and the top-level choice", () => {
     const existing = [
         "# my codex config",
         'model = "gpt-5"',
@@ -51,6 +51,7 @@ test("merging keeps the rest of the file's keys and tables, replaces our table a
         ""
     ].join("\n");
     const merged = mergeCodexConfigText(existing, provider);
+    assert.match(merged, /# my codex config/);
     assert.match(merged, /approval_policy = "never"/);
     assert.match(merged, /\[profiles\.work\]\nmodel = "o3"/, "other tables and their keys are kept");
     assert.doesNotMatch(merged, /1111/);
@@ -78,13 +79,14 @@ test("with the model's context known, Codex is told its window and compacts at 8
 });
 
 test("a quoted table header names the same table: it is replaced, not written a second time", () => {
-    const existing = 'model = "gpt-5"\n\n[model_providers."local-responses"]\nbase_url = "http://127.0.0.1:1111/v1"\n\n'
-        + '[model_providers.openai]\nname = "OpenAI"\n';
+    const existing = '# mine\nmodel = "gpt-5"\nsince = 1979-05-27T07:32:00Z\n\n[model_providers."local-responses"]\n'
+        + 'base_url = "http://127.0.0.1:1111/v1"\n\n[model_providers.openai] # theirs\nname = "OpenAI"\n';
     const config = mergedTable(existing);
     assert.equal(ourTable(config).base_url, provider.endpoint);
     assert.deepEqual(Object.keys(config.model_providers as TomlTable).sort(), ["local-responses", "openai"]);
     assert.equal(((config.model_providers as TomlTable).openai as TomlTable).name, "OpenAI");
     assert.doesNotMatch(mergeCodexConfigText(existing), /1111/);
+    assert.match(mergeCodexConfigText(existing), /^# mine\n[^]*\[model_providers\.openai\] # theirs$/m, "comments kept");
 });
 
 test("a multi-line string that holds table headers and keys is kept as a string, and nothing inside it is taken for TOML", () => {
@@ -96,6 +98,7 @@ test("a multi-line string that holds table headers and keys is kept as a string,
     assert.equal(config.model, "stories260K");
     assert.equal(((config.profiles as TomlTable).work as TomlTable).model, "o3");
     assert.equal(ourTable(config).base_url, provider.endpoint);
+    assert.equal(Object.keys(config.model_providers as TomlTable).length, 1);
 });
 
 test("values TOML cannot hold raw are written escaped (DEL and control characters), and a lone surrogate is refused", () => {
