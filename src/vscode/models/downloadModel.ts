@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import * as vscode from "vscode";
-import {isDownloadableModelUri} from "../../engine/models/downloadModel.js";
+import {downloadModel, isDownloadableModelUri, type DownloadProgress} from "../../engine/models/downloadModel.js";
 import {estimateModelFit} from "../../engine/models/modelFit.js";
 import {downloadRecorded, type RecordedDownload} from "../../engine/models/recordedDownload.js";
 import {formatBytes} from "./formatBytes.js";
@@ -44,22 +44,23 @@ export async function downloadModelCommand(
         const controller = new AbortController();
         token.onCancellationRequested(() => controller.abort());
         let reported = 0;
+        const options = {
+            uri,
+            directory,
+            sha256,
+            signal: controller.signal,
+            onProgress: ({downloadedBytes, totalBytes}: DownloadProgress) => {
+                const fraction = totalBytes > 0 ? downloadedBytes / totalBytes : 0;
+                progress.report({
+                    increment: Math.max(0, (fraction - reported) * 100),
+                    message: `${formatBytes(downloadedBytes)} of ${totalBytes > 0 ? formatBytes(totalBytes) : "?"}`
+                });
+                reported = fraction;
+            }
+        };
         try {
-            return await downloadRecorded({
-                uri,
-                directory,
-                sha256,
-                recorded,
-                signal: controller.signal,
-                onProgress: ({downloadedBytes, totalBytes}) => {
-                    const fraction = totalBytes > 0 ? downloadedBytes / totalBytes : 0;
-                    progress.report({
-                        increment: Math.max(0, (fraction - reported) * 100),
-                        message: `${formatBytes(downloadedBytes)} of ${totalBytes > 0 ? formatBytes(totalBytes) : "?"}`
-                    });
-                    reported = fraction;
-                }
-            });
+            // A typed URI has nothing to record or check against: node-llama-cpp's resumable downloader, as it is.
+            return fromCatalog ? await downloadRecorded({...options, recorded}) : {path: await downloadModel(options), hashes: {}};
         } catch (error) {
             if (controller.signal.aborted)
                 return null;
