@@ -89,32 +89,26 @@ export function mergeCodexConfig(existing: string, provider: CodexProvider): Cod
     const rendered = stringify(merged, writeOptions).replace(/^\n+/, "");
     if (rendered === stringify(config, writeOptions).replace(/^\n+/, ""))
         return {ok: true, text: existing, changed: false};
+    // Read back before it may replace a person's file: it must parse, and give our values exactly.
+    const expected = tryParse(rendered);
+    if (expected == null || !saysOurs(expected, provider))
+        return {ok: false, reason: "the merged file would not read back as written (a TOML library fault)"};
     const edited = editCodexConfigLines(existing, codexTopLevelKeys(provider), codexProviderBlock(provider));
-    const text = readsAs(edited, parse(rendered, readOptions)) ? edited : rendered;
-    const check = writtenAsMeant(text, provider);
-    return check ?? {ok: true, text, changed: true};
+    const editedReads = tryParse(edited);
+    return {ok: true, text: editedReads != null && isDeepStrictEqual(editedReads, expected) ? edited : rendered, changed: true};
 }
 
-/** Whether `text` is TOML that a parser reads as `expected`, key order aside. */
-function readsAs(text: string, expected: TomlTable): boolean {
+function tryParse(text: string): TomlTable | null {
     try {
-        return isDeepStrictEqual(parse(text, readOptions), expected);
+        return parse(text, readOptions);
     } catch {
-        return false;
+        return null;
     }
 }
 
-/** Reads the text back: it must parse, and give our values exactly, before it may replace a person's file. */
-function writtenAsMeant(text: string, provider: CodexProvider): {ok: false, reason: string} | null {
-    try {
-        const back = parse(text, readOptions);
-        const table = (back.model_providers as TomlTable)[codexProviderId] as TomlTable;
-        if (back.model === provider.model && table.base_url === provider.endpoint && table.env_key === codexKeyVariable)
-            return null;
-    } catch {
-        // Reported below.
-    }
-    return {ok: false, reason: "the merged file would not read back as written (a TOML library fault)"};
+function saysOurs(config: TomlTable, provider: CodexProvider): boolean {
+    const table = (config.model_providers as TomlTable | undefined)?.[codexProviderId] as TomlTable | undefined;
+    return config.model === provider.model && table?.base_url === provider.endpoint && table.env_key === codexKeyVariable;
 }
 
 /** The shell line a person runs before `codex`, naming the variable but not the key. */
