@@ -10,6 +10,9 @@ const common = {
     format: "cjs",
     sourcemap: true,
     external: ["vscode", "node-llama-cpp", "classic-level"],
+    // jsonc-parser's "main" is a UMD build whose require("./impl/…") calls esbuild cannot follow (the bundle threw
+    // "Cannot find module './impl/format'"): its ES module build bundles. Node (the tests) loads the UMD build fine.
+    alias: {"jsonc-parser": "jsonc-parser/lib/esm/main.js"},
     // CommonJS has no import.meta; code that needs its own location reads __dirname when bundled.
     define: {"import.meta.url": "undefined"},
     logLevel: "warning"

@@ -53,7 +53,7 @@ before(async () => {
     // A Codex config a person already has: Configure Codex… must keep it.
     fs.mkdirSync(server.codexHome, {recursive: true});
     fs.writeFileSync(path.join(server.codexHome, "config.toml"), "approval_policy = \"never\"\n");
-    // Claude Code settings a person already has: kept, except a key that would override the helper's.
+    // Claude Code settings a person already has: kept, except a key that would override the helper's (after a modal asks).
     fs.mkdirSync(server.claudeConfigDir, {recursive: true});
     fs.writeFileSync(path.join(server.claudeConfigDir, "settings.json"),
         JSON.stringify({permissions: {allow: ["Bash(npm test)"]}, env: {KEEP_ME: "1", ANTHROPIC_API_KEY: "sk-ant-not-this-one"}}, null, 2));
@@ -429,6 +429,10 @@ test("Configure Claude Code… merges the origin, the model and a key helper int
     + "and no key", async () => {
     await workbench.clearNotifications();
     await workbench.runCommandAndAnswer("Local Responses: Configure Claude Code…", "Write to settings.json");
+    // The person's ANTHROPIC_API_KEY is theirs: a modal asks before it is taken out.
+    await workbench.dialog().waitFor({timeout: 10_000});
+    assert.match(await workbench.dialog().innerText(), /sets ANTHROPIC_API_KEY in its env/);
+    await workbench.confirmDialog("Remove ANTHROPIC_API_KEY");
     await workbench.notification(/Claude Code now uses Local Responses/).waitFor({timeout: 10_000});
     const text = fs.readFileSync(path.join(server.claudeConfigDir, "settings.json"), "utf8");
     const settings = JSON.parse(text) as {permissions: unknown, env: Record<string, string>, apiKeyHelper: string};
@@ -440,7 +444,9 @@ test("Configure Claude Code… merges the origin, the model and a key helper int
     assert.equal(settings.env.ANTHROPIC_SMALL_FAST_MODEL, "stories260K");
     assert.equal(settings.env.CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC, "1");
     assert.equal(settings.apiKeyHelper, "printenv LOCAL_RESPONSES_API_KEY");
-    assert.ok(!("ANTHROPIC_API_KEY" in settings.env), "a key that would override the helper's is taken out");
+    assert.ok(!("ANTHROPIC_API_KEY" in settings.env), "a key that would override the helper's is taken out, once the person agreed");
+    assert.match(fs.readFileSync(path.join(server.claudeConfigDir, "settings.json.local-responses.bak"), "utf8"), /sk-ant-not-this-one/,
+        "the previous file is kept");
     for (const key of keysSeen)
         assert.ok(!text.includes(key), "no API key in settings.json");
     assert.ok(!text.includes("sk-"));

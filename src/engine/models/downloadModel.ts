@@ -1,10 +1,11 @@
 import {createHash, randomBytes} from "node:crypto";
-import {createReadStream, createWriteStream} from "node:fs";
+import {createWriteStream} from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import {Readable, Transform} from "node:stream";
 import {pipeline} from "node:stream/promises";
 import type {ReadableStream as WebReadableStream} from "node:stream/web";
+import {fileSha256} from "./fileSha256.js";
 import {loadNodeLlamaCpp} from "./loadBinding.js";
 
 export type DownloadProgress = {downloadedBytes: number, totalBytes: number};
@@ -37,7 +38,7 @@ export async function downloadModel(options: DownloadModelOptions): Promise<stri
         throw new Error(`Refusing to download ${options.uri}: give an hf: URI or an https URL `
             + "(plain http only from this machine's loopback address).");
     if (options.sha256 != null)
-        return downloadVerified(options, options.sha256);
+        return (await downloadHashedFile(options)).path;
     const {createModelDownloader} = await loadNodeLlamaCpp();
     const downloader = await createModelDownloader({
         modelUri: options.uri,
@@ -111,22 +112,27 @@ function fileNameOf(url: URL): string | null {
     return /^[^/\\\0]+\.gguf$/i.test(name) && !name.startsWith(".") ? name : null;
 }
 
+/** A file `downloadHashedFile` wrote, and its SHA-256 (lowercase hex). */
+export type HashedFile = {path: string, sha256: string};
+
 /**
- * One file, hashed while its bytes are written to a temporary name beside it (which the models list, .gguf files
- * only, never shows); renamed to the model's name only once the SHA-256 matches. On a mismatch, an error or a
- * cancel the temporary file is deleted, so no unverified file is ever left under a model's name.
+ * One file (`singleFileUrl`), hashed while its bytes are written to a temporary name beside it (which the models
+ * list, .gguf files only, never shows). With `options.sha256` it is renamed to the model's name only once the hash
+ * matches, and a file already there with that hash is not fetched again; without one, whatever arrives is kept and
+ * its hash returned (what a first download records). On a mismatch, an error or a cancel the temporary file is
+ * deleted, so no unverified file is ever left under a model's name.
  */
-async function downloadVerified(options: DownloadModelOptions, expected: string): Promise<string> {
-    const sha256 = expected.trim().toLowerCase();
-    if (!/^[0-9a-f]{64}$/.test(sha256))
-        throw new Error(`${options.uri}: the SHA-256 ${JSON.stringify(expected)} is not 64 hex digits.`);
+export async function downloadHashedFile(options: DownloadModelOptions): Promise<HashedFile> {
+    const expected = options.sha256 == null ? null : options.sha256.trim().toLowerCase();
+    if (expected != null && !/^[0-9a-f]{64}$/.test(expected))
+        throw new Error(`${options.uri}: the SHA-256 ${JSON.stringify(options.sha256)} is not 64 hex digits.`);
     const url = singleFileUrl(options.uri);
     if (url == null)
         throw new Error(`${options.uri}: a SHA-256 checks one file; give an https URL or hf:<user>/<repo>/<file>.gguf URI `
             + "of a single (not split) .gguf file.");
     const target = path.join(options.directory, fileNameOf(new URL(url))!);
-    if (await fileSha256(target).catch(() => null) === sha256)
-        return target;
+    if (expected != null && await fileSha256(target, options.signal).catch(() => null) === expected)
+        return {path: target, sha256: expected};
     options.signal?.throwIfAborted();
     await fs.mkdir(options.directory, {recursive: true});
     const partial = `${target}.${randomBytes(6).toString("hex")}.partial`;
@@ -138,6 +144,7 @@ async function downloadVerified(options: DownloadModelOptions, expected: string)
         if (!response.ok || response.body == null)
             throw new Error(`${options.uri}: the server answered ${response.status} ${response.statusText}.`);
         const totalBytes = Number(response.headers.get("content-length") ?? 0) || 0;
+        // Hashed as the bytes pass, chunk by chunk, so the file is never read a second time.
         const hash = createHash("sha256");
         let downloadedBytes = 0;
         const tap = new Transform({
@@ -151,21 +158,13 @@ async function downloadVerified(options: DownloadModelOptions, expected: string)
         const body = Readable.fromWeb(response.body as WebReadableStream);
         await pipeline(body, tap, createWriteStream(partial, {flags: "wx"}), {signal: options.signal});
         const actual = hash.digest("hex");
-        if (actual !== sha256)
-            throw new Error(`Checksum mismatch for ${path.basename(target)}: its SHA-256 is ${actual}, expected ${sha256}. `
+        if (expected != null && actual !== expected)
+            throw new Error(`Checksum mismatch for ${path.basename(target)}: its SHA-256 is ${actual}, expected ${expected}. `
                 + "The download was deleted.");
         await fs.rename(partial, target);
-        return target;
+        return {path: target, sha256: actual};
     } catch (error) {
         await fs.rm(partial, {force: true});
         throw options.signal?.aborted ? options.signal.reason : error;
     }
-}
-
-/** A file's SHA-256 in hex, read as a stream (model files are gigabytes). */
-async function fileSha256(file: string): Promise<string> {
-    const hash = createHash("sha256");
-    for await (const chunk of createReadStream(file))
-        hash.update(chunk as Buffer);
-    return hash.digest("hex");
 }

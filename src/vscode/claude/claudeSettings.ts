@@ -1,4 +1,6 @@
 import path from "node:path";
+import {isDeepStrictEqual} from "node:util";
+import {applyEdits, modify, type JSONPath} from "jsonc-parser";
 import {clientKeyShellHint, clientKeyVariable} from "../clientKey.js";
 
 export type ClaudeProvider = {
@@ -19,7 +21,8 @@ export const claudeApiKeyHelper = `printenv ${clientKeyVariable}`;
 
 /**
  * Keys that Claude Code prefers to `apiKeyHelper` (its order: `ANTHROPIC_AUTH_TOKEN`, `ANTHROPIC_API_KEY`, then the
- * helper): left in `env`, they would send another provider's key here and get 401, so the merge takes them out.
+ * helper): left in `env`, they would send another provider's key here and get 401. They are the person's own, so
+ * the merge takes them out only when asked to (`removeOverridingKeys`, after the person said yes).
  */
 export const overridingKeyVariables = ["ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_API_KEY"] as const;
 
@@ -56,21 +59,50 @@ export function claudeSettingsBlock({endpoint, model}: ClaudeProvider): ClaudeSe
 }
 
 /**
- * A merge's outcome: the new file text and the `env` keys it took out (`overridingKeyVariables`), or why the file is
- * left as it is (not JSON, or not the shape Claude Code reads): it is never overwritten then.
+ * A merge's outcome: the new file text (`changed` false when the file already says all of it), the `env` keys that
+ * override the helper and were taken out (`removed`) or left in (`kept`), or why the file is left as it is (not JSON,
+ * or not the shape Claude Code reads): it is never overwritten then.
  */
-export type ClaudeSettingsMerge = {ok: true, text: string, removed: string[]} | {ok: false, reason: string};
+export type ClaudeSettingsMerge =
+    | {ok: true, text: string, changed: boolean, removed: string[], kept: string[]}
+    | {ok: false, reason: string};
 
 /**
  * Writes the block into an existing settings.json (or an empty one): our `env` keys and `apiKeyHelper` are set, the
- * keys that would override the helper are taken out of `env`, and every other key keeps its value and its place.
- * The result is JSON with 2-space indents, as Claude Code writes it; merging it again changes nothing.
+ * keys that would override the helper are taken out of `env` only with `removeOverridingKeys`, and every other key
+ * keeps its value and its place. The file is edited in place (jsonc-parser's edits), so its indentation, key order
+ * and line ends stay the person's; a new file gets 2-space indents, as Claude Code writes it. Merging again changes
+ * nothing.
  */
-export function mergeClaudeSettings(existing: string, provider: ClaudeProvider): ClaudeSettingsMerge {
+export function mergeClaudeSettings(existing: string, provider: ClaudeProvider, removeOverridingKeys = false): ClaudeSettingsMerge {
+    const parsed = parseSettings(existing);
+    if (!parsed.ok)
+        return parsed;
+    const {settings, env} = parsed;
+    const block = claudeSettingsBlock(provider);
+    const present = overridingKeyVariables.filter((key) => Object.hasOwn(env, key));
+    const removed = removeOverridingKeys ? present : [];
+    const kept = removeOverridingKeys ? [] : present;
+    const mergedEnv = Object.fromEntries(Object.entries(env).filter(([key]) => !(removed as string[]).includes(key)));
+    const merged = {...settings, env: {...mergedEnv, ...block.env}, apiKeyHelper: block.apiKeyHelper};
+    if (isDeepStrictEqual(merged, settings))
+        return {ok: true, text: existing, changed: false, removed, kept};
+    const edits: [JSONPath, unknown][] = [
+        ...removed.map((key): [JSONPath, unknown] => [["env", key], undefined]),
+        ...Object.entries(block.env).map(([key, value]): [JSONPath, unknown] => [["env", key], value]),
+        [["apiKeyHelper"], block.apiKeyHelper]
+    ];
+    return {ok: true, text: editInPlace(existing, edits, merged), changed: true, removed, kept};
+}
+
+/** The settings file's object and its `env`, or why it is not one Claude Code reads. */
+type ParsedSettings = {ok: true, settings: Record<string, unknown>, env: Record<string, unknown>} | {ok: false, reason: string};
+
+function parseSettings(text: string): ParsedSettings {
     let settings: unknown = {};
-    if (existing.trim() !== "") {
+    if (text.trim() !== "") {
         try {
-            settings = JSON.parse(existing);
+            settings = JSON.parse(text);
         } catch (error) {
             return {ok: false, reason: `it is not valid JSON (${(error as Error).message})`};
         }
@@ -80,12 +112,26 @@ export function mergeClaudeSettings(existing: string, provider: ClaudeProvider):
     const env = settings.env ?? {};
     if (!isObject(env))
         return {ok: false, reason: "its \"env\" is not an object"};
+    return {ok: true, settings, env};
+}
 
-    const block = claudeSettingsBlock(provider);
-    const removed = overridingKeyVariables.filter((key) => key in env);
-    const mergedEnv = Object.fromEntries(Object.entries(env).filter(([key]) => !removed.includes(key as typeof removed[number])));
-    const merged = {...settings, env: {...mergedEnv, ...block.env}, apiKeyHelper: block.apiKeyHelper};
-    return {ok: true, text: `${JSON.stringify(merged, null, 2)}\n`, removed};
+/**
+ * Applies the edits to the text as it is, in the file's own indentation and line ends. When the result does not
+ * read back as the merged object (a key written twice, which JSON.parse reads as its last), the object is written
+ * anew instead: right content first, layout second.
+ */
+function editInPlace(text: string, edits: [JSONPath, unknown][], merged: Record<string, unknown>): string {
+    const indent = /^([ \t]+)\S/m.exec(text)?.[1] ?? "  ";
+    const eol = text.includes("\r\n") ? "\r\n" : "\n";
+    if (text.trim() !== "") {
+        const formattingOptions = {insertSpaces: !indent.startsWith("\t"), tabSize: indent.startsWith("\t") ? 1 : indent.length, eol};
+        let edited = text;
+        for (const [path, value] of edits)
+            edited = applyEdits(edited, modify(edited, path, value, {formattingOptions}));
+        if (isDeepStrictEqual(JSON.parse(edited), merged))
+            return edited;
+    }
+    return `${JSON.stringify(merged, null, indent).replace(/\n/g, eol)}${eol}`;
 }
 
 /**

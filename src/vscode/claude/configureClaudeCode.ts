@@ -1,19 +1,18 @@
-import fs from "node:fs/promises";
 import os from "node:os";
-import path from "node:path";
 import * as vscode from "vscode";
-import {claudeBaseUrl, claudeSettingsFile, claudeSettingsPreview, mergeClaudeSettings, type ClaudeProvider} from "./claudeSettings.js";
+import {claudeBaseUrl, claudeSettingsFile, claudeSettingsPreview, type ClaudeProvider} from "./claudeSettings.js";
+import {writeClaudeSettings} from "./writeClaudeSettings.js";
 import {clientKeyVariable} from "../clientKey.js";
 import type {CommandContext} from "../CommandContext.js";
 import {commandIds} from "../manifest/commandIds.js";
-import {readTextOrEmpty} from "../readTextOrEmpty.js";
 
 const openSettings = "Open settings.json";
 
 /**
  * Configure Claude Code…: writes (or shows) the `env` block and `apiKeyHelper` that point Claude Code at this
  * server's Messages endpoint, merged into its user settings.json. The key stays in an environment variable the
- * helper prints, never in the file; a file that is not JSON is left as it is.
+ * helper prints, never in the file; a file that is not JSON (or is a link) is left as it is, a key the person set is
+ * removed only if they say so, and a written file keeps its previous version beside it.
  */
 export async function configureClaudeCode(context: Pick<CommandContext, "controller" | "log" | "firstRun">): Promise<void> {
     const {endpoint, model} = context.controller.state;
@@ -38,13 +37,11 @@ export async function configureClaudeCode(context: Pick<CommandContext, "control
         return;
     }
 
-    const existing = await readTextOrEmpty(settingsFile);
-    const merge = mergeClaudeSettings(existing, provider);
-    if (!merge.ok) {
-        context.log.warn(`claude: left ${settingsFile} as it is: ${merge.reason}`);
+    const write = await writeClaudeSettings(settingsFile, provider, askToRemoveKeys);
+    if (write.outcome === "refused") {
+        context.log.warn(`claude: ${write.reason}`);
         const next = await vscode.window.showWarningMessage(
-            `Local Responses: ${settingsFile} was not changed: ${merge.reason}. `
-            + "Fix it and run Configure Claude Code… again, or merge the block yourself.",
+            `Local Responses: ${write.reason} Fix it and run Configure Claude Code… again, or merge the block yourself.`,
             openSettings, "Show the settings block");
         if (next === openSettings)
             await vscode.window.showTextDocument(vscode.Uri.file(settingsFile));
@@ -52,15 +49,19 @@ export async function configureClaudeCode(context: Pick<CommandContext, "control
             await showBlock(settingsFile, provider);
         return;
     }
-    await fs.mkdir(path.dirname(settingsFile), {recursive: true});
-    await fs.writeFile(settingsFile, merge.text);
-    const removedNote = merge.removed.length > 0
-        ? ` Removed ${merge.removed.join(" and ")} from its env: Claude Code would have sent them instead.`
-        : "";
-    context.log.info(`claude: wrote ANTHROPIC_BASE_URL ${claudeBaseUrl(endpoint)} and apiKeyHelper to ${settingsFile}.${removedNote}`);
+    const backupNote = write.outcome === "written" && write.backup != null ? ` The previous file is kept as ${write.backup}.` : "";
+    const keysNote = write.removed.length > 0
+        ? ` Removed ${write.removed.join(" and ")} from its env: Claude Code would have sent them instead.`
+        : write.kept.length > 0
+            ? ` Its env still sets ${write.kept.join(" and ")}: Claude Code sends that instead of the helper's key, `
+                + "and gets 401."
+            : "";
+    context.log.info(`claude: ${write.outcome === "written" ? "wrote" : "already had"} ANTHROPIC_BASE_URL ${claudeBaseUrl(endpoint)} `
+        + `and apiKeyHelper in ${settingsFile}.${backupNote}${keysNote}`);
     context.firstRun.record("claudeConfigured");
     const next = await vscode.window.showInformationMessage(
-        `Claude Code now uses Local Responses (${settingsFile}). Set ${clientKeyVariable} in the shell that runs claude.${removedNote}`,
+        `Claude Code now uses Local Responses (${settingsFile}). Set ${clientKeyVariable} in the shell that runs claude.`
+            + `${keysNote}${backupNote}`,
         "Copy API Key", openSettings);
     if (next === "Copy API Key")
         await vscode.commands.executeCommand(commandIds.copyApiKey);
@@ -71,4 +72,15 @@ export async function configureClaudeCode(context: Pick<CommandContext, "control
 async function showBlock(settingsFile: string, provider: ClaudeProvider): Promise<void> {
     const document = await vscode.workspace.openTextDocument({language: "jsonc", content: claudeSettingsPreview(settingsFile, provider)});
     await vscode.window.showTextDocument(document);
+}
+
+/** The modal that asks before a key the person set is taken out of their settings.json; closing it keeps the key. */
+async function askToRemoveKeys(keys: string[]): Promise<boolean> {
+    const remove = `Remove ${keys.join(" and ")}`;
+    const answer = await vscode.window.showWarningMessage(
+        `Claude Code's settings.json sets ${keys.join(" and ")} in its env. Claude Code sends that key instead of the one `
+        + "apiKeyHelper prints, so requests to Local Responses would fail with 401. Remove it from settings.json? "
+        + "(The previous file is kept as a backup.)",
+        {modal: true}, remove, "Keep");
+    return answer === remove;
 }

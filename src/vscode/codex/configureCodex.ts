@@ -1,15 +1,15 @@
-import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import * as vscode from "vscode";
-import {codexKeyVariable, codexProviderBlock, codexShellHint, codexTopLevelKeys, mergeCodexConfig} from "./codexConfig.js";
+import {codexKeyVariable, codexProviderBlock, codexShellHint, codexTopLevelKeys, type CodexProvider} from "./codexConfig.js";
+import {writeCodexConfig} from "./writeCodexConfig.js";
 import type {CommandContext} from "../CommandContext.js";
 import {commandIds} from "../manifest/commandIds.js";
-import {readTextOrEmpty} from "../readTextOrEmpty.js";
 
 /**
  * Configure Codex…: writes (or shows) a `config.toml` provider block for this endpoint. The key goes in an
- * environment variable that Codex reads, never into the file.
+ * environment variable that Codex reads, never into the file. A file that cannot be merged safely (a link, not TOML)
+ * is left as it is, with why; a written one keeps its previous version beside it.
  */
 export async function configureCodex(context: Pick<CommandContext, "controller" | "log" | "firstRun">): Promise<void> {
     const {endpoint, model} = context.controller.state;
@@ -30,26 +30,38 @@ export async function configureCodex(context: Pick<CommandContext, "controller" 
         return;
 
     if (choice.action === "show") {
-        const document = await vscode.workspace.openTextDocument({
-            language: "toml",
-            content: `# ${configFile}\n${codexTopLevelKeys(provider).join("\n")}\n\n${codexProviderBlock(provider)}\n# Then, in the shell `
-                + `that runs codex:\n# ${codexShellHint()}\n`
-        });
-        await vscode.window.showTextDocument(document);
+        await showBlock(configFile, provider);
         context.firstRun.record("codexConfigured");
         return;
     }
 
-    const existing = await readTextOrEmpty(configFile);
-    await fs.mkdir(path.dirname(configFile), {recursive: true});
-    await fs.writeFile(configFile, mergeCodexConfig(existing, provider));
-    context.log.info(`codex: wrote provider 'local-responses' (${endpoint}) to ${configFile}`);
+    const write = await writeCodexConfig(configFile, provider);
+    if (write.outcome === "refused") {
+        context.log.warn(`codex: ${write.reason}`);
+        const next = await vscode.window.showWarningMessage(`Local Responses: ${write.reason}`, "Show the provider block");
+        if (next === "Show the provider block")
+            await showBlock(configFile, provider);
+        return;
+    }
+    const kept = write.outcome === "written" && write.backup != null ? ` (the previous file is kept as ${write.backup})` : "";
+    context.log.info(write.outcome === "written"
+        ? `codex: wrote provider 'local-responses' (${endpoint}) to ${configFile}${kept}`
+        : `codex: ${configFile} already has provider 'local-responses' (${endpoint})`);
     context.firstRun.record("codexConfigured");
     const next = await vscode.window.showInformationMessage(
-        `Codex now uses Local Responses (${configFile}). Set ${codexKeyVariable} in the shell that runs codex.`, "Copy API Key",
+        `Codex now uses Local Responses (${configFile}${kept}). Set ${codexKeyVariable} in the shell that runs codex.`, "Copy API Key",
         "Open config.toml");
     if (next === "Copy API Key")
         await vscode.commands.executeCommand(commandIds.copyApiKey);
     else if (next === "Open config.toml")
         await vscode.window.showTextDocument(vscode.Uri.file(configFile));
+}
+
+async function showBlock(configFile: string, provider: CodexProvider): Promise<void> {
+    const document = await vscode.workspace.openTextDocument({
+        language: "toml",
+        content: `# ${configFile}\n${codexTopLevelKeys(provider).join("\n")}\n\n${codexProviderBlock(provider)}\n# Then, in the shell `
+            + `that runs codex:\n# ${codexShellHint()}\n`
+    });
+    await vscode.window.showTextDocument(document);
 }

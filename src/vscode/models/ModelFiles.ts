@@ -1,13 +1,11 @@
 import {Emitter} from "../../protocol/Emitter.js";
+import {DownloadHashes} from "./DownloadHashes.js";
+import type {KeptState} from "./keptState.js";
 import {rememberRecent} from "./recentModels.js";
 
 const recentModelsKey = "localResponses.recentModels";
 
-/** The part of the extension's global state (`vscode.Memento`) this reads and writes: declared here so tests need no editor. */
-export type KeptState = {
-    get<T>(key: string, fallback: T): T,
-    update(key: string, value: unknown): PromiseLike<void>
-};
+export type {KeptState} from "./keptState.js";
 
 /**
  * The model files the editor knows about: Load Model…'s recent files (kept in the extension's global state, so they
@@ -16,9 +14,13 @@ export type KeptState = {
  */
 export class ModelFiles {
     private readonly changes = new Emitter<void>();
+    /** The hashes each catalog entry's first download recorded (see `DownloadHashes`). */
+    public readonly hashes: DownloadHashes;
 
     /** `folder` is read on each call: it follows the `localResponses.model.downloadDirectory` setting. */
-    public constructor(private readonly state: KeptState, private readonly folder: () => string) {}
+    public constructor(private readonly state: KeptState, private readonly folder: () => string) {
+        this.hashes = new DownloadHashes(state);
+    }
 
     /** Where Download Model… saves and the Models view and the walkthrough look for model files. */
     public directory(): string {

@@ -1,8 +1,9 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import * as vscode from "vscode";
-import {downloadModel, isDownloadableModelUri} from "../../engine/models/downloadModel.js";
+import {downloadModel, isDownloadableModelUri, type DownloadProgress} from "../../engine/models/downloadModel.js";
 import {estimateModelFit} from "../../engine/models/modelFit.js";
+import {downloadRecorded, type RecordedDownload} from "../../engine/models/recordedDownload.js";
 import {formatBytes} from "./formatBytes.js";
 import {describeEntry, describeFit, parseCatalog, type CatalogEntry} from "./modelCatalog.js";
 import type {CommandContext} from "../CommandContext.js";
@@ -17,7 +18,8 @@ type CatalogContext = Pick<CommandContext, "controller" | "log" | "extensionUri"
 /**
  * Download Model…: the curated list (media/models.json) and the settings' own entries, each with an estimate of
  * whether it fits this machine read from its GGUF header, or any `hf:` URI or https URL; then a cancellable
- * download (checked against the entry's SHA-256 when it gives one) and the load.
+ * download (checked against the entry's SHA-256 when it gives one, else against the hashes its first download
+ * recorded, which a first download records) and the load.
  */
 export async function downloadModelCommand(
     context: CatalogContext & Pick<CommandContext, "models">
@@ -27,11 +29,14 @@ export async function downloadModelCommand(
     const picked = await pickModel(context);
     if (picked == null)
         return;
-    const {uri, sha256} = picked;
+    const {uri, sha256, fromCatalog} = picked;
     const directory = context.models.directory();
-    context.log.info(`download: ${uri} into ${directory}${sha256 != null ? ` (SHA-256 ${sha256})` : ""}`);
+    // A catalog entry without a checksum is held to what its first download was; a typed URI names no entry.
+    const recorded = fromCatalog && sha256 == null ? context.models.hashes.recorded(uri) : null;
+    context.log.info(`download: ${uri} into ${directory}${sha256 != null ? ` (SHA-256 ${sha256})`
+        : recorded != null ? " (checked against the SHA-256 its first download recorded)" : ""}`);
 
-    const modelPath = await vscode.window.withProgress({
+    const download = await vscode.window.withProgress({
         location: vscode.ProgressLocation.Notification,
         title: "Downloading model",
         cancellable: true
@@ -39,35 +44,64 @@ export async function downloadModelCommand(
         const controller = new AbortController();
         token.onCancellationRequested(() => controller.abort());
         let reported = 0;
+        const options = {
+            uri,
+            directory,
+            sha256,
+            signal: controller.signal,
+            onProgress: ({downloadedBytes, totalBytes}: DownloadProgress) => {
+                const fraction = totalBytes > 0 ? downloadedBytes / totalBytes : 0;
+                progress.report({
+                    increment: Math.max(0, (fraction - reported) * 100),
+                    message: `${formatBytes(downloadedBytes)} of ${totalBytes > 0 ? formatBytes(totalBytes) : "?"}`
+                });
+                reported = fraction;
+            }
+        };
         try {
-            return await downloadModel({
-                uri,
-                directory,
-                sha256,
-                signal: controller.signal,
-                onProgress: ({downloadedBytes, totalBytes}) => {
-                    const fraction = totalBytes > 0 ? downloadedBytes / totalBytes : 0;
-                    progress.report({
-                        increment: Math.max(0, (fraction - reported) * 100),
-                        message: `${formatBytes(downloadedBytes)} of ${totalBytes > 0 ? formatBytes(totalBytes) : "?"}`
-                    });
-                    reported = fraction;
-                }
-            });
+            // A typed URI has nothing to record or check against: node-llama-cpp's resumable downloader, as it is.
+            return fromCatalog ? await downloadRecorded({...options, recorded}) : {path: await downloadModel(options), hashes: {}};
         } catch (error) {
             if (controller.signal.aborted)
                 return null;
+            if (recorded != null)
+                return {failed: error as Error};
             throw error;
         }
     });
-    if (modelPath == null) {
+    if (download != null && "failed" in download)
+        return offerToForget(context, uri, download.failed);
+    if (download == null) {
         context.log.info("download: cancelled");
         void vscode.window.showInformationMessage("Local Responses: download cancelled.");
         return;
     }
+    const modelPath = download.path;
     context.log.info(`download: saved ${modelPath}`);
+    if (fromCatalog && sha256 == null && recorded == null) {
+        await context.models.hashes.record(uri, download.hashes);
+        context.log.info(`download: recorded the SHA-256 of ${describeHashes(download)}: later downloads of ${uri} are checked against it`);
+    }
     context.models.changed();
     await loadAndRemember(context, modelPath);
+}
+
+function describeHashes(download: RecordedDownload): string {
+    return Object.entries(download.hashes).map(([name, hash]) => `${name} (${hash})`).join(", ");
+}
+
+/**
+ * A download that did not match its first download's hashes: the file was deleted (`downloadRecorded`). The person
+ * may know the publisher replaced it on purpose; forgetting the record lets the next download record anew.
+ */
+async function offerToForget(context: Pick<CommandContext, "models" | "log">, uri: string, error: Error): Promise<void> {
+    context.log.error(`download: ${error.message}`);
+    const forget = "Forget the Recorded Checksum";
+    const choice = await vscode.window.showErrorMessage(`Local Responses: ${error.message}`, forget);
+    if (choice === forget) {
+        await context.models.hashes.forget(uri);
+        context.log.info(`download: forgot the recorded SHA-256 of ${uri}; its next download records anew`);
+    }
 }
 
 /** Download Model… with the upstream engine: downloads are GGUF files for the local engine; offers to switch to it. */
@@ -83,8 +117,8 @@ async function offerLocalEngine(context: Pick<CommandContext, "log">): Promise<v
     void vscode.window.showInformationMessage("Local Responses: switched to the local engine. Run Download Model… again to pick a model.");
 }
 
-/** What to download: a URI, and the SHA-256 its catalog entry gives (a typed URI has none). */
-type Download = {uri: string, sha256: string | null};
+/** What to download: a URI, the SHA-256 its catalog entry gives (a typed URI has none), and whether an entry named it. */
+type Download = {uri: string, sha256: string | null, fromCatalog: boolean};
 
 async function pickModel(context: CatalogContext): Promise<Download | null> {
     const entries = await catalog(context);
@@ -165,12 +199,12 @@ async function pickModel(context: CatalogContext): Promise<Download | null> {
         return typed(chosen);
     if (chosen.custom === true)
         return typed(await askForUri());
-    return chosen.entry != null ? {uri: chosen.entry.uri, sha256: chosen.entry.sha256} : null;
+    return chosen.entry != null ? {uri: chosen.entry.uri, sha256: chosen.entry.sha256, fromCatalog: true} : null;
 }
 
 /** A URI the person typed or pasted: no catalog entry, so no checksum to hold it to. */
 function typed(uri: string | null): Download | null {
-    return uri == null ? null : {uri, sha256: null};
+    return uri == null ? null : {uri, sha256: null, fromCatalog: false};
 }
 
 async function askForUri(): Promise<string | null> {

@@ -67,13 +67,41 @@ test("merging keeps the person's keys and env variables in place, replaces ours,
     assert.equal(moved.env.MY_VAR, "kept");
 });
 
-test("keys Claude Code would send instead of the helper's are taken out of env, and said", () => {
+test("keys Claude Code would send instead of the helper's stay in env unless removal is asked for, and are named either way", () => {
     const existing = JSON.stringify({env: {ANTHROPIC_API_KEY: "sk-ant-old", ANTHROPIC_AUTH_TOKEN: "tok", OTHER: "x"}});
-    const {env, removed, text} = merged(existing);
-    assert.deepEqual(removed.sort(), ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"]);
+    const kept = mergeClaudeSettings(existing, provider);
+    assert.ok(kept.ok);
+    assert.deepEqual(kept.kept.sort(), ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"]);
+    assert.deepEqual(kept.removed, []);
+    const keptEnv = (JSON.parse(kept.text) as {env: Record<string, string>}).env;
+    assert.equal(keptEnv.ANTHROPIC_API_KEY, "sk-ant-old");
+    assert.equal(keptEnv.ANTHROPIC_AUTH_TOKEN, "tok");
+
+    const removed = mergeClaudeSettings(existing, provider, true);
+    assert.ok(removed.ok);
+    assert.deepEqual(removed.removed.sort(), ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"]);
+    assert.deepEqual(removed.kept, []);
+    const env = (JSON.parse(removed.text) as {env: Record<string, string>}).env;
     assert.ok(!("ANTHROPIC_API_KEY" in env) && !("ANTHROPIC_AUTH_TOKEN" in env));
     assert.equal(env.OTHER, "x");
-    assert.doesNotMatch(text, /sk-ant-old|"tok"/);
+    assert.doesNotMatch(removed.text, /sk-ant-old|"tok"/);
+});
+
+test("the person's layout is kept: their indentation, line ends, key order and untouched lines stay as they were", () => {
+    const permissions = "    \"permissions\": {\r\n        \"allow\": [\"Bash(npm test)\", \"Read\"]\r\n    },";
+    // A lone surrogate's escape and a raw DEL are valid JSON: kept as the person wrote them.
+    const odd = '        "ODD": "\\uD800 \u007F",';
+    const env = `    "env": {\r\n${odd}\r\n        "MY_VAR": "kept"\r\n    },`;
+    const existing = `{\r\n${permissions}\r\n${env}\r\n    "model": "sonnet"\r\n}\r\n`;
+    const {text, settings} = merged(existing);
+    assert.ok(text.includes(permissions) && text.includes(odd), text);
+    assert.match(text, /^ {8}"ANTHROPIC_BASE_URL": "http:\/\/127\.0\.0\.1:8080",\r$/m, "new keys in the file's 4-space indent");
+    assert.doesNotMatch(text.replace(/\r\n/g, ""), /\n/, "CRLF line ends throughout");
+    assert.deepEqual(Object.keys(settings), ["permissions", "env", "model", "apiKeyHelper"]);
+    const tabbed = merged("{\n\t\"env\": {}\n}\n").text;
+    assert.match(tabbed, /^\t\t"ANTHROPIC_MODEL": "stories260K",$/m, "a tab-indented file gets tabs");
+    const unchanged = mergeClaudeSettings(text, provider);
+    assert.ok(unchanged.ok && !unchanged.changed && unchanged.text === text, "merging again changes nothing");
 });
 
 test("a file that is not JSON, not an object, or whose env is not an object is refused, with the reason", () => {
