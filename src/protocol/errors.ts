@@ -24,7 +24,7 @@ export type InvalidRequestCode =
     | "invalid_request_body" | "invalid_message" | "invalid_json" | "invalid_cursor" | "nesting_too_deep"
     | "invalid_schema" | "schema_too_deep" | "schema_too_large" | "unsupported_schema_keyword"
     | "missing_tool_output" | "missing_tool_call" | "invalid_encrypted_content" | "context_length_exceeded"
-    | "previous_response_not_finished" | "previous_response_unusable" | "not_cancellable";
+    | "previous_response_not_finished" | "previous_response_unusable" | "not_cancellable" | "array_above_max_length";
 
 /** Every `code` this server sends, each made by one constructor below (OpenAI's own codes where it has one). */
 export type ApiErrorCode =

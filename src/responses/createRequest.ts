@@ -7,6 +7,7 @@ import type {InputBody} from "./schemas/itemDefs.js";
 import type {ContextManagementBody, TextFormatBody} from "./schemas/defs.js";
 import type {ToolChoiceBody} from "./schemas/toolDefs.js";
 import {checkBody, validateCreateRequest} from "./schemas/validators.js";
+import {checkShapeBounds} from "./schemas/shapeBounds.js";
 
 export type {ReasoningEffort};
 
@@ -57,6 +58,7 @@ export type CreateParams = {
 export function parseCreateRequest(body: unknown, options: ToolOptions = {}): CreateParams {
     if (!isObject(body))
         throw invalidRequestBody();
+    checkShapeBounds(body, "input");
     const b = checkBody(validateCreateRequest, body);
 
     const include = new Set<string>(b.include ?? []);

@@ -6,6 +6,7 @@ import type {TextFormatBody} from "../schemas/defs.js";
 import type {InputItemBody} from "../schemas/itemDefs.js";
 import type {ToolChoiceBody} from "../schemas/toolDefs.js";
 import {checkBody, validateChatCompletionRequest} from "../schemas/validators.js";
+import {checkShapeBounds} from "../schemas/shapeBounds.js";
 
 /** A Chat Completions request as the Responses domain runs it, and what only the Chat Completions answer needs. */
 export type ChatRequest = {
@@ -29,6 +30,7 @@ export type ChatRequest = {
 export function parseChatRequest(body: unknown): ChatRequest {
     if (!isObject(body))
         throw invalidRequestBody();
+    checkShapeBounds(body, "messages");
     const b = checkBody(validateChatCompletionRequest, body);
     if (b.top_logprobs != null && b.top_logprobs > 0 && b.logprobs !== true)
         throw invalidRequest("'top_logprobs' requires 'logprobs' to be true.", "top_logprobs", "invalid_value");

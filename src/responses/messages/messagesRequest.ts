@@ -7,6 +7,7 @@ import type {
     ToolResultBody
 } from "../schemas/messagesRequest.js";
 import {checkBody, validateMessagesRequest} from "../schemas/validators.js";
+import {checkShapeBounds} from "../schemas/shapeBounds.js";
 
 /** A Messages request in the Responses domain's terms: the create body it runs as, and what only Messages has. */
 export type MessagesRequest = {
@@ -26,6 +27,7 @@ export type MessagesRequest = {
 export function parseMessagesRequest(body: unknown, options: {countOnly?: boolean} = {}): MessagesRequest {
     if (!isObject(body))
         throw invalidRequestBody();
+    checkShapeBounds(body, "messages");
     const b = checkBody(validateMessagesRequest, options.countOnly && body.max_tokens === undefined ? {...body, max_tokens: 1} : body);
     const tools = (b.tools ?? []).map(toFunctionTool);
     return {

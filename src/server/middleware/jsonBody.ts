@@ -1,13 +1,20 @@
 import express, {type ErrorRequestHandler, type RequestHandler} from "express";
 import {invalidBodyEncoding, invalidJson, requestTooLarge, unsupportedMediaType} from "../../protocol/errors.js";
 import {checkJsonNesting} from "../../responses/jsonNesting.js";
+import {countJsonContainers, maxJsonContainers} from "./jsonValueCount.js";
+
+/** Body-parser's `verify`: a body of too many objects and arrays is refused (413) before it is parsed. */
+function refuseManyValues(_req: unknown, _res: unknown, body: Buffer): void {
+    if (countJsonContainers(body) > maxJsonContainers)
+        throw requestTooLarge(`The request body holds more than ${maxJsonContainers} JSON objects and arrays.`);
+}
 
 /** Largest accepted JSON body; Codex sends ~40 KB, long agent histories a few MB. */
 export const defaultBodyLimitBytes = 16 * 1024 * 1024;
 
 export function jsonBody(limitBytes = defaultBodyLimitBytes): RequestHandler[] {
     return [
-        express.json({limit: limitBytes, type: ["application/json", "application/*+json"]}) as RequestHandler,
+        express.json({limit: limitBytes, type: ["application/json", "application/*+json"], verify: refuseManyValues}) as RequestHandler,
         // Nothing downstream recurses on a body deeper than this: checked once, here.
         (req, _res, next) => {
             checkJsonNesting(req.body);
