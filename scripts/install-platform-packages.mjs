@@ -137,13 +137,19 @@ function main() {
         fs.writeFileSync(process.argv[pinsOut + 1], `${JSON.stringify(llama, null, 2)}\n`);
         return;
     }
+    // npm's --os / --cpu / --libc (installing for another machine, e.g. `npm install --cpu=arm64`) reach scripts as
+    // npm_config_* variables: the packages are then that machine's, as npm picks its optional packages for it.
+    const machine = {
+        os: process.env.npm_config_os || process.platform, cpu: process.env.npm_config_cpu || process.arch,
+        ...(process.env.npm_config_libc ? {libc: process.env.npm_config_libc} : {})
+    };
     const gpu = (process.env.LOCAL_RESPONSES_GPU ?? "").split(",").map((value) => value.trim()).filter(Boolean);
     const wanted = [];
     const llamaFolder = installedFolder("node-llama-cpp");
     if (llamaFolder != null)
-        wanted.push(...llamaPackagesFor(process.platform, process.arch, gpu).map((name) => [name, llamaFolder]));
+        wanted.push(...llamaPackagesFor(machine.os, machine.cpu, gpu).map((name) => [name, llamaFolder]));
     for (const tool of devTools)
-        wanted.push(...(devToolPackages(tool, pins) ?? []).map((name) => [name, installedFolder(tool)]));
+        wanted.push(...(devToolPackages(tool, pins, machine) ?? []).map((name) => [name, installedFolder(tool)]));
     const missing = wanted.filter(([name, folder]) => {
         if (pins[name] == null)
             throw new Error(`${name} is not pinned (package-lock.json or dist/platform-packages.json)`);
@@ -154,7 +160,7 @@ function main() {
         return;
     const started = Date.now();
     fetchAll(missing, pins);
-    console.log(`local-responses: installed ${missing.map(([name]) => name).join(", ")} for ${process.platform}-${process.arch} `
+    console.log(`local-responses: installed ${missing.map(([name]) => name).join(", ")} for ${machine.os}-${machine.cpu} `
         + `in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
