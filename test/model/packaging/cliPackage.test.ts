@@ -61,25 +61,46 @@ async function ask(url: string): Promise<{model: string, output_text: string, st
     return {model: body.model, status: body.status, output_text: text};
 }
 
-describe("the CLI package (npm pack, installed into an empty prefix)", {timeout: 10 * 60_000}, () => {
-    before(() => {
-        fs.mkdirSync(prefix, {recursive: true});
-        fs.mkdirSync(home, {recursive: true});
+let tarball: string | undefined;
+
+/** `npm pack` of this checkout (its prepack builds the CLI bundle), once for the file. */
+function packOnce(): string {
+    if (tarball == null) {
         const started = performance.now();
         const packed = JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", scratch], {
             cwd: repoRoot, encoding: "utf8", env: cleanEnv(), stdio: ["ignore", "pipe", "inherit"], timeout: 5 * 60_000
         })) as {filename: string}[];
-        const packMs = performance.now() - started;
-        // Omitting optional packages keeps npm from downloading node-llama-cpp's CUDA and Vulkan builds; its postinstall
-        // adds the machine's own build. (A global install, `npm install -g`, cannot omit them: there npm installs them.)
-        execFileSync("npm", ["install", "--prefix", prefix, "--omit=dev", "--omit=optional", "--no-save", "--no-audit", "--no-fund",
-            "--loglevel=error", path.join(scratch, packed[0]!.filename)], {
-            cwd: prefix, env: cleanEnv(), stdio: ["ignore", "inherit", "inherit"], timeout: 5 * 60_000
-        });
-        const installMs = performance.now() - started - packMs;
-        console.log(`cli package: packed in ${(packMs / 1000).toFixed(1)} s, installed in ${(installMs / 1000).toFixed(1)} s`);
+        tarball = path.join(scratch, packed[0]!.filename);
+        console.log(`cli package: packed in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    }
+    return tarball;
+}
+
+/**
+ * Installs the package into an empty `dir` as a user would, less the optional packages: omitting them keeps npm from
+ * downloading node-llama-cpp's CUDA and Vulkan builds, and the package's postinstall adds the machine's own build.
+ * (A global install, `npm install -g`, cannot omit them: there npm installs them itself.)
+ */
+function installInto(dir: string, extraArgs: string[] = []): void {
+    fs.mkdirSync(dir, {recursive: true});
+    const started = performance.now();
+    // node-llama-cpp's own postinstall looks for the host's binary and, not finding one, builds llama.cpp from source:
+    // installed into a prefix, node-llama-cpp sits beside this package, out of reach of the package.json config that
+    // skips it, so the flag it documents skips it (the package's own postinstall adds the binary).
+    execFileSync("npm", ["install", "--prefix", dir, "--omit=dev", "--omit=optional", "--no-save", "--no-audit", "--no-fund",
+        "--loglevel=error", "--node-llama-cpp-postinstall=skip", ...extraArgs, packOnce()], {
+        cwd: dir, env: cleanEnv(), stdio: ["ignore", "inherit", "inherit"], timeout: 5 * 60_000
     });
-    after(() => fs.rmSync(scratch, {recursive: true, force: true}));
+    console.log(`cli package: installed ${extraArgs.join(" ")} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+
+after(() => fs.rmSync(scratch, {recursive: true, force: true}));
+
+describe("the CLI package (npm pack, installed into an empty prefix)", {timeout: 10 * 60_000}, () => {
+    before(() => {
+        fs.mkdirSync(home, {recursive: true});
+        installInto(prefix);
+    });
 
     it("installs the bundle, the demo model and this machine's binary only: no dev dependencies, no sources, no GPU builds", () => {
         for (const file of ["dist/cli.js", "dist/tokenizerWorkerMain.js", "models/stories260K.gguf", "models/LICENSE-llama2c.txt"])
@@ -152,5 +173,59 @@ describe("the CLI package (npm pack, installed into an empty prefix)", {timeout:
             again.child.kill("SIGTERM");
         }
         assert.equal(await again.exited, 0);
+    });
+});
+
+describe("the CLI package installed for linux-arm64 (npm's --cpu) and run by an arm64 Node under qemu", {
+    timeout: 20 * 60_000, skip: target === "linux-x64" ? false : "the qemu set-up (scripts/arm64-setup.sh) is for linux-x64 hosts"
+}, () => {
+    const arm64Prefix = path.join(scratch, "prefix-arm64");
+    let nodeArm64 = "";
+    before(() => {
+        fs.mkdirSync(home, {recursive: true});
+        const setup = execFileSync("bash", [path.join(repoRoot, "scripts/arm64-setup.sh")],
+            {encoding: "utf8", stdio: ["ignore", "pipe", "inherit"]});
+        nodeArm64 = setup.trim().split("\n").at(-1)!;
+        // npm picks packages for the machine it is told: the install step reads the same --os / --cpu / --libc.
+        installInto(arm64Prefix, ["--os=linux", "--cpu=arm64", "--libc=glibc"]);
+    });
+
+    it("adds the linux-arm64 binary only, and `serve` with no model answers from it", async () => {
+        const binaries = fs.readdirSync(path.join(arm64Prefix, "node_modules/@node-llama-cpp"));
+        assert.deepEqual(binaries, ["linux-arm64"]);
+        const cli = path.join(arm64Prefix, "node_modules/local-responses/dist/cli.js");
+        const started = performance.now();
+        // Executed directly: binfmt_misc hands it to qemu-aarch64, also when node-llama-cpp starts it again to test its binary.
+        const child = spawn(nodeArm64, [cli, "serve", "--port", "0", "--threads", "1", "--parallel", "1", "--context-size", "256",
+            "--api-key", "sk-package"], {
+            env: cleanEnv({HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), QEMU_LD_PREFIX: "/usr/aarch64-linux-gnu",
+                LOCAL_RESPONSES_DATA_DIR: fs.mkdtempSync(path.join(scratch, "data-"))}),
+            stdio: ["ignore", "pipe", "pipe"]
+        });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (chunk) => (stdout += chunk));
+        child.stderr.on("data", (chunk) => (stderr += chunk));
+        const exited = once(child, "exit");
+        try {
+            const deadline = Date.now() + 15 * 60_000;
+            while (!stdout.includes("\n") && child.exitCode == null && Date.now() < deadline)
+                await new Promise((resolve) => setTimeout(resolve, 100));
+            const url = /^listening on (http:\/\/127\.0\.0\.1:\d+\/v1)\n/.exec(stdout)?.[1];
+            assert.ok(url, `stdout: ${stdout}\nstderr: ${stderr}`);
+            assert.match(stderr, /serving the bundled demo model \S+prefix-arm64\/node_modules\/local-responses\/models\/stories260K\.gguf/);
+            const maps = fs.readFileSync(`/proc/${child.pid}/maps`, "utf8");
+            assert.ok(maps.includes(path.join(arm64Prefix, "node_modules/@node-llama-cpp/linux-arm64/bins/linux-arm64/llama-addon.node")),
+                "the installed arm64 addon is mapped");
+            const answer = await ask(url);
+            assert.equal(answer.model, "stories260K");
+            assert.ok(answer.output_text.length > 0, JSON.stringify(answer));
+            const seconds = ((performance.now() - started) / 1000).toFixed(1);
+            console.log(`cli package on linux-arm64 under qemu: answered ${seconds} s after start: ${JSON.stringify(answer.output_text)}`);
+        } finally {
+            child.kill("SIGTERM");
+        }
+        const [code] = await exited;
+        assert.equal(code, 0, stderr);
     });
 });
