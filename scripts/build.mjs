@@ -1,6 +1,7 @@
 // Bundles the two faces with esbuild: node-llama-cpp stays external (ESM with top-level await,
 // reached through a real dynamic import()), and so does classic-level (the durable store's LevelDB, which finds its
 // Node-API prebuild from its own folder); vscode is provided by the editor.
+import {readFileSync} from "node:fs";
 import {build} from "esbuild";
 
 const common = {
@@ -18,8 +19,18 @@ const common = {
     logLevel: "warning"
 };
 
+// The CLI's first statement: an older Node fails with one line that says what to do, not with a syntax or API error
+// from deep in a dependency (npm only warns about "engines"). The major comes from package.json's engines. The banner
+// opens with the bundle's "use strict", which must stay the file's first statement to keep the bundle strict.
+const nodeMajor = Number(/>=\s*(\d+)/.exec(JSON.parse(readFileSync("package.json", "utf8")).engines.node)[1]);
+const nodeCheck = `if (Number(process.versions.node.split(".")[0]) < ${nodeMajor}) { process.stderr.write("error: local-responses needs `
+    + `Node.js ${nodeMajor} or newer, this is " + process.version + ": install a current Node.js (nodejs.org) and run it again\\n"); `
+    + "process.exit(1); }";
+
 await Promise.all([
-    build({...common, entryPoints: ["src/cli.ts"], outfile: "dist/cli.js", banner: {js: "#!/usr/bin/env node"}}),
+    build({
+        ...common, entryPoints: ["src/cli.ts"], outfile: "dist/cli.js", banner: {js: `#!/usr/bin/env node\n"use strict";\n${nodeCheck}`}
+    }),
     // The prompt tokenizer's worker thread (src/engine/llama/TokenizerWorker.ts), loaded from beside the bundles.
     build({...common, entryPoints: ["src/engine/llama/tokenizerWorkerMain.ts"], outfile: "dist/tokenizerWorkerMain.js"}),
     ...(process.argv.includes("--cli-only") ? [] : await extensionBuilds())

@@ -102,7 +102,10 @@ function packageTarget(target) {
         ]),
         devDependencies: undefined,
         scripts: undefined,
-        bin: undefined
+        bin: undefined,
+        // npm pack's list for the CLI package (and its install-step settings): a VSIX is everything in its stage.
+        files: undefined,
+        config: undefined
     };
     fs.writeFileSync(path.join(stage, "package.json"), `${JSON.stringify(staged, null, 2)}\n`);
     // Everything in the stage is meant to ship; this only drops test folders of dependencies.

@@ -3,6 +3,8 @@ import {defaultApiKeyFile, readOrCreateApiKey} from "./host/apiKeyFile.js";
 import {cliHelp, CliUsageError, parseCliOptions} from "./host/cliOptions.js";
 import {checkExposure, describeAuth, ExposureRefusal} from "./host/exposure.js";
 import {LocalResponsesHost} from "./host/LocalResponsesHost.js";
+import {demoModelPath, listenProblem, memoryProblem, modelFileProblem} from "./host/startupChecks.js";
+import {estimateModelFit} from "./engine/models/modelFit.js";
 import {formatRequestLine} from "./server/middleware/requestLog.js";
 
 /** The headless face: `local-responses serve --model FILE`. */
@@ -40,15 +42,21 @@ async function main(argv: string[]): Promise<number> {
                 return 2;
             }
         }
-    } else if (config.modelPath == null) {
-        process.stderr.write("error: --model FILE is required (a .gguf file), or --engine upstream --upstream URL.\n");
-        return 2;
-    } else if (!fs.existsSync(config.modelPath) || !fs.statSync(config.modelPath).isFile()) {
-        process.stderr.write(`error: model file not found: ${config.modelPath}\n`);
-        return 2;
     }
 
     const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+    if (config.engine !== "upstream") {
+        if (config.modelPath == null) {
+            config.modelPath = demoModelPath();
+            log(`model: no --model given, serving the bundled demo model ${config.modelPath} (a 260K-parameter toy that writes `
+                + "children's stories; pass --model FILE to serve a GGUF model of your own)");
+        }
+        const problem = modelFileProblem(config.modelPath);
+        if (problem != null) {
+            process.stderr.write(`error: ${problem}\n`);
+            return 2;
+        }
+    }
     let exposureWarnings: string[];
     try {
         exposureWarnings = checkExposure({
@@ -80,6 +88,19 @@ async function main(argv: string[]): Promise<number> {
     });
 
     try {
+        if (config.engine !== "upstream" && config.modelPath != null) {
+            // node-llama-cpp's own estimate from the file's header; where it cannot tell, the load itself says what failed.
+            const fit = await estimateModelFit({uri: config.modelPath, contextSize: config.contextSize, sequences: config.parallel})
+                .catch(() => null);
+            const problem = fit == null ? null : memoryProblem(config.modelPath, fit);
+            if (problem != null && config.gpu === false) {
+                process.stderr.write(`error: ${problem}\n`);
+                await host.engine.dispose().catch(() => undefined);
+                return 1;
+            }
+            if (problem != null)
+                log(`warning: ${problem} (loading anyway: --gpu ${String(config.gpu)} may offload it)`);
+        }
         await host.loadModel(config.modelPath ?? "");
     } catch (error) {
         process.stderr.write(`error: ${(error as Error).message}\n`);
@@ -91,7 +112,7 @@ async function main(argv: string[]): Promise<number> {
     try {
         url = await host.start();
     } catch (error) {
-        process.stderr.write(`error: cannot listen on ${config.host}:${config.port}: ${(error as Error).message}\n`);
+        process.stderr.write(`error: ${listenProblem(error as NodeJS.ErrnoException, config.host, config.port)}\n`);
         await host.dispose();
         return 1;
     }

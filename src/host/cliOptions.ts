@@ -86,9 +86,9 @@ export function cliHelp(): string {
         const env = flag.env === "" ? "" : ` [${flag.env}]`;
         return `  --${name.padEnd(width)}  ${flag.help}${env}`;
     });
-    return "Usage: local-responses serve --model FILE [options]\n"
+    return "Usage: local-responses serve [--model FILE] [options]\n"
         + "       local-responses serve --engine upstream --upstream URL [options]\n\n"
         + "Serves the OpenAI Responses API on 127.0.0.1 from a local GGUF model, or in front of OpenAI-compatible "
-        + "Chat Completions servers.\n\n"
+        + "Chat Completions servers. Without --model it serves the bundled demo model (models/stories260K.gguf, a toy).\n\n"
         + `Options (environment variable in brackets):\n${lines.join("\n")}\n`;
 }

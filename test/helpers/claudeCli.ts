@@ -3,10 +3,17 @@ import {repoRoot} from "./paths.js";
 import {runCli, type CliExit} from "./runCli.js";
 
 /**
- * Claude Code's native binary, from its platform package: the `@anthropic-ai/claude-code` wrapper copies it in place
- * by a postinstall that this project's npm settings (install-script approval, omit=optional) do not run.
+ * Claude Code's native binary, from its platform package for this machine, which `npm ci` adds
+ * (scripts/install-platform-packages.mjs); the `@anthropic-ai/claude-code` wrapper's postinstall, which would copy it
+ * in place, runs before that step and finds it missing. Linux with musl has packages of its own.
  */
-export const claudeBin = path.join(repoRoot, "node_modules/@anthropic-ai/claude-code-linux-x64/claude");
+function claudePackage(): string {
+    const report = process.report.getReport() as {header?: {glibcVersionRuntime?: string}};
+    const musl = process.platform === "linux" && report.header?.glibcVersionRuntime == null;
+    return `@anthropic-ai/claude-code-${process.platform}-${process.arch}${musl ? "-musl" : ""}`;
+}
+
+export const claudeBin = path.join(repoRoot, "node_modules", claudePackage(), process.platform === "win32" ? "claude.exe" : "claude");
 
 export type ClaudeRunOptions = {
     /** The folder it works in; also its HOME, so its settings and sessions stay in the test's scratch folder. */

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {spawn} from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import {once} from "node:events";
@@ -29,12 +30,65 @@ describe("headless CLI (dist/cli.js, built by npm test)", () => {
         assert.match(output().stderr, /model file not found: \/nonexistent\/model\.gguf/);
     });
 
-    it("exits non-zero with a clear message for a file that is not a GGUF model", async () => {
+    it("exits non-zero with a clear message for a file that is not a GGUF model, before loading anything", async () => {
         const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "lr-")), "bad.gguf");
         fs.writeFileSync(file, "this is not a model");
         const {exited, output} = run(["serve", "--model", file, "--no-auth", "--port", "0"]);
+        assert.equal(await exited, 2);
+        assert.match(output().stderr, /^error: \S*bad\.gguf is not a GGUF model \(it does not start with 'GGUF'\): give --model a \.gguf file/m);
+        assert.doesNotMatch(output().stderr, /store:/);
+    });
+
+    it("with no --model serves the bundled demo model, and says so", async () => {
+        const args = ["serve", "--port", "0", "--threads", "1", "--api-key", "sk-demo"];
+        const {child, exited, output} = run(args, {LOCAL_RESPONSES_MODEL: undefined});
+        while (!output().stdout.includes("\n") && child.exitCode == null)
+            await new Promise((resolve) => setTimeout(resolve, 20));
+        const url = /listening on (\S+)/.exec(output().stdout)?.[1];
+        assert.ok(url, output().stderr);
+        assert.match(output().stderr, /model: no --model given, serving the bundled demo model \S+models\/stories260K\.gguf \(/);
+        const answer = await (await fetch(`${url}/chat/completions`, {
+            method: "POST", headers: {"authorization": "Bearer sk-demo", "content-type": "application/json"},
+            body: JSON.stringify({model: "any", messages: [{role: "user", content: "Tell me a story."}], max_tokens: 8})
+        })).json() as {model: string, choices: {message: {content: string}}[]};
+        assert.equal(answer.model, "stories260K");
+        assert.ok(answer.choices[0]!.message.content.length > 0);
+        child.kill("SIGTERM");
+        assert.equal(await exited, 0);
+    });
+
+    it("a model and context too big for the machine's memory: the estimate and the memory, before loading", async () => {
+        const {exited, output} = run(["serve", "--context-size", "1048576", "--parallel", "64", "--no-auth", "--port", "0"]);
         assert.equal(await exited, 1);
-        assert.match(output().stderr, /Could not load model .*bad\.gguf/);
+        assert.match(output().stderr,
+            /^error: stories260K\.gguf needs about [\d.]+ GB of memory \([\d.]+ GB weights \+ [\d.]+ GB for 64 × 1048576 tokens of context\), this machine has [\d.]+ GB available of [\d.]+ GB: use a smaller model/m);
+        assert.doesNotMatch(output().stderr, /model: loaded/);
+    });
+
+    it("a port in use: one line naming it and --port", async () => {
+        const holder = net.createServer();
+        await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+        const port = (holder.address() as net.AddressInfo).port;
+        const {exited, output} = run(["serve", "--model", models.chatml, "--no-auth", "--port", String(port), "--threads", "1"]);
+        try {
+            assert.equal(await exited, 1);
+        } finally {
+            holder.close();
+        }
+        const inUse = `^error: port ${port} on 127\\.0\\.0\\.1 is already in use .*--port 0 for any free one$`;
+        assert.match(output().stderr, new RegExp(inUse, "m"));
+    });
+
+    it("on a Node older than 20: one line, before anything else runs", async () => {
+        // The bundle's first statement reads process.versions.node: a preload makes this Node report 18.
+        const preload = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "lr-old-node-")), "node18.cjs");
+        fs.writeFileSync(preload, "Object.defineProperty(process.versions, \"node\", {value: \"18.19.0\"});\n"
+            + "Object.defineProperty(process, \"version\", {value: \"v18.19.0\"});\n");
+        const {exited, output} = run(["serve", "--no-auth", "--port", "0"], {NODE_OPTIONS: `--require ${preload}`});
+        assert.equal(await exited, 1);
+        assert.equal(output().stderr, "error: local-responses needs Node.js 20 or newer, this is v18.19.0: "
+            + "install a current Node.js (nodejs.org) and run it again\n");
+        assert.equal(output().stdout, "");
     });
 
     it("refuses bad flags with usage", async () => {

@@ -15,6 +15,13 @@ export function loadNodeLlamaCpp(): Promise<NodeLlamaCpp> {
 }
 
 /**
+ * What to do where the platform's own build is missing: it is added at install time (scripts/install-platform-packages.mjs,
+ * the postinstall of a checkout and of the CLI package), which an install with --ignore-scripts skips.
+ */
+const installHint = " It is added at install time: run `node scripts/install-platform-packages.mjs` in the local-responses folder"
+    + " (or install again without --ignore-scripts).";
+
+/**
  * node-llama-cpp's Llama for the `gpu` setting, from the prebuilt binary package of this platform that is installed
  * beside it (one per VSIX; see prebuiltBinaries.ts). Never builds or downloads: a missing build is a load error that
  * says which VSIX or setting would work.
@@ -29,7 +36,7 @@ export async function loadLlama(binding: NodeLlamaCpp, gpu: GpuSetting, options:
     } catch (error) {
         if (error instanceof binding.NoBinaryFoundError)
             throw new Error(`No usable node-llama-cpp binary for gpu ${String(gpu)} on ${platform}-${arch} (looked `
-                + `for ${choice.plan.packages.join(", ")}).${missingBinaryHint(platform, arch, gpu)}`, {cause: error});
+                + `for ${choice.plan.packages.join(", ")}).${missingBinaryHint(platform, arch, gpu) || installHint}`, {cause: error});
         throw error;
     }
 }
