@@ -38,5 +38,13 @@ export function toApiError(error: unknown): ApiError {
  */
 export function failedResponseError(response: ResponseObject): ApiError {
     const {code, message} = response.error ?? {code: "server_error", message: "The generation failed."};
-    return code === "invalid_output" || code === "invalid_tool_arguments" ? generatedOutputInvalid(code, message) : engineFailed(message);
+    return isOutputFailure(response)
+        ? generatedOutputInvalid(code as "invalid_output" | "invalid_tool_arguments", message)
+        : engineFailed(message);
+}
+
+/** A response that failed because the model's output did not validate (not because the engine failed). */
+export function isOutputFailure(response: ResponseObject): boolean {
+    const code = response.error?.code;
+    return code === "invalid_output" || code === "invalid_tool_arguments";
 }

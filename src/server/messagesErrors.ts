@@ -4,9 +4,12 @@ import type {MessagesErrorBody, MessagesErrorType} from "../protocol/messagesWir
 /** Anthropic's status for an overloaded server: its clients retry it (and 503 on Anthropic's paths means nothing else). */
 const overloadedStatus = 529;
 
-/** `/v1/messages` and `/v1/messages/count_tokens` (with or without `/v1`): their errors are Anthropic's shape. */
+/**
+ * `/v1/messages` and `/v1/messages/count_tokens` (with or without `/v1`, in any case, as express routes them): their
+ * errors are Anthropic's shape.
+ */
 export function isMessagesPath(url: string): boolean {
-    return /^(\/v1)?\/messages(\/|\?|$)/.test(url);
+    return /^(\/v1)?\/messages(\/|\?|$)/i.test(url);
 }
 
 /**

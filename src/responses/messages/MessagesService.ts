@@ -1,7 +1,9 @@
 import type {EngineLease} from "../../engine/types.js";
 import type {MessageObject} from "../../protocol/messagesWire.js";
+import type {StreamEvent} from "../../protocol/wire.js";
 import type {PreparedResponse} from "../preparedResponse.js";
 import type {ResponsesService} from "../ResponsesService.js";
+import {failedResponseError, isOutputFailure} from "../engineErrors.js";
 import {MessageAssembler, type MessagesEventSink} from "./MessageAssembler.js";
 import {parseMessagesRequest, type MessagesRequest} from "./messagesRequest.js";
 
@@ -37,7 +39,13 @@ export class MessagesService {
     public async run(message: PreparedMessage, lease: EngineLease, options: MessageRunOptions = {}): Promise<MessageObject> {
         const assembler = new MessageAssembler(message.request, options.sink ?? (() => undefined), () => message.prepared.stoppedAt);
         assembler.start(lease);
-        await this.responses.run(message.prepared, lease, {signal: options.signal, sink: (event) => assembler.onEvent(event)});
+        const sink = (event: StreamEvent) => assembler.onEvent(event);
+        const response = await this.responses.run(message.prepared, lease, {signal: options.signal, sink});
+        // A message answered in one body whose output failed validation is the request's error, as on the other
+        // protocols, never a 200 with no stop reason (an engine failure is answered by the route with its own status;
+        // a stream carried either as its `error` event already).
+        if (response.status === "failed" && options.sink == null && isOutputFailure(response))
+            throw failedResponseError(response);
         return assembler.result;
     }
 
