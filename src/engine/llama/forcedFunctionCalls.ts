@@ -15,7 +15,10 @@ import type {NodeLlamaCpp} from "../models/loadBinding.js";
  */
 export function forceFunctionCalls(wrapper: ChatWrapper, binding: NodeLlamaCpp): ChatWrapper {
     const forced = Object.create(wrapper) as ChatWrapper;
-    const prefix = wrapper.settings.functions.call.prefix;
+    // Where calls sit in a section (`<minimax:tool_call>`, `<｜tool▁calls▁begin｜>`, `<|START_ACTION|>[`), the model writes
+    // the section's opening first: LlamaChat detects `sectionPrefix + prefix`, so both open the forced call.
+    const {parallelism, call} = wrapper.settings.functions;
+    const prefix = binding.LlamaText([parallelism?.call.sectionPrefix ?? "", call.prefix]);
     Object.defineProperty(forced, "wrapperName", {value: `${wrapper.wrapperName}+forcedCall`});
     forced.generateContextState = (options: ChatWrapperGenerateContextStateOptions): ChatWrapperGeneratedContextState => {
         const state = wrapper.generateContextState(options);
@@ -23,7 +26,7 @@ export function forceFunctionCalls(wrapper: ChatWrapper, binding: NodeLlamaCpp):
         if (!lastModelTurnIsEmpty || options.availableFunctions == null || Object.keys(options.availableFunctions).length === 0)
             return state;
         return {
-            contextText: binding.LlamaText([state.contextText, prefix]),
+            contextText: binding.LlamaText([state.contextText, closeOpenThought(binding, wrapper, state.contextText), prefix]),
             stopGenerationTriggers: state.stopGenerationTriggers,
             ignoreStartText: [],
             functionCall: {initiallyEngaged: true, disengageInitiallyEngaged: []}
@@ -39,4 +42,23 @@ export function forceFunctionCalls(wrapper: ChatWrapper, binding: NodeLlamaCpp):
 function isOpenEmptyModelTurn(options: ChatWrapperGenerateContextStateOptions): boolean {
     const last = options.chatHistory.at(-1);
     return last?.type === "model" && last.response.length === 0;
+}
+
+/**
+ * Templates that open the thought themselves (GLM-4.6, MiniMax-M2 end the prompt with `<think>`) would otherwise
+ * have the forced call written inside the thought, where it is not a call: the thought is closed first.
+ */
+function closeOpenThought(binding: NodeLlamaCpp, wrapper: ChatWrapper, context: ChatWrapperGeneratedContextState["contextText"]): string {
+    const thought = wrapper.settings.segments?.thought;
+    if (thought?.suffix == null)
+        return "";
+    const text = context.toString();
+    const closer = binding.LlamaText(thought.suffix).toString();
+    // `openedOnStart`: the template opens the thought in the prompt itself, so its opener is not in the settings: it is
+    // the closer's tag opened (`</think>` -> `<think>`).
+    const opener = typeof thought.prefix === "object" && "type" in thought.prefix
+        ? closer.trim().replace("</", "<")
+        : binding.LlamaText(thought.prefix).toString();
+    const opened = text.lastIndexOf(opener.trim());
+    return opener.trim() !== "" && opened >= 0 && !text.slice(opened).includes(closer.trim()) ? closer : "";
 }
