@@ -1,4 +1,6 @@
-import type {ChatWrapper, ChatWrapperGenerateContextStateOptions, ChatWrapperGeneratedContextState} from "node-llama-cpp";
+import type {
+    ChatWrapper, ChatWrapperGenerateContextStateOptions, ChatWrapperGeneratedContextState, ChatWrapperSettings, LlamaText
+} from "node-llama-cpp";
 import type {NodeLlamaCpp} from "../models/loadBinding.js";
 
 /**
@@ -20,6 +22,7 @@ export function forceFunctionCalls(wrapper: ChatWrapper, binding: NodeLlamaCpp):
     const {parallelism, call} = wrapper.settings.functions;
     const prefix = binding.LlamaText([parallelism?.call.sectionPrefix ?? "", call.prefix]);
     Object.defineProperty(forced, "wrapperName", {value: `${wrapper.wrapperName}+forcedCall`});
+    Object.defineProperty(forced, "settings", {value: withoutThoughtOnStart(binding, wrapper.settings)});
     forced.generateContextState = (options: ChatWrapperGenerateContextStateOptions): ChatWrapperGeneratedContextState => {
         const state = wrapper.generateContextState(options);
         const lastModelTurnIsEmpty = isOpenEmptyModelTurn(options);
@@ -45,6 +48,29 @@ function isOpenEmptyModelTurn(options: ChatWrapperGenerateContextStateOptions): 
 }
 
 /**
+ * A wrapper whose thought opens with the response (MiniMax-M2's `openOnResponseStart`, GLM-4.6's `openedOnStart`) makes
+ * LlamaChat put an open thought into the model turn before it renders: the turn is no longer empty, so it would never
+ * be forced. The forced view's thought opens only where the model writes its opener.
+ */
+function withoutThoughtOnStart(binding: NodeLlamaCpp, settings: ChatWrapperSettings): ChatWrapperSettings {
+    const thought = settings.segments?.thought;
+    if (thought == null || (thought.openOnResponseStart !== true && !isOpenedOnStart(thought.prefix)))
+        return settings;
+    const prefix = isOpenedOnStart(thought.prefix) ? openerOf(binding, thought.suffix) : thought.prefix;
+    const forcedThought = {...thought, prefix, openOnResponseStart: false, reopenAfterFunctionCalls: false};
+    return {...settings, segments: {...settings.segments, thought: forcedThought}};
+}
+
+function isOpenedOnStart(prefix: unknown): prefix is {type: "openedOnStart"} {
+    return typeof prefix === "object" && prefix != null && "type" in prefix && prefix.type === "openedOnStart";
+}
+
+/** A template-opened thought's opener is not in the settings: it is the closer's tag opened (`</think>` -> `<think>`). */
+function openerOf(binding: NodeLlamaCpp, suffix: string | LlamaText | undefined): string {
+    return suffix == null ? "" : binding.LlamaText(suffix).toString().trim().replace("</", "<");
+}
+
+/**
  * Templates that open the thought themselves (GLM-4.6, MiniMax-M2 end the prompt with `<think>`) would otherwise
  * have the forced call written inside the thought, where it is not a call: the thought is closed first.
  */
@@ -54,11 +80,7 @@ function closeOpenThought(binding: NodeLlamaCpp, wrapper: ChatWrapper, context: 
         return "";
     const text = context.toString();
     const closer = binding.LlamaText(thought.suffix).toString();
-    // `openedOnStart`: the template opens the thought in the prompt itself, so its opener is not in the settings: it is
-    // the closer's tag opened (`</think>` -> `<think>`).
-    const opener = typeof thought.prefix === "object" && "type" in thought.prefix
-        ? closer.trim().replace("</", "<")
-        : binding.LlamaText(thought.prefix).toString();
+    const opener = isOpenedOnStart(thought.prefix) ? openerOf(binding, thought.suffix) : binding.LlamaText(thought.prefix).toString();
     const opened = text.lastIndexOf(opener.trim());
     return opener.trim() !== "" && opened >= 0 && !text.slice(opened).includes(closer.trim()) ? closer : "";
 }
