@@ -1,6 +1,7 @@
 import type {ChatWrapper, LlamaModel} from "node-llama-cpp";
 import type {NodeLlamaCpp} from "../../models/loadBinding.js";
 import {detectFamily, type ModelFamily} from "./familyTable.js";
+import {withoutThoughtStopTriggers} from "./thoughtStopTriggers.js";
 import {nativeCallSyntax, type CallSyntax} from "./nativeCallSyntax.js";
 
 /** What the engine says about a model's chat format: which wrapper renders it, and whether its own calls are understood. */
@@ -29,7 +30,8 @@ export function modelFamily(model: LlamaModel): ModelFamily | undefined {
     return detectFamily(typeof template === "string" ? template : undefined);
 }
 
-export function withFamilySyntax(binding: NodeLlamaCpp, base: ChatWrapper, family: ModelFamily | undefined): FamilyWrapper {
+export function withFamilySyntax(binding: NodeLlamaCpp, resolved: ChatWrapper, family: ModelFamily | undefined): FamilyWrapper {
+    const base = withoutThoughtStopTriggers(binding, resolved);
     const generic = usesGenericCallSyntax(binding, base);
     if (family == null || (family.replace === "ifGeneric" && !generic))
         return {wrapper: base, format: {wrapper: base.wrapperName, family: family?.id ?? null, toolCallsUnderstood: !generic}};
