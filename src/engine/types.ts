@@ -160,6 +160,8 @@ export type ModelInfo = {
     sequences: number,
     trainContextSize: number,
     chatWrapper: string,
+    /** The chat format in use and whether the model's own tool-call syntax is understood (engine/llama/families/). */
+    chatFormat?: {wrapper: string, family: string | null, toolCallsUnderstood: boolean},
     /** The model's own name in its metadata (GGUF `general.name`), when it has one. */
     name?: string,
     /** The local model's architecture (GGUF `general.architecture`: llama, qwen2, …), when its file says. */

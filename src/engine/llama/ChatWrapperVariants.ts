@@ -1,4 +1,6 @@
 import type {ChatWrapper, LlamaModel} from "node-llama-cpp";
+import {withFamilySyntax} from "./families/familyChatWrapper.js";
+import type {ModelFamily} from "./families/familyTable.js";
 import {forceFunctionCalls} from "./forcedFunctionCalls.js";
 import type {NodeLlamaCpp} from "../models/loadBinding.js";
 import type {PromptShape} from "../types.js";
@@ -16,11 +18,10 @@ export class ChatWrapperVariants {
     private readonly thinkingOff: ChatWrapper;
     private readonly forced: ChatWrapper;
 
-    public constructor(public readonly base: ChatWrapper, binding: NodeLlamaCpp, model: LlamaModel) {
+    public constructor(public readonly base: ChatWrapper, binding: NodeLlamaCpp, model: LlamaModel, family?: ModelFamily) {
         this.thinks = base.settings.segments?.thought != null;
-        this.thinkingOff = this.thinks
-            ? binding.resolveChatWrapper(model, {customWrapperSettings: {qwen: {thoughts: "discourage"}}})
-            : base;
+        const discouraged = (): ChatWrapper => binding.resolveChatWrapper(model, {customWrapperSettings: {qwen: {thoughts: "discourage"}}});
+        this.thinkingOff = this.thinks ? withFamilySyntax(binding, discouraged(), family).wrapper : base;
         this.forced = forceFunctionCalls(this.thinkingOff, binding);
     }
 

@@ -2,6 +2,7 @@ import path from "node:path";
 import type {Llama, LlamaContext, LlamaModel} from "node-llama-cpp";
 import {AfterDispatch} from "./AfterDispatch.js";
 import {ChatWrapperVariants, type PromptShape} from "./ChatWrapperVariants.js";
+import {resolveFamilyChatWrapper} from "./families/familyChatWrapper.js";
 import {JsonGrammars} from "./grammars.js";
 import {Emitter} from "../../protocol/Emitter.js";
 import {BatchThreads} from "./BatchThreads.js";
@@ -256,14 +257,14 @@ export class LlamaEngine implements ChatEngine {
                     promptThreads: this.promptThreads, generationThreads: this.threads,
                     promptBatchTokens: parallel * (1 + speculative.maxPredictedTokens) + 1
                 });
-                const chatWrapper = binding.resolveChatWrapper(model);
+                const {wrapper: chatWrapper, format: chatFormat, family} = resolveFamilyChatWrapper(binding, model);
                 const sequences = Array.from({length: parallel},
                     () => context.getSequence({tokenPredictor: speculative.predictorForNewSequence()}));
                 const loaded = new LoadedModel({
                     model,
                     context,
                     chatWrapper,
-                    variants: new ChatWrapperVariants(chatWrapper, binding, model),
+                    variants: new ChatWrapperVariants(chatWrapper, binding, model, family),
                     grammars: new JsonGrammars(this.llama),
                     pool: new SequencePool(sequences, (sequence) => sequence.contextTokens as number[],
                         {queueLimit: this.options.queueLimit}),
@@ -280,6 +281,7 @@ export class LlamaEngine implements ChatEngine {
                         sequences: parallel,
                         trainContextSize,
                         chatWrapper: chatWrapper.wrapperName,
+                        chatFormat,
                         ...metadataNames(model),
                         keyCache,
                         batchSize: context.batchSize
