@@ -1,0 +1,54 @@
+import assert from "node:assert/strict";
+import {describe, it} from "node:test";
+import {maxJsonNesting} from "../../../src/responses/jsonNesting.js";
+import {countJsonContainers, JsonContainerCounter} from "../../../src/server/middleware/jsonValueCount.js";
+
+/** Counts `{` and `[` of a value the slow, obvious way: walking the parsed value. */
+function containersOf(value: unknown): number {
+    if (Array.isArray(value))
+        return 1 + value.reduce((sum: number, item) => sum + containersOf(item), 0);
+    if (value !== null && typeof value === "object")
+        return 1 + Object.values(value).reduce((sum: number, item) => sum + containersOf(item), 0);
+    return 0;
+}
+
+/** Feeds `text` in chunks of `size` bytes. */
+function countInChunks(text: string, size: number): number {
+    const bytes = Buffer.from(text);
+    const counter = new JsonContainerCounter();
+    for (let start = 0; start < bytes.length; start += size)
+        counter.feed(bytes.subarray(start, start + size));
+    return counter.containers;
+}
+
+const tricky = ["{[", "\\", "\\\"{", "a\\\\", "\"[[[\"", "x".repeat(40) + "\\\"" + "{".repeat(40), "é{ü[", "", "\\\\\\\\\"[", "]}\\"];
+const value = {messages: tricky.map((content, index) => ({role: "user", content, parts: [[index], {}]})), nested: [[[{}]]]};
+
+describe("JsonContainerCounter", () => {
+    it("counts the containers outside strings, whatever the strings hold", () => {
+        assert.equal(containersOf(value), 46);
+        assert.equal(countJsonContainers(Buffer.from(JSON.stringify(value))), 46);
+    });
+
+    it("counts the same however the body is cut into chunks (escapes and backslash runs across chunk edges)", () => {
+        const text = JSON.stringify(value);
+        for (let size = 1; size <= 64; size++)
+            assert.equal(countInChunks(text, size), 46, `chunks of ${size} bytes`);
+    });
+
+    it("a long string is crossed whole, escaped quotes and backslashes included", () => {
+        const long = "a".repeat(10_000) + "\\\"{[" + "\\\\" + "b".repeat(100);
+        assert.equal(countJsonContainers(Buffer.from(JSON.stringify({input: long, tail: [{}]}))), 3);
+    });
+
+    it("a body nested past the nesting limit is left to the nesting check (0)", () => {
+        const deep = "[".repeat(maxJsonNesting + 1) + "]".repeat(maxJsonNesting + 1);
+        assert.equal(countJsonContainers(Buffer.from(deep)), 0);
+        const deepest = "[".repeat(maxJsonNesting) + "]".repeat(maxJsonNesting);
+        assert.equal(countJsonContainers(Buffer.from(deepest)), maxJsonNesting);
+    });
+
+    it("an unterminated string ends the count", () => {
+        assert.equal(countJsonContainers(Buffer.from("[{}, \"{{{{{{{{{{{{{{{{{{{{")), 2);
+    });
+});
