@@ -7,7 +7,7 @@ import {createInterface} from "node:readline";
 
 export interface RemotePost {
     /** Sends the body and resolves with the answer's status, parsed JSON and the time it took in the client. */
-    post(): Promise<{status: number, json: any, ms: number}>,
+    post(): Promise<{status: number, json: any, ms: number}>;
 }
 
 /**
@@ -22,7 +22,8 @@ export async function clientInAnotherProcess(url: string, headers: Record<string
     const script = `const body = require("node:fs").readFileSync(${JSON.stringify(file)});
         process.stdin.once("data", () => {
             const started = performance.now();
-            fetch(${JSON.stringify(url)}, {method: "POST", body, headers: ${JSON.stringify({"content-type": "application/json", ...headers})}})
+            const headers = ${JSON.stringify({"content-type": "application/json", ...headers})};
+            fetch(${JSON.stringify(url)}, {method: "POST", body, headers})
                 .then(async (response) => {
                     const json = await response.json();
                     console.log(JSON.stringify({status: response.status, json, ms: performance.now() - started}));

@@ -75,11 +75,12 @@ function readJsonBody(limitBytes: number): RequestHandler {
                 return fail(new BodyError("too-large", `The request body exceeds the limit of ${limitBytes} bytes.`));
             counter.feed(chunk);
             if (counter.containers > maxJsonContainers && !counter.tooDeep)
-                return fail(new BodyError("too-many-values", `The request body holds more than ${maxJsonContainers} JSON objects and arrays.`));
+                return fail(new BodyError("too-many-values",
+                    `The request body holds more than ${maxJsonContainers} JSON objects and arrays.`));
             text += decoder.write(chunk);
         });
         source.once("error", () => fail(new BodyError("encoding", "", encoding)));
-        req.once("aborted", () => { settled = true; });
+        req.once("aborted", () => {settled = true;});
         source.once("end", () => {
             if (settled)
                 return;

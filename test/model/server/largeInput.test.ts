@@ -46,7 +46,8 @@ describe("large inputs and the other requests (real server, stories260K)", () =>
 
     it("refuses a 15 MB input at once with context_length_exceeded, without holding /v1/models", async (t) => {
         const input = "Once upon a time, there was a little girl named Lily. ".repeat(280_000);
-        const client = await clientInAnotherProcess(`${server.origin}/v1/responses`, {authorization: `Bearer ${server.apiKey}`}, JSON.stringify({model: "local", input, max_output_tokens: 4}));
+        const client = await clientInAnotherProcess(`${server.origin}/v1/responses`, {authorization: `Bearer ${server.apiKey}`},
+            JSON.stringify({model: "local", input, max_output_tokens: 4}));
         const {result, slowestMs} = await whilePolling(() => client.post());
         assert.equal(result.status, 400);
         assert.equal(result.json.error.code, "context_length_exceeded");

@@ -38,7 +38,8 @@ describe("many small items: refused or validated without stalling other keys", (
     }
 
     for (const {path, body, anthropic} of cases) {
-        it(`${path}: 200,000 messages are a 413 in the protocol's shape; ${maxConversationEntries + 1} a 400; neither stalls`, async (t) => {
+        const title = `${path}: 200,000 messages are a 413 in the protocol's shape; ${maxConversationEntries + 1} a 400; neither stalls`;
+        it(title, async (t) => {
             const hugeBody = JSON.stringify(body(200_000));
             const huge = await post(path, hugeBody);
             assert.equal(huge.status, 413);
@@ -48,7 +49,8 @@ describe("many small items: refused or validated without stalling other keys", (
             assert.equal(over.status, 400);
             if (!anthropic)
                 assert.equal(over.error.code, "array_above_max_length");
-            t.diagnostic(`longest stall: ${huge.stallMs.toFixed(1)} ms refusing 200,000 messages, ${over.stallMs.toFixed(1)} ms validating ${maxConversationEntries + 1}`);
+            t.diagnostic(`longest stall: ${huge.stallMs.toFixed(1)} ms refusing 200,000 messages, `
+                + `${over.stallMs.toFixed(1)} ms validating ${maxConversationEntries + 1}`);
             assert.ok(over.stallMs < 50, `the loop stalled ${over.stallMs.toFixed(0)} ms`);
         });
     }
