@@ -4,7 +4,7 @@ export class EngineError extends Error {
         public readonly kind: EngineErrorKind,
         message: string,
         /** For upstream failures: the upstream's HTTP status (429/503 are passed on) and its `Retry-After` in seconds. */
-        public readonly details: {status?: number, retryAfterSeconds?: number} = {}
+        public readonly details: {status?: number, retryAfterSeconds?: number, tool?: string} = {}
     ) {
         super(message);
         this.name = "EngineError";
@@ -13,6 +13,8 @@ export class EngineError extends Error {
 
 export type EngineErrorKind =
     | "not_ready" | "queue_full" | "context_overflow" | "aborted" | "load_failed"
+    /** A tool's parameters or the output schema cannot be compiled to the engine's grammar (400, before evaluation). */
+    | "invalid_schema"
     /** No upstream server could be reached (502). */
     | "upstream_unavailable"
     /** The upstream answered 429 or 503 (passed on with its Retry-After). */

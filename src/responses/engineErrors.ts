@@ -1,6 +1,7 @@
 import {EngineError} from "../engine/errors.js";
 import {
-    ApiError, contextLengthExceeded, engineFailed, generatedOutputInvalid, internalError, modelNotLoaded, rateLimited, requestAborted,
+    ApiError, contextLengthExceeded, engineFailed, generatedOutputInvalid, internalError, invalidRequest, modelNotLoaded, rateLimited,
+    requestAborted,
     serverOverloaded, upstreamFailed, upstreamRejected
 } from "../protocol/errors.js";
 import type {ResponseObject} from "../protocol/wire.js";
@@ -19,6 +20,7 @@ export function toApiError(error: unknown): ApiError {
             case "not_ready": return modelNotLoaded(error.message);
             case "aborted": return requestAborted(error.message);
             case "load_failed": return engineFailed(error.message);
+            case "invalid_schema": return invalidRequest(error.message, error.details.tool == null ? null : "tools", "invalid_schema");
             case "upstream_unavailable": return upstreamFailed("upstream_unavailable", error.message);
             case "upstream_busy": return error.details.status === 429
                 ? rateLimited(error.message, error.details.retryAfterSeconds)

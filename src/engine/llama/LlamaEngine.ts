@@ -184,6 +184,7 @@ export class LlamaEngine implements ChatEngine {
      */
     public async acquire(turns: ChatTurn[], tools: ToolSpec[], signal?: AbortSignal, shape: PromptShape = {}): Promise<EngineLease> {
         const loaded = this.requireLoaded();
+        await loaded.grammars.check(shape.json, tools);
         const wrapper = loaded.variants.for(shape);
         const rendered = await loaded.renderPrompt(turns, tools, wrapper);
         const prompt = rendered.tokens;

@@ -31,8 +31,10 @@ export async function scoreAnswerTokens(sequence: LlamaContextSequence, answer: 
     lastEvaluated: boolean): Promise<TokenLogprob[]> {
     const context = sequence.contextTokens;
     const start = answerStart(context, answer, lastEvaluated);
-    if (start == null || answer.length === 0)
+    if (start == null || answer.length === 0) {
+        if (process.env.LR_DEBUG_LOGPROBS) console.error("LOGPROBS-MISS", lastEvaluated, context.length, answer.length, JSON.stringify(context.slice(-answer.length - 3)), JSON.stringify(answer));
         return [];
+    }
     const inputs = [context[start - 1]!, ...answer.slice(0, -1)];
     const scores: WindowScore[] = [];
     for (let offset = 0; offset < answer.length; offset += windowTokens) {
