@@ -31,10 +31,8 @@ export async function scoreAnswerTokens(sequence: LlamaContextSequence, answer: 
     lastEvaluated: boolean): Promise<TokenLogprob[]> {
     const context = sequence.contextTokens;
     const start = answerStart(context, answer, lastEvaluated);
-    if (start == null || answer.length === 0) {
-        if (process.env.LR_DEBUG_LOGPROBS) console.error("LOGPROBS-MISS", lastEvaluated, context.length, answer.length, JSON.stringify(context.slice(-answer.length - 3)), JSON.stringify(answer));
+    if (start == null || answer.length === 0)
         return [];
-    }
     const inputs = [context[start - 1]!, ...answer.slice(0, -1)];
     const scores: WindowScore[] = [];
     for (let offset = 0; offset < answer.length; offset += windowTokens) {
@@ -61,13 +59,20 @@ export async function scoreAnswerTokens(sequence: LlamaContextSequence, answer: 
  * partly matched stop trigger or a following call may come after it). Never 0: the answer follows a prompt.
  */
 function answerStart(context: readonly Token[], answer: readonly Token[], lastEvaluated: boolean): number | undefined {
-    const evaluated = lastEvaluated ? answer.length : answer.length - 1;
-    for (let start = context.length - evaluated; start >= 1; start--) {
-        if (answer.slice(0, evaluated).every((token, index) => context[start + index] === token))
+    const sitsAt = (start: number, length: number) =>
+        start >= 1 && answer.slice(0, length).every((token, index) => context[start + index] === token);
+    if (!lastEvaluated) {
+        // A cut answer ends the context, its last token not evaluated; unless a batch evaluated it before the limit
+        // was seen (it happens under concurrent load): then the whole answer ends the context.
+        const short = context.length - (answer.length - 1);
+        if (sitsAt(short, answer.length - 1))
+            return short;
+        const whole = context.length - answer.length;
+        return sitsAt(whole, answer.length) ? whole : undefined;
+    }
+    for (let start = context.length - answer.length; start >= 1; start--) {
+        if (sitsAt(start, answer.length))
             return start;
-        // A cut answer ends the context: it is there or nowhere.
-        if (!lastEvaluated)
-            return undefined;
     }
     return undefined;
 }
