@@ -86,7 +86,8 @@ export class LocalResponsesHost {
             responses: this.responses,
             stateful: {
                 jobs: this.jobs, readers, store: this.store, conversations: this.conversations, compactor, metrics: this.metrics,
-                streamWriteTimeoutMs: config.background.streamWriteTimeoutSeconds * 1000
+                streamWriteTimeoutMs: config.background.streamWriteTimeoutSeconds * 1000,
+                statusAllKeys: config.statusAllKeys
             },
             apiKeys: () => this.config.apiKeys,
             allowedOrigins: config.allowedOrigins,

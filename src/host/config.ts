@@ -64,6 +64,11 @@ export type HostConfig = {
      * each other. Off: each key's prompts are cached, timed and counted apart (docs/api.md "Isolation").
      */
     sharedPromptCache: boolean,
+    /**
+     * Show every API key the server-wide traffic figures on `/metrics` and `/v1/status` (`--status-all-keys`). Off, and
+     * with several keys, a key sees its own generations and tokens and only the server's occupancy (docs/api.md).
+     */
+    statusAllKeys: boolean,
     allowedOrigins: string[],
     bodyLimitBytes: number,
     /**
@@ -191,6 +196,7 @@ export function defaultConfig(): HostConfig {
         reasoningSecret: null,
         reasoningEchoMaxBytes: defaultReasoningEchoMaxBytes,
         sharedPromptCache: false,
+        statusAllKeys: false,
         allowedOrigins: [],
         bodyLimitBytes: 16 * 1024 * 1024,
         streamKeepAliveSeconds: 15,

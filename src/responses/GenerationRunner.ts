@@ -18,6 +18,8 @@ import type {ResponseObject, ResponseStatus} from "../protocol/wire.js";
 
 export type GenerationStats = {
     protocol: ApiProtocol,
+    /** Whose generation it was: `/metrics` and `/v1/status` show each key its own. */
+    owner: string,
     inputTokens: number,
     cachedTokens: number,
     outputTokens: number,
@@ -169,6 +171,7 @@ export class GenerationRunner {
             writes.push(conversations.written());
         this.options.onGeneration?.({
             protocol: prepared.protocol,
+            owner: prepared.owner,
             inputTokens: result.usage.inputTokens,
             cachedTokens: result.usage.cachedTokens,
             outputTokens: result.usage.outputTokens,

@@ -50,7 +50,9 @@ export type StatefulOptions = {
     conversations: ConversationStore,
     compactor: Compactor,
     metrics: ServerMetrics,
-    streamWriteTimeoutMs: number
+    streamWriteTimeoutMs: number,
+    /** Every key sees the server-wide traffic on /metrics and /v1/status (else, with several keys, its own). */
+    statusAllKeys?: boolean
 };
 
 /**
@@ -74,7 +76,9 @@ export function createApp(options: AppOptions): Express {
 
     const api = express.Router();
     if (stateful != null) {
-        api.use(statusRouter({engine: options.engine, ...stateful}, stateful.metrics));
+        // With one key (or none) there is no one else's traffic to keep from it.
+        const seesAll = () => stateful.statusAllKeys === true || options.apiKeys().length <= 1;
+        api.use(statusRouter({engine: options.engine, ...stateful}, stateful.metrics, seesAll));
         api.use(compactRouter(stateful.compactor, options.responses));
         api.use(conversationsRouter(new ConversationsService(stateful.conversations, stateful.store)));
     }

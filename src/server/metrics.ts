@@ -33,8 +33,10 @@ export class ServerMetrics {
     private readonly abortedGenerations: Counter<"reason">;
     private readonly timeToFirstToken: Histogram<"protocol">;
     private readonly tokensPerSecond: Histogram<"protocol">;
-    /** Finished generations and their output tokens per API, for `/v1/status` (the counters above are for scrapers). */
-    private readonly protocolTotals = new Map<ApiProtocol, {generations: number, outputTokens: number}>();
+    /** Finished generations and their tokens per API, for `/v1/status` (the counters above are for scrapers). */
+    private readonly protocolTotals = new Map<ApiProtocol, ProtocolTotals>();
+    /** The same per owner (API key): what a key is shown of the traffic when it may not see everyone's. */
+    private readonly ownerTotals = new Map<string, Map<ApiProtocol, ProtocolTotals>>();
 
     public constructor(sources: MetricsSources) {
         const registers = [this.registry];
@@ -125,17 +127,24 @@ export class ServerMetrics {
         };
     }
 
-    /** Finished generations and output tokens of each API that had any (`/v1/status`'s `protocols`). */
-    public protocolStatus(): Record<string, {generations: number, output_tokens: number}> {
-        return Object.fromEntries([...this.protocolTotals].map(([protocol, totals]) => [
-            protocol, {generations: totals.generations, output_tokens: totals.outputTokens}
+    /**
+     * Finished generations and output tokens of each API that had any (`/v1/status`'s `protocols`): the server's, or
+     * with `owner` that key's own.
+     */
+    public protocolStatus(owner?: string): Record<string, {generations: number, output_tokens: number}> {
+        const totals = owner == null ? this.protocolTotals : this.ownerTotals.get(owner) ?? new Map<ApiProtocol, ProtocolTotals>();
+        return Object.fromEntries([...totals].map(([protocol, {generations, outputTokens}]) => [
+            protocol, {generations, output_tokens: outputTokens}
         ]));
     }
 
     public recordGeneration(stats: GenerationStats): void {
         const {protocol} = stats;
-        const totals = this.protocolTotals.get(protocol) ?? {generations: 0, outputTokens: 0};
-        this.protocolTotals.set(protocol, {generations: totals.generations + 1, outputTokens: totals.outputTokens + stats.outputTokens});
+        addTo(this.protocolTotals, stats);
+        let own = this.ownerTotals.get(stats.owner);
+        if (own == null)
+            this.ownerTotals.set(stats.owner, own = new Map<ApiProtocol, ProtocolTotals>());
+        addTo(own, stats);
         this.generations.inc({protocol, status: stats.status});
         this.tokens.inc({protocol, kind: "input"}, stats.inputTokens);
         this.tokens.inc({protocol, kind: "cached"}, stats.cachedTokens);
@@ -154,9 +163,57 @@ export class ServerMetrics {
         return this.registry.contentType;
     }
 
+    /** Every figure: for a server with one key, or one whose operator lets every key see all (`--status-all-keys`). */
     public text(): Promise<string> {
         return this.registry.metrics();
     }
+
+    /**
+     * What one key may see when others share the server: the occupancy gauges (model, queue, sequences, stores, jobs,
+     * upstreams) and its own generation and token counters. Per-request traffic (requests, latencies, time to first
+     * token, every key's tokens) would let it follow another key's activity and prompt sizes.
+     */
+    public async ownText(owner: string): Promise<string> {
+        const shared = (await this.registry.metrics()).split("\n").filter((line) => !trafficFamilies.has(familyOf(line)));
+        const own = this.ownerTotals.get(owner) ?? new Map<ApiProtocol, ProtocolTotals>();
+        const lines = [
+            `# HELP ${prefix}tokens_total Tokens of this API key's generations by API and kind: input, cached, output.`,
+            `# TYPE ${prefix}tokens_total counter`,
+            ...[...own].flatMap(([protocol, totals]) => (["input", "cached", "output"] as const).map((kind) =>
+                `${prefix}tokens_total{protocol="${protocol}",kind="${kind}"} ${totals[`${kind}Tokens`]}`)),
+            `# HELP ${prefix}generations_total This API key's finished generations by API and response status.`,
+            `# TYPE ${prefix}generations_total counter`,
+            ...[...own].flatMap(([protocol, totals]) => Object.entries(totals.statuses).map(([status, count]) =>
+                `${prefix}generations_total{protocol="${protocol}",status="${status}"} ${count}`))
+        ];
+        return `${shared.filter((line) => line !== "").join("\n")}\n${lines.join("\n")}\n`;
+    }
+}
+
+type ProtocolTotals = {
+    generations: number, inputTokens: number, cachedTokens: number, outputTokens: number, statuses: Record<string, number>
+};
+
+function addTo(totals: Map<ApiProtocol, ProtocolTotals>, stats: GenerationStats): void {
+    const current = totals.get(stats.protocol) ?? {generations: 0, inputTokens: 0, cachedTokens: 0, outputTokens: 0, statuses: {}};
+    current.generations++;
+    current.inputTokens += stats.inputTokens;
+    current.cachedTokens += stats.cachedTokens;
+    current.outputTokens += stats.outputTokens;
+    current.statuses[stats.status] = (current.statuses[stats.status] ?? 0) + 1;
+    totals.set(stats.protocol, current);
+}
+
+/** The metric families that follow requests one by one: the full view only. */
+const trafficFamilies = new Set([
+    "http_requests_total", "http_request_duration_seconds", "tokens_total", "generations_total", "generations_aborted_total",
+    "time_to_first_token_seconds", "generation_tokens_per_second"
+].map((name) => `${prefix}${name}`));
+
+/** The family a line of Prometheus text belongs to (`# HELP name …`, `name{…} value`, a histogram's `_bucket`…). */
+function familyOf(line: string): string {
+    const name = line.startsWith("#") ? line.split(" ")[2] ?? "" : /^[^{ ]+/.exec(line)?.[0] ?? "";
+    return trafficFamilies.has(name) ? name : name.replace(/_(bucket|sum|count)$/, "");
 }
 
 /** A store's cumulative counts under the event names both store counters export. */

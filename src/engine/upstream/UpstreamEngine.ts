@@ -185,7 +185,10 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
             // Only a clear overflow is refused here (the estimate is rough); the upstream refuses the rest itself.
             throw new EngineError("context_overflow",
                 `The input (about ${promptTokens} tokens) does not fit the upstream's context of ${this.info!.contextSize} tokens.`);
-        const key = shape.affinityKey ?? prefixKey(turns);
+        // Routing is partitioned by the caller's cache partition (its key, unless the operator shares the cache): a key's
+        // prefix is never steered to the server that holds another key's, which would make a cache hit a probe.
+        const key = `${shape.cachePartition ?? ""}|${shape.affinityKey ?? prefixKey(turns)}`;
+        const wentBefore = this.router.lastUpstreamOf(key);
         let upstream = this.pickOrThrow(key);
         upstream.outstanding++;
         let released = false;
@@ -198,6 +201,10 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
                     next.outstanding++;
                     upstream = next;
                 });
+                // The upstream's cache is shared by every key routed to it: its cached_tokens are passed on only where
+                // this partition's own earlier request went to the same server (else the hit may be another key's).
+                if (wentBefore !== upstream)
+                    result.usage.cachedTokens = 0;
                 return result;
             },
             release: () => {

@@ -33,6 +33,11 @@ export class UpstreamRouter {
         return chosen;
     }
 
+    /** The upstream `key` went to last, if it is remembered. */
+    public lastUpstreamOf(key: string): Upstream | undefined {
+        return this.affinity.get(key);
+    }
+
     private remember(key: string, upstream: Upstream): void {
         this.affinity.delete(key);
         this.affinity.set(key, upstream);

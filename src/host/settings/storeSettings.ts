@@ -56,6 +56,16 @@ export const storeSettings = {
             config.sharedPromptCache = value;
         }
     }),
+    statusAllKeys: cliSetting({
+        kind: boolean(),
+        cli: {
+            flag: "status-all-keys", env: "LOCAL_RESPONSES_STATUS_ALL_KEYS",
+            help: "show every API key the server-wide traffic on /metrics and /v1/status (off: with several keys, each sees its own)"
+        },
+        apply(config, value) {
+            config.statusAllKeys = value;
+        }
+    }),
     dataDir: cliSetting({
         kind: text(),
         cli: {

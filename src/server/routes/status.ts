@@ -4,12 +4,14 @@ import type {ServerMetrics, MetricsSources} from "../metrics.js";
 
 /**
  * `GET /v1/status` (JSON: model, engine, store and job occupancy, cache counters) and `GET /metrics`
- * (Prometheus text). Neither carries key material, owner ids or prompt text.
+ * (Prometheus text). Neither carries key material, owner ids or prompt text. Where `seesAll()` is false (several keys,
+ * no `--status-all-keys`), a key is shown its own generations and tokens and the server's occupancy, not its traffic.
  */
-export function statusRouter(sources: MetricsSources, metrics: ServerMetrics): Router {
+export function statusRouter(sources: MetricsSources, metrics: ServerMetrics, seesAll: () => boolean = () => true): Router {
     const router = Router();
 
-    router.get("/status", (_req, res) => {
+    router.get("/status", (req, res) => {
+        const all = seesAll();
         const model = sources.engine.model;
         const {store, conversations, jobs, readers} = sources;
         res.json({
@@ -30,13 +32,15 @@ export function statusRouter(sources: MetricsSources, metrics: ServerMetrics): R
             },
             stream_readers: {active: readers.active, max: readers.maxReaders, max_per_key: readers.maxReadersPerOwner},
             // Finished generations per API (responses, chat_completions, messages, vscode_lm): the three protocols share one path.
-            protocols: metrics.protocolStatus()
+            // `all`: the server's; `own`: this key's alone (the figures of the others are not its to see).
+            view: all ? "all" : "own",
+            protocols: metrics.protocolStatus(all ? undefined : req.owner)
         });
     });
 
-    router.get("/metrics", async (_req, res) => {
+    router.get("/metrics", async (req, res) => {
         res.setHeader("Content-Type", metrics.contentType);
-        res.send(await metrics.text());
+        res.send(seesAll() ? await metrics.text() : await metrics.ownText(req.owner));
     });
 
     return router;

@@ -72,4 +72,43 @@ describe("isolation between API keys on every stateful endpoint", () => {
                 assert.ok(!text.includes(secret), `${path} leaks ${secret.slice(0, 8)}…`);
         }
     });
+
+    it("a key sees its own generations and tokens and the server's occupancy, never the other key's traffic", async () => {
+        const inputTokens = async (key: string) => [...(await (await as(key, "/metrics")).text())
+            .matchAll(/^local_responses_tokens_total\{protocol="chat_completions",kind="input"\} (\d+)/gm)]
+            .reduce((sum, match) => sum + Number(match[1]), 0);
+        const chatGenerations = async (key: string) =>
+            (await (await as(key, "/v1/status")).json()).protocols.chat_completions?.generations ?? 0;
+        const [aBefore, bBefore, bGenerationsBefore] = [await inputTokens(keyA), await inputTokens(keyB), await chatGenerations(keyB)];
+        const answer = await (await as(keyA, "/v1/chat/completions", {method: "POST",
+            json: {model: "m", max_tokens: 2, messages: [{role: "user", content: "A prompt of some length, ".repeat(20)}]}})).json();
+        const promptTokens = answer.usage.prompt_tokens;
+        assert.ok(promptTokens > 20);
+        assert.equal(await inputTokens(keyA) - aBefore, promptTokens, "the key's own prompt tokens are counted for it");
+        assert.equal(await inputTokens(keyB), bBefore, "the other key sees nothing of them");
+        assert.equal(await chatGenerations(keyB), bGenerationsBefore);
+        const status = await (await as(keyB, "/v1/status")).json();
+        assert.equal(status.view, "own");
+        assert.equal(typeof status.engine.sequences_total, "number", "the occupancy is everyone's to see");
+        const metricsOfB = await (await as(keyB, "/metrics")).text();
+        for (const family of ["http_requests_total", "time_to_first_token_seconds", "http_request_duration_seconds"])
+            assert.ok(!metricsOfB.includes(`local_responses_${family}`), `${family} is traffic: not shown`);
+        assert.match(metricsOfB, /^local_responses_queue_depth 0$/m);
+    });
+});
+
+describe("--status-all-keys: every key sees the server-wide figures", () => {
+    let server: TestServer;
+    before(async () => (server = await startTestServer({apiKeys: [keyA, keyB], statusAllKeys: true})));
+    after(() => server.close());
+
+    it("the other key's generation shows in /v1/status and /metrics", async () => {
+        await server.fetch("/v1/chat/completions", {method: "POST", headers: {authorization: `Bearer ${keyA}`},
+            json: {model: "m", max_tokens: 2, messages: [{role: "user", content: "hi"}]}});
+        const status = await (await server.fetch("/v1/status", {headers: {authorization: `Bearer ${keyB}`}})).json();
+        assert.equal(status.view, "all");
+        assert.equal(status.protocols.chat_completions.generations, 1);
+        const metrics = await (await server.fetch("/metrics", {headers: {authorization: `Bearer ${keyB}`}})).text();
+        assert.match(metrics, /local_responses_http_requests_total/);
+    });
 });
