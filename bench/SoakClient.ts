@@ -11,7 +11,8 @@ function expectedRefusal(reason: string): Error {
 /**
  * One soak client with its own key: it runs the kinds in turn (streaming; background + polling; chains, then
  * retrieve and input_items; conversations; background + cancel; streams cut mid-way; WebSocket chains with
- * store: false; Chat Completions, streamed and not) until the end time, and counts every request, expected refusal and
+ * store: false; Chat Completions, streamed and not; Chat Completions with logprobs; a stream read slowly) until the end
+ * time, and counts every request, expected refusal and
  * unexpected error.
  */
 export class SoakClient {
@@ -95,6 +96,42 @@ export class SoakClient {
         const completion = await this.call("chat", "POST", "/v1/chat/completions", body);
         if (completion.object !== "chat.completion" || completion.usage?.completion_tokens == null)
             throw new Error(`chat completion without its object or usage: ${JSON.stringify(completion).slice(0, 200)}`);
+    }
+
+    /** Chat Completions with logprobs and alternatives: one entry per answer token, each with its five alternatives. */
+    private async logprobs(): Promise<void> {
+        const completion = await this.call("logprobs", "POST", "/v1/chat/completions", {
+            model: "stories260K", messages: [{role: "user", content: "Tell me a story."}], max_tokens: this.options.maxOutputTokens,
+            logprobs: true, top_logprobs: 5
+        });
+        const content = completion.choices?.[0]?.logprobs?.content as Array<{top_logprobs: unknown[]}> | undefined;
+        const tokens = completion.usage?.completion_tokens;
+        if (content == null || content.length !== tokens || content.some((entry) => entry.top_logprobs.length !== 5))
+            throw new Error(`logprobs: ${content?.length} entries for ${completion.usage?.completion_tokens} tokens`);
+    }
+
+    /** A stream read slowly (a pause after every chunk): slow but live, it must get every event to the end. */
+    private async slowReader(): Promise<void> {
+        this.stats.request("slowReader");
+        const res = await fetch(`${this.origin}/v1/responses`, {
+            method: "POST", headers: this.headers, body: JSON.stringify(this.body("A slow story.", {stream: true, store: false})),
+            signal: AbortSignal.timeout(120_000)
+        });
+        if (res.status === 503)
+            throw expectedRefusal("503 overloaded");
+        if (res.status !== 200)
+            throw new Error(`slow stream → ${res.status} ${await res.text()}`);
+        const reader = res.body!.getReader();
+        let text = "";
+        for (;;) {
+            const {done, value} = await reader.read();
+            if (done)
+                break;
+            text += Buffer.from(value).toString("utf8");
+            await sleep(40);
+        }
+        if (!/event: response\.(completed|incomplete)\n/.test(text))
+            throw new Error(`slow stream ended without a terminal event: …${text.slice(-300)}`);
     }
 
     private async background(): Promise<void> {

@@ -1,5 +1,7 @@
 /** What the soak's clients do, in turn. */
-export const soakKinds = ["stream", "background", "chain", "conversation", "cancel", "disconnect", "websocket", "chat"] as const;
+export const soakKinds = [
+    "stream", "background", "chain", "conversation", "cancel", "disconnect", "websocket", "chat", "logprobs", "slowReader"
+] as const;
 export type SoakKind = typeof soakKinds[number];
 
 /** Counts per kind; unexpected errors keep their first messages. */

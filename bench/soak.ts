@@ -5,7 +5,8 @@
  * store entry cap (--store-max-entries, 64) so that eviction happens; the run stops by itself.
  *
  * Client kinds, in turn: streaming; background + polling; previous_response_id chains (then retrieve and
- * input_items); conversations; background + cancel; streams cut mid-way; WebSocket chains (store: false).
+ * input_items); conversations; background + cancel; streams cut mid-way; WebSocket chains (store: false); Chat
+ * Completions; logprobs with alternatives; streams read slowly (a pause after every chunk).
  * Expected refusals (503 overload, 429 limits, 404 for a response the store evicted) are counted apart;
  * anything else is unexpected.
  *
