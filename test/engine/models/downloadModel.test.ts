@@ -1,35 +1,24 @@
 import assert from "node:assert/strict";
-import crypto from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import {after, before, describe, it} from "node:test";
 import {downloadModel, isDownloadableModelUri, singleFileUrl} from "../../../src/engine/models/downloadModel.js";
-import {LoopbackFileServer} from "../../helpers/LoopbackFileServer.js";
+import {servedFile, type ServedFile} from "../../helpers/servedFile.js";
 
 describe("downloadModel: https only, and a SHA-256 checked while the file is written", () => {
-    let root = "";
-    let server: LoopbackFileServer;
-    let served = "";
+    let served: ServedFile;
+    let server: ServedFile["server"];
     let digest = "";
 
     before(async () => {
-        root = fs.mkdtempSync(path.join(os.tmpdir(), "lr-verified-"));
-        // Not a model: the bytes only need a .gguf name and a known hash (300 KB, several chunks).
-        served = path.join(root, "served", "weights.gguf");
-        fs.mkdirSync(path.dirname(served));
-        fs.writeFileSync(served, crypto.randomBytes(300_000));
-        digest = crypto.createHash("sha256").update(fs.readFileSync(served)).digest("hex");
-        server = new LoopbackFileServer({file: served});
-        await server.start();
+        // 300 KB: several chunks.
+        served = await servedFile({name: "weights.gguf", bytes: 300_000, prefix: "lr-verified-"});
+        ({server, digest} = served);
     });
 
-    after(async () => {
-        await server.stop();
-        fs.rmSync(root, {recursive: true, force: true});
-    });
+    after(() => served.close());
 
-    const folder = (name: string) => path.join(root, name);
+    const folder = (name: string) => path.join(served.root, name);
 
     it("refuses plain http to a remote host before any network use; loopback http and https pass the shape check", async () => {
         assert.equal(isDownloadableModelUri("http://example.com/model.gguf"), false);
@@ -50,7 +39,7 @@ describe("downloadModel: https only, and a SHA-256 checked while the file is wri
             onProgress: (progress) => seen.push(progress.downloadedBytes)
         });
         assert.equal(entry, path.join(folder("match"), "weights.gguf"));
-        assert.deepEqual(fs.readFileSync(entry), fs.readFileSync(served));
+        assert.deepEqual(fs.readFileSync(entry), fs.readFileSync(served.file));
         assert.deepEqual(fs.readdirSync(folder("match")), ["weights.gguf"], "no temporary file left");
         assert.equal(seen.at(-1), 300_000);
         const requests = server.requests.length;

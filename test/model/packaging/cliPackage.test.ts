@@ -10,6 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import {after, before, describe, it} from "node:test";
+import {arm64Node, startArm64Server} from "../../helpers/arm64Cli.js";
 import {models, repoRoot} from "../../helpers/paths.js";
 import {packagesForTarget} from "../../../src/engine/models/prebuiltBinaries.js";
 
@@ -183,9 +184,7 @@ describe("the CLI package installed for linux-arm64 (npm's --cpu) and run by an 
     let nodeArm64 = "";
     before(() => {
         fs.mkdirSync(home, {recursive: true});
-        const setup = execFileSync("bash", [path.join(repoRoot, "scripts/arm64-setup.sh")],
-            {encoding: "utf8", stdio: ["ignore", "pipe", "inherit"]});
-        nodeArm64 = setup.trim().split("\n").at(-1)!;
+        nodeArm64 = arm64Node();
         // npm picks packages for the machine it is told: the install step reads the same --os / --cpu / --libc.
         installInto(arm64Prefix, ["--os=linux", "--cpu=arm64", "--libc=glibc"]);
     });
@@ -195,26 +194,13 @@ describe("the CLI package installed for linux-arm64 (npm's --cpu) and run by an 
         assert.deepEqual(binaries, ["linux-arm64"]);
         const cli = path.join(arm64Prefix, "node_modules/local-responses/dist/cli.js");
         const started = performance.now();
-        // Executed directly: binfmt_misc hands it to qemu-aarch64, also when node-llama-cpp starts it again to test its binary.
-        const child = spawn(nodeArm64, [cli, "serve", "--port", "0", "--threads", "1", "--parallel", "1", "--context-size", "256",
-            "--api-key", "sk-package"], {
-            env: cleanEnv({HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), QEMU_LD_PREFIX: "/usr/aarch64-linux-gnu",
-                LOCAL_RESPONSES_DATA_DIR: fs.mkdtempSync(path.join(scratch, "data-"))}),
-            stdio: ["ignore", "pipe", "pipe"]
-        });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (chunk) => (stdout += chunk));
-        child.stderr.on("data", (chunk) => (stderr += chunk));
-        const exited = once(child, "exit");
+        const server = await startArm64Server(nodeArm64, cli, ["--api-key", "sk-package"],
+            cleanEnv({HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"),
+                LOCAL_RESPONSES_DATA_DIR: fs.mkdtempSync(path.join(scratch, "data-"))}));
+        const {url} = server;
         try {
-            const deadline = Date.now() + 15 * 60_000;
-            while (!stdout.includes("\n") && child.exitCode == null && Date.now() < deadline)
-                await new Promise((resolve) => setTimeout(resolve, 100));
-            const url = /^listening on (http:\/\/127\.0\.0\.1:\d+\/v1)\n/.exec(stdout)?.[1];
-            assert.ok(url, `stdout: ${stdout}\nstderr: ${stderr}`);
-            assert.match(stderr, /serving the bundled demo model \S+prefix-arm64\/node_modules\/local-responses\/models\/stories260K\.gguf/);
-            const maps = fs.readFileSync(`/proc/${child.pid}/maps`, "utf8");
+            assert.match(server.stderr(), /serving the bundled demo model \S+prefix-arm64\/node_modules\/local-responses\/models\/stories260K\.gguf/);
+            const maps = fs.readFileSync(`/proc/${server.pid}/maps`, "utf8");
             assert.ok(maps.includes(path.join(arm64Prefix, "node_modules/@node-llama-cpp/linux-arm64/bins/linux-arm64/llama-addon.node")),
                 "the installed arm64 addon is mapped");
             const answer = await ask(url);
@@ -223,9 +209,7 @@ describe("the CLI package installed for linux-arm64 (npm's --cpu) and run by an 
             const seconds = ((performance.now() - started) / 1000).toFixed(1);
             console.log(`cli package on linux-arm64 under qemu: answered ${seconds} s after start: ${JSON.stringify(answer.output_text)}`);
         } finally {
-            child.kill("SIGTERM");
+            assert.equal(await server.stop(), 0, server.stderr());
         }
-        const [code] = await exited;
-        assert.equal(code, 0, stderr);
     });
 });

@@ -4,13 +4,12 @@
 // VSIX's extension.js) placed beside the extension bundle, since the extension itself needs an editor to run.
 // Emulated, so slow: one thread, one sequence, a small context and a few output tokens.
 import assert from "node:assert/strict";
-import {execFileSync, spawn} from "node:child_process";
-import {once} from "node:events";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import {after, before, test} from "node:test";
 import OpenAI from "openai";
+import {arm64Node, startArm64Server} from "../../helpers/arm64Cli.js";
 import {models, repoRoot} from "../../helpers/paths.js";
 import {buildVsixs, unpackVsix, vsixPath} from "../../packaging/helpers/vsix.js";
 
@@ -19,9 +18,7 @@ let unpacked = "";
 let nodeArm64 = "";
 
 before(() => {
-    const setup = execFileSync("bash", [path.join(repoRoot, "scripts/arm64-setup.sh")],
-        {encoding: "utf8", stdio: ["ignore", "pipe", "inherit"]});
-    nodeArm64 = setup.trim().split("\n").at(-1)!;
+    nodeArm64 = arm64Node();
     buildVsixs(["linux-arm64"]);
     unpacked = unpackVsix(vsixPath("linux-arm64"));
     fs.copyFileSync(path.join(repoRoot, "dist/cli.js"), path.join(unpacked, "extension/dist/cli.js"));
@@ -33,27 +30,14 @@ test("linux-arm64 VSIX under qemu: loads the shared model from its own arm64 bin
     const extension = path.join(unpacked, "extension");
     const home = fs.mkdtempSync(path.join(os.tmpdir(), "lr-arm64-home-"));
     const started = performance.now();
-    // Executed directly: binfmt_misc hands it to qemu-aarch64, also when node-llama-cpp starts it again to test its binary.
-    const child = spawn(nodeArm64, [path.join(extension, "dist/cli.js"), "serve",
-        "--model", models.chatml, "--port", "0", "--threads", "1", "--parallel", "1", "--context-size", "256", "--api-key", "sk-arm64"], {
-        env: {PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: home, QEMU_LD_PREFIX: "/usr/aarch64-linux-gnu"},
-        stdio: ["ignore", "pipe", "pipe"]
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    const exited = once(child, "exit");
+    const server = await startArm64Server(nodeArm64, path.join(extension, "dist/cli.js"),
+        ["--model", models.chatml, "--api-key", "sk-arm64"], {PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: home});
+    const {url} = server;
     try {
-        const deadline = Date.now() + 15 * minutes;
-        while (!stdout.includes("\n") && child.exitCode == null && Date.now() < deadline)
-            await new Promise((resolve) => setTimeout(resolve, 100));
-        const url = /^listening on (http:\/\/127\.0\.0\.1:\d+\/v1)\n/.exec(stdout)?.[1];
-        assert.ok(url, `no 'listening on' line; stdout: ${stdout}\nstderr: ${stderr}`);
         const loadedMs = performance.now() - started;
 
         // What the emulated process mapped: node-llama-cpp's addon from the VSIX's linux-arm64 package, nothing x64.
-        const maps = fs.readFileSync(`/proc/${child.pid}/maps`, "utf8");
+        const maps = fs.readFileSync(`/proc/${server.pid}/maps`, "utf8");
         const addon = path.join(extension, "node_modules/@node-llama-cpp/linux-arm64/bins/linux-arm64/llama-addon.node");
         assert.ok(maps.includes(addon),
             `the arm64 addon from the VSIX is not `
@@ -61,7 +45,7 @@ test("linux-arm64 VSIX under qemu: loads the shared model from its own arm64 bin
         // The durable store's LevelDB too: the VSIX's own arm64 prebuild, opened in the default data folder.
         const levelDb = path.join(extension, "node_modules/classic-level/prebuilds/linux-arm64/classic-level.armv8.node");
         assert.ok(maps.includes(levelDb), "the arm64 LevelDB prebuild from the VSIX is not mapped");
-        assert.match(stderr, /store: durable in \S+local-responses \(0 responses/);
+        assert.match(server.stderr(), /store: durable in \S+local-responses \(0 responses/);
         assert.ok(!/linux-x64|node_modules\/node-llama-cpp\/bins\//.test(maps.split("\n").filter((line) => line.includes(repoRoot))
             .join("\n")), "nothing loaded from this checkout");
 
@@ -78,9 +62,8 @@ test("linux-arm64 VSIX under qemu: loads the shared model from its own arm64 bin
                 + `tokens) in ${(requestMs / 1000).toFixed(1)} s: ${JSON.stringify(response.output_text)}`
         );
     } finally {
-        child.kill("SIGTERM");
-        const [code] = await exited;
+        const code = await server.stop();
         fs.rmSync(home, {recursive: true, force: true});
-        assert.equal(code, 0, stderr);
+        assert.equal(code, 0, server.stderr());
     }
 });
