@@ -4,6 +4,9 @@ import type {EngineState, LoadProgress, ModelInfo} from "../engine/types.js";
 import {CompactionCodec} from "../responses/compaction.js";
 import {Compactor} from "../responses/Compactor.js";
 import {ResponsesService, type ResponsesServiceOptions} from "../responses/ResponsesService.js";
+import {ConversationsService} from "../responses/ConversationsService.js";
+import {LanguageModelChatService} from "../responses/lm/LanguageModelChatService.js";
+import {MessagesService} from "../responses/messages/MessagesService.js";
 import {createApp} from "../server/app.js";
 import {HttpServer} from "../server/HttpServer.js";
 import {ResponsesWebSocketServer} from "../server/websocket/ResponsesWebSocketServer.js";
@@ -43,6 +46,10 @@ export class LocalResponsesHost {
     public readonly engine: HostedEngine;
     public readonly store: ResponseStore;
     public readonly responses: ResponsesService;
+    /** Anthropic Messages over the Responses service (the HTTP face mounts it). */
+    public readonly messages: MessagesService;
+    /** The editor's chat (`vscode.lm`) over the Responses service (the editor face serves it). */
+    public readonly languageModelChat: LanguageModelChatService;
     public readonly conversations: ConversationStore;
     public readonly jobs: BackgroundJobs;
     public readonly metrics: ServerMetrics;
@@ -74,6 +81,8 @@ export class LocalResponsesHost {
             log: events.log
         });
         this.jobs = this.responses.background!.jobs;
+        this.messages = new MessagesService(this.responses);
+        this.languageModelChat = new LanguageModelChatService(this.responses);
         this.forgetPromptStatesOnDelete();
         const readers = new StreamReaderSlots({
             maxReaders: config.background.streamReaders, maxReadersPerOwner: config.background.streamReadersPerKey
@@ -84,8 +93,10 @@ export class LocalResponsesHost {
         this.http = new HttpServer(createApp({
             engine: this.engine,
             responses: this.responses,
+            messages: this.messages,
             stateful: {
                 jobs: this.jobs, readers, store: this.store, conversations: this.conversations, compactor, metrics: this.metrics,
+                conversationsService: new ConversationsService(this.conversations, this.store),
                 streamWriteTimeoutMs: config.background.streamWriteTimeoutSeconds * 1000,
                 statusAllKeys: config.statusAllKeys
             },

@@ -3,8 +3,8 @@ import type {ChatEngine} from "../engine/types.js";
 import {unknownRoute} from "../protocol/errors.js";
 import type {Compactor} from "../responses/Compactor.js";
 import type {ResponsesService} from "../responses/ResponsesService.js";
-import {MessagesService} from "../responses/messages/MessagesService.js";
-import {ConversationsService} from "../responses/ConversationsService.js";
+import type {MessagesService} from "../responses/messages/MessagesService.js";
+import type {ConversationsService} from "../responses/ConversationsService.js";
 import type {BackgroundJobs} from "../responses/background/BackgroundJobs.js";
 import type {ConversationStore} from "../store/ConversationStore.js";
 import type {ResponseStore} from "../store/ResponseStore.js";
@@ -27,6 +27,8 @@ import {statusRouter} from "./routes/status.js";
 export type AppOptions = {
     engine: ChatEngine,
     responses: ResponsesService,
+    /** Anthropic Messages on the Responses service: built by the composition root (the host), as every service is. */
+    messages: MessagesService,
     /** API keys; empty means no authentication. Read on every request, so rotation applies at once. */
     apiKeys: () => readonly string[],
     /** Browser origins allowed to call the API (CORS); none by default. */
@@ -49,6 +51,7 @@ export type StatefulOptions = {
     store: ResponseStore,
     conversations: ConversationStore,
     compactor: Compactor,
+    conversationsService: ConversationsService,
     metrics: ServerMetrics,
     streamWriteTimeoutMs: number,
     /** Every key sees the server-wide traffic on /metrics and /v1/status (else, with several keys, its own). */
@@ -80,7 +83,7 @@ export function createApp(options: AppOptions): Express {
         const seesAll = () => stateful.statusAllKeys === true || options.apiKeys().length <= 1;
         api.use(statusRouter({engine: options.engine, ...stateful}, stateful.metrics, seesAll));
         api.use(compactRouter(stateful.compactor, options.responses));
-        api.use(conversationsRouter(new ConversationsService(stateful.conversations, stateful.store)));
+        api.use(conversationsRouter(stateful.conversationsService));
     }
     const streams = {streamKeepAliveMs: options.streamKeepAliveMs, streamWriteTimeoutMs: options.streamWriteTimeoutMs};
     api.use(responsesRouter(options.responses, {
@@ -90,7 +93,7 @@ export function createApp(options: AppOptions): Express {
         }
     }));
     api.use(chatCompletionsRouter(options.responses, streams));
-    api.use(messagesRouter(new MessagesService(options.responses), streams));
+    api.use(messagesRouter(options.messages, streams));
     api.use(modelsRouter(options.engine, Math.floor(Date.now() / 1000)));
     app.use("/v1", api);
     app.use(api);

@@ -8,6 +8,7 @@ import {anonymousSchema} from "../../src/responses/anonymousSchema.js";
 import {parseCreateRequest} from "../../src/responses/createRequest.js";
 import {checkClientSchema, OutputValidator} from "../../src/responses/OutputValidator.js";
 import {ResponsesService} from "../../src/responses/ResponsesService.js";
+import {MessagesService} from "../../src/responses/messages/MessagesService.js";
 import {compiledSchemaLimit, SchemaValidators, schemaValidators} from "../../src/responses/SchemaValidators.js";
 import {maxTools} from "../../src/responses/schemas/createRequest.js";
 import {ResponseStore} from "../../src/store/ResponseStore.js";
@@ -130,7 +131,7 @@ describe("compiled client schemas", () => {
         const id = "https://example.com/shared.json";
         const engine = new ScriptedEngine({events: [{type: "text", text: "{\"n\":3}"}]}, {events: [{type: "text", text: "{\"s\":\"x\"}"}]});
         const responses = new ResponsesService(engine, new ResponseStore());
-        const app = createApp({engine, responses, apiKeys: () => ["sk-key-a", "sk-key-b"]});
+        const app = createApp({engine, responses, messages: new MessagesService(responses), apiKeys: () => ["sk-key-a", "sk-key-b"]});
         const server = app.listen(0, "127.0.0.1");
         await new Promise((resolve) => server.once("listening", resolve));
         try {

@@ -1,6 +1,6 @@
 import {modelNotLoaded} from "../../protocol/errors.js";
 import {GenerationAbort} from "../../responses/abortReasons.js";
-import {LanguageModelChatService} from "../../responses/lm/LanguageModelChatService.js";
+import type {LanguageModelChatService} from "../../responses/lm/LanguageModelChatService.js";
 import type {HostController} from "../controller/HostController.js";
 import {chatModelInformation, chatModelKey} from "./chatModelInformation.js";
 import type {
@@ -26,7 +26,7 @@ export class LocalChatModelProvider implements LanguageModelChatProvider {
     public constructor(private readonly api: LanguageModelApi, private readonly controller: HostController) {
         let shown = chatModelKey(controller.state);
         this.unsubscribes.push(
-            controller.onHost((host) => this.service = new LanguageModelChatService(host.responses)),
+            controller.onHost((host) => this.service = host.languageModelChat),
             controller.onChange(() => {
                 const next = chatModelKey(controller.state);
                 if (next === shown)
