@@ -1,8 +1,8 @@
 import path from "node:path";
 import type {HostedEngine} from "../engine/HostedEngine.js";
 import type {EngineState, LoadProgress, ModelInfo} from "../engine/types.js";
-import {CompactionCodec} from "../responses/compaction.js";
-import {Compactor} from "../responses/Compactor.js";
+import {CompactionCodec} from "../responses/compaction/compaction.js";
+import {Compactor} from "../responses/compaction/Compactor.js";
 import {ResponsesService, type ResponsesServiceOptions} from "../responses/ResponsesService.js";
 import {ConversationsService} from "../responses/ConversationsService.js";
 import {LanguageModelChatService} from "../responses/lm/LanguageModelChatService.js";

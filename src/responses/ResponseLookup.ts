@@ -1,7 +1,7 @@
 import {responseNotFound} from "../protocol/errors.js";
 import {pageById} from "./pagination.js";
 import type {ResponseRepository} from "./ports.js";
-import type {PreviousResponse} from "./preparedResponse.js";
+import type {PreviousResponse} from "./pipeline/preparedResponse.js";
 import type {ResponseObject} from "../protocol/wire.js";
 
 export type LookupOptions = {

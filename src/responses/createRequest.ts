@@ -1,6 +1,6 @@
 import {invalidRequest, invalidRequestBody} from "../protocol/errors.js";
 import {isObject} from "../protocol/isObject.js";
-import {checkClientSchema} from "./OutputValidator.js";
+import {checkClientSchema} from "./outputValidation/OutputValidator.js";
 import {parseToolChoice, parseTools, type ParsedToolChoice, type ParsedTools, type ToolOptions} from "./tools.js";
 import type {ReasoningEffort, ReasoningSummary, TextFormat} from "../protocol/wire.js";
 import type {InputBody} from "./schemas/itemDefs.js";

@@ -1,8 +1,8 @@
 import type {ToolMode, ToolSpec} from "../engine/types.js";
 import {invalidRequest} from "../protocol/errors.js";
 import {isObject} from "../protocol/isObject.js";
-import {checkSchemaNesting} from "./jsonSchemaRules.js";
-import {checkClientSchema} from "./OutputValidator.js";
+import {checkSchemaNesting} from "./outputValidation/jsonSchemaRules.js";
+import {checkClientSchema} from "./outputValidation/OutputValidator.js";
 import type {FunctionToolWire, Item, ToolChoiceWire, ToolWire} from "../protocol/wire.js";
 import type {CustomToolBody, FunctionToolBody, ToolBody, ToolChoiceBody} from "./schemas/toolDefs.js";
 

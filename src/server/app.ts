@@ -1,7 +1,7 @@
 import express, {type Express} from "express";
 import type {ChatEngine} from "../engine/types.js";
 import {unknownRoute} from "../protocol/errors.js";
-import type {Compactor} from "../responses/Compactor.js";
+import type {Compactor} from "../responses/compaction/Compactor.js";
 import type {ResponsesService} from "../responses/ResponsesService.js";
 import type {MessagesService} from "../responses/messages/MessagesService.js";
 import type {ConversationsService} from "../responses/ConversationsService.js";

@@ -1,5 +1,5 @@
 import type {Item, ResponseObject} from "../../src/protocol/wire.js";
-import type {PreparedResponse} from "../../src/responses/preparedResponse.js";
+import type {PreparedResponse} from "../../src/responses/pipeline/preparedResponse.js";
 
 /**
  * A prepared response as `BackgroundJobs` reads it (owner, response object, history), for its unit tests: the rest

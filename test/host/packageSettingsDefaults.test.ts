@@ -7,9 +7,9 @@ import {defaultQueueLimit, defaultThreads} from "../../src/engine/engineDefaults
 import {defaultUpstreamHealthIntervalMs, defaultUpstreamTimeoutSeconds} from "../../src/engine/upstream/UpstreamEngine.js";
 import {defaultConfig} from "../../src/host/config.js";
 import {defaultBackgroundJobLimits} from "../../src/responses/background/BackgroundJobs.js";
-import {defaultSummaryMaxTokens} from "../../src/responses/Compactor.js";
+import {defaultSummaryMaxTokens} from "../../src/responses/compaction/Compactor.js";
 import {defaultJobEventLogLimits} from "../../src/responses/background/JobEventLog.js";
-import {defaultReasoningEchoMaxBytes} from "../../src/responses/ReasoningReplay.js";
+import {defaultReasoningEchoMaxBytes} from "../../src/responses/reasoning/ReasoningReplay.js";
 import {defaultStreamReaderLimits} from "../../src/server/StreamReaderSlots.js";
 import {defaultConversationStoreBounds} from "../../src/store/ConversationStore.js";
 import {defaultResponseStoreBounds} from "../../src/store/ResponseStore.js";

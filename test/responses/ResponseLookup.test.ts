@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import {describe, it} from "node:test";
 import {ApiError} from "../../src/protocol/errors.js";
 import type {Item, ResponseObject} from "../../src/protocol/wire.js";
-import type {PreviousResponse} from "../../src/responses/preparedResponse.js";
+import type {PreviousResponse} from "../../src/responses/pipeline/preparedResponse.js";
 import {ResponseLookup} from "../../src/responses/ResponseLookup.js";
 import {ResponsesService} from "../../src/responses/ResponsesService.js";
 import {ResponseStore} from "../../src/store/ResponseStore.js";

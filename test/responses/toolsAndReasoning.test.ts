@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import {describe, it} from "node:test";
 import type {GenerationResult} from "../../src/engine/types.js";
 import {FreeformInputDecoder} from "../../src/responses/FreeformInputDecoder.js";
-import {OutputValidator} from "../../src/responses/OutputValidator.js";
-import {ReasoningEcho} from "../../src/responses/ReasoningEcho.js";
-import {ReasoningTokens} from "../../src/responses/ReasoningTokens.js";
-import {thoughtBudgetFor} from "../../src/responses/reasoningEffort.js";
+import {OutputValidator} from "../../src/responses/outputValidation/OutputValidator.js";
+import {ReasoningEcho} from "../../src/responses/reasoning/ReasoningEcho.js";
+import {ReasoningTokens} from "../../src/responses/reasoning/ReasoningTokens.js";
+import {thoughtBudgetFor} from "../../src/responses/reasoning/reasoningEffort.js";
 import {itemsToTurns} from "../../src/responses/transcript.js";
 import type {Item, OutputItem} from "../../src/protocol/wire.js";
 

@@ -4,7 +4,7 @@ import type {LoggedEvent, ResponseObject, UnloggedEvent} from "../../protocol/wi
 import {JobEventLog, type JobEventLogLimits} from "./JobEventLog.js";
 import {jsonBytes} from "../../protocol/jsonBytes.js";
 import type {JournalEntries, StoreJournal} from "../../protocol/StoreJournal.js";
-import type {PreparedResponse} from "../preparedResponse.js";
+import type {PreparedResponse} from "../pipeline/preparedResponse.js";
 import {Emitter} from "../../protocol/Emitter.js";
 import {activeStatuses, type BackgroundJob, type JobRunner, type JobStopReason} from "./backgroundJob.js";
 import {jobAdmissionRefusal} from "./jobAdmission.js";

@@ -1,6 +1,6 @@
 import {eventsNotRetained, invalidRequest, responseActive, responseNotFound} from "../../protocol/errors.js";
 import type {ResponseObject} from "../../protocol/wire.js";
-import type {PreparedResponse} from "../preparedResponse.js";
+import type {PreparedResponse} from "../pipeline/preparedResponse.js";
 import type {ResponseRepository} from "../ports.js";
 import type {BackgroundJobs} from "./BackgroundJobs.js";
 import type {JobEventLog} from "./JobEventLog.js";

@@ -1,6 +1,6 @@
 import type {Item, LoggedEvent, ResponseObject, ResponseStatus} from "../../protocol/wire.js";
 import type {ResponseTimings} from "../../protocol/timings.js";
-import type {PreparedResponse} from "../preparedResponse.js";
+import type {PreparedResponse} from "../pipeline/preparedResponse.js";
 import type {JobEventLog} from "./JobEventLog.js";
 
 /**

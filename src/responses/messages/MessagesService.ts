@@ -1,7 +1,7 @@
 import type {EngineLease} from "../../engine/types.js";
 import type {MessageObject} from "../../protocol/messagesWire.js";
 import type {StreamEvent} from "../../protocol/wire.js";
-import type {PreparedResponse} from "../preparedResponse.js";
+import type {PreparedResponse} from "../pipeline/preparedResponse.js";
 import type {ResponsesService} from "../ResponsesService.js";
 import {failedResponseError, isOutputFailure} from "../engineErrors.js";
 import {MessageAssembler, type MessagesEventSink} from "./MessageAssembler.js";

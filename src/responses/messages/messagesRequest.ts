@@ -1,7 +1,7 @@
 import {invalidRequest, invalidRequestBody} from "../../protocol/errors.js";
 import {isObject} from "../../protocol/isObject.js";
 import type {ReasoningEffort} from "../../protocol/wire.js";
-import {thoughtBudgets} from "../reasoningEffort.js";
+import {thoughtBudgets} from "../reasoning/reasoningEffort.js";
 import type {
     ContentBlockBody, MessageBody, MessagesRequestBody, MessagesToolBody, MessagesToolChoiceBody, OutputConfigBody, ThinkingBody,
     ToolResultBody

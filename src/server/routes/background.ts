@@ -1,7 +1,7 @@
 import {Router, type Response} from "express";
 import type {BackgroundResponses} from "../../responses/background/BackgroundResponses.js";
 import type {JobEventLog} from "../../responses/background/JobEventLog.js";
-import type {PreparedResponse} from "../../responses/preparedResponse.js";
+import type {PreparedResponse} from "../../responses/pipeline/preparedResponse.js";
 import type {StreamReaderSlots} from "../StreamReaderSlots.js";
 import {checkCursor, parseCursor, streamJobEvents} from "../jobStream.js";
 

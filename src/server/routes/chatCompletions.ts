@@ -4,7 +4,7 @@ import {ChatChunkWriter} from "../../responses/chat/ChatChunkWriter.js";
 import {toChatCompletion} from "../../responses/chat/chatCompletion.js";
 import {parseChatRequest, type ChatRequest} from "../../responses/chat/chatRequest.js";
 import {failedResponseError} from "../../responses/engineErrors.js";
-import type {PreparedResponse} from "../../responses/preparedResponse.js";
+import type {PreparedResponse} from "../../responses/pipeline/preparedResponse.js";
 import type {ResponsesService} from "../../responses/ResponsesService.js";
 import {sendApiError} from "../middleware/errorHandler.js";
 import {SseStream} from "../sse.js";

@@ -1,6 +1,6 @@
 import {Router} from "express";
-import type {Compactor} from "../../responses/Compactor.js";
-import {compactResponse} from "../../responses/compactRequest.js";
+import type {Compactor} from "../../responses/compaction/Compactor.js";
+import {compactResponse} from "../../responses/compaction/compactRequest.js";
 import type {ResponsesService} from "../../responses/ResponsesService.js";
 
 /** `POST /v1/responses/compact`: summarizes a history sent whole; nothing is stored. */

@@ -1,4 +1,4 @@
-import type {PreviousResponse} from "../../responses/preparedResponse.js";
+import type {PreviousResponse} from "../../responses/pipeline/preparedResponse.js";
 
 /**
  * The `store: false` responses of one WebSocket connection, so that connection alone can continue

@@ -4,7 +4,7 @@ import {ApiError} from "../../../src/protocol/errors.js";
 import type {LoggedEvent, ResponseObject} from "../../../src/protocol/wire.js";
 import {BackgroundJobs, type BackgroundJobsOptions} from "../../../src/responses/background/BackgroundJobs.js";
 import type {JobPayload} from "../../../src/responses/background/backgroundJob.js";
-import type {PreparedResponse} from "../../../src/responses/preparedResponse.js";
+import type {PreparedResponse} from "../../../src/responses/pipeline/preparedResponse.js";
 import {preparedJob} from "../../helpers/preparedJob.js";
 
 /** A fake clock with timers, so deadlines and retention run without waiting. */

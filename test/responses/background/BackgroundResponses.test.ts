@@ -3,7 +3,7 @@ import {describe, it} from "node:test";
 import type {LoggedEvent, ResponseObject} from "../../../src/protocol/wire.js";
 import {BackgroundJobs} from "../../../src/responses/background/BackgroundJobs.js";
 import {BackgroundResponses} from "../../../src/responses/background/BackgroundResponses.js";
-import type {PreparedResponse} from "../../../src/responses/preparedResponse.js";
+import type {PreparedResponse} from "../../../src/responses/pipeline/preparedResponse.js";
 import {ResponseStore} from "../../../src/store/ResponseStore.js";
 import {preparedJob} from "../../helpers/preparedJob.js";
 

@@ -7,8 +7,8 @@ import type {ResponseObject} from "../../../src/protocol/wire.js";
 import {ChatChunkWriter} from "../../../src/responses/chat/ChatChunkWriter.js";
 import {toChatCompletion} from "../../../src/responses/chat/chatCompletion.js";
 import {parseChatRequest} from "../../../src/responses/chat/chatRequest.js";
-import {PublicationBuffer} from "../../../src/responses/PublicationBuffer.js";
-import {ResponseAssembler} from "../../../src/responses/ResponseAssembler.js";
+import {PublicationBuffer} from "../../../src/responses/publication/PublicationBuffer.js";
+import {ResponseAssembler} from "../../../src/responses/pipeline/ResponseAssembler.js";
 
 const usage = {inputTokens: 7, cachedTokens: 3, outputTokens: 5, reasoningTokens: 2};
 

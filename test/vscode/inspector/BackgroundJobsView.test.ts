@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import {test} from "node:test";
 import {BackgroundJobs} from "../../../src/responses/background/BackgroundJobs.js";
-import type {PreparedResponse} from "../../../src/responses/preparedResponse.js";
+import type {PreparedResponse} from "../../../src/responses/pipeline/preparedResponse.js";
 import type {ResponseObject, StreamEvent} from "../../../src/protocol/wire.js";
 import {BackgroundJobsView} from "../../../src/vscode/inspector/BackgroundJobsView.js";
 import {preparedJob} from "../../helpers/preparedJob.js";

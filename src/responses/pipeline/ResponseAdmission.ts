@@ -1,0 +1,69 @@
+import type {ChatEngine, EngineLease} from "../../engine/types.js";
+import type {Compactor} from "../compaction/Compactor.js";
+import {toApiError} from "../engineErrors.js";
+import {generationShape} from "./generationShape.js";
+import type {HistoryResolver} from "./HistoryResolver.js";
+import type {PreparedResponse} from "./preparedResponse.js";
+
+/**
+ * Admission of a prepared request: `context_management` compaction when its history crossed the threshold, then a
+ * sequence from the engine. A full queue or an oversized prompt fails here, before any event of the response.
+ */
+export type AdmissionOptions = {
+    /**
+     * Let every API key reuse every other key's cached prompt prefixes (in memory and on disk): for keys that trust each
+     * other, such as one person's many agents. Defaults to false: each key's prompts are a partition of their own.
+     */
+    sharedPromptCache?: boolean
+};
+
+/** The prompt-cache partition of all keys when the operator shares the cache. */
+const sharedPartition = "shared";
+
+export class ResponseAdmission {
+    public constructor(
+        private readonly engine: ChatEngine,
+        private readonly history: HistoryResolver,
+        private readonly compactor?: Compactor,
+        private readonly options: AdmissionOptions = {}
+    ) {}
+
+    /** Whose cached prompts a request of `owner` may reuse (see `GenerationRequest.cachePartition`). */
+    public cachePartition(owner: string): string {
+        return this.options.sharedPromptCache === true ? sharedPartition : owner;
+    }
+
+    /** Takes a sequence for the prepared request; `onQueued` is called if the request then has to wait for one. */
+    public async admit(prepared: PreparedResponse, signal?: AbortSignal, onQueued?: () => void): Promise<EngineLease> {
+        await this.compactIfNeeded(prepared, signal);
+        try {
+            const shape = generationShape(prepared.params);
+            // An upstream engine keeps requests of one cache key or conversation on one server (its KV cache).
+            const affinityKey = prepared.params.promptCacheKey ?? prepared.params.conversationId ?? undefined;
+            // Only a prompt the client asked to store may be written to the prompt cache on disk.
+            const partition = {cachePartition: this.cachePartition(prepared.owner), keepPromptOnDisk: prepared.params.store};
+            return await this.engine.acquire(prepared.turns, shape.tools ?? [], signal, {...shape, ...partition, affinityKey, onQueued});
+        } catch (error) {
+            throw toApiError(error);
+        }
+    }
+
+    /** Replaces the history by its compaction (and re-renders the turns) when it is over the request's threshold; once. */
+    private async compactIfNeeded(prepared: PreparedResponse, signal?: AbortSignal): Promise<void> {
+        const threshold = prepared.params.contextManagement?.compactThreshold;
+        if (threshold == null || this.compactor == null || prepared.compaction != null)
+            return;
+        const result = await this.compactor.compactIfNeeded(prepared.history, threshold, {
+            instructions: prepared.params.instructions,
+            tools: prepared.params.toolChoice.offered,
+            cachePartition: this.cachePartition(prepared.owner),
+            signal
+        });
+        if (result == null)
+            return;
+        const {history, ...compaction} = result;
+        prepared.history = history;
+        prepared.turns = this.history.render(prepared.owner, [...history, compaction.item], prepared.params.instructions);
+        prepared.compaction = compaction;
+    }
+}
