@@ -4,6 +4,7 @@ import type {EngineState, LoadProgress, ModelInfo} from "../engine/types.js";
 import {CompactionCodec} from "../responses/compaction/compaction.js";
 import {Compactor} from "../responses/compaction/Compactor.js";
 import {ResponsesService, type ResponsesServiceOptions} from "../responses/ResponsesService.js";
+import {ChatCompletionsService} from "../responses/chat/ChatCompletionsService.js";
 import {ConversationsService} from "../responses/ConversationsService.js";
 import {LanguageModelChatService} from "../responses/lm/LanguageModelChatService.js";
 import {MessagesService} from "../responses/messages/MessagesService.js";
@@ -46,6 +47,8 @@ export class LocalResponsesHost {
     public readonly engine: HostedEngine;
     public readonly store: ResponseStore;
     public readonly responses: ResponsesService;
+    /** Chat Completions over the Responses service (the HTTP face mounts it). */
+    public readonly chat: ChatCompletionsService;
     /** Anthropic Messages over the Responses service (the HTTP face mounts it). */
     public readonly messages: MessagesService;
     /** The editor's chat (`vscode.lm`) over the Responses service (the editor face serves it). */
@@ -81,6 +84,7 @@ export class LocalResponsesHost {
             log: events.log
         });
         this.jobs = this.responses.background!.jobs;
+        this.chat = new ChatCompletionsService(this.responses);
         this.messages = new MessagesService(this.responses);
         this.languageModelChat = new LanguageModelChatService(this.responses);
         this.forgetPromptStatesOnDelete();
@@ -93,6 +97,7 @@ export class LocalResponsesHost {
         this.http = new HttpServer(createApp({
             engine: this.engine,
             responses: this.responses,
+            chat: this.chat,
             messages: this.messages,
             stateful: {
                 jobs: this.jobs, readers, store: this.store, conversations: this.conversations, compactor, metrics: this.metrics,

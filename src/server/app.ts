@@ -3,6 +3,7 @@ import type {ChatEngine} from "../engine/types.js";
 import {unknownRoute} from "../protocol/errors.js";
 import type {Compactor} from "../responses/compaction/Compactor.js";
 import type {ResponsesService} from "../responses/ResponsesService.js";
+import type {ChatCompletionsService} from "../responses/chat/ChatCompletionsService.js";
 import type {MessagesService} from "../responses/messages/MessagesService.js";
 import type {ConversationsService} from "../responses/ConversationsService.js";
 import type {BackgroundJobs} from "../responses/background/BackgroundJobs.js";
@@ -27,7 +28,8 @@ import {statusRouter} from "./routes/status.js";
 export type AppOptions = {
     engine: ChatEngine,
     responses: ResponsesService,
-    /** Anthropic Messages on the Responses service: built by the composition root (the host), as every service is. */
+    /** Chat Completions and Anthropic Messages on the Responses service: built by the composition root (the host). */
+    chat: ChatCompletionsService,
     messages: MessagesService,
     /** API keys; empty means no authentication. Read on every request, so rotation applies at once. */
     apiKeys: () => readonly string[],
@@ -92,7 +94,7 @@ export function createApp(options: AppOptions): Express {
             readers: stateful.readers, streamWriteTimeoutMs: stateful.streamWriteTimeoutMs, streamKeepAliveMs: options.streamKeepAliveMs
         }
     }));
-    api.use(chatCompletionsRouter(options.responses, streams));
+    api.use(chatCompletionsRouter(options.chat, streams));
     api.use(messagesRouter(options.messages, streams));
     api.use(modelsRouter(options.engine, Math.floor(Date.now() / 1000)));
     app.use("/v1", api);

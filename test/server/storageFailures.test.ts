@@ -6,6 +6,7 @@ import {afterEach, describe, it} from "node:test";
 import {defaultConfig} from "../../src/host/config.js";
 import {LocalResponsesHost} from "../../src/host/LocalResponsesHost.js";
 import {ResponsesService} from "../../src/responses/ResponsesService.js";
+import {ChatCompletionsService} from "../../src/responses/chat/ChatCompletionsService.js";
 import {MessagesService} from "../../src/responses/messages/MessagesService.js";
 import {createApp} from "../../src/server/app.js";
 import {HttpServer} from "../../src/server/HttpServer.js";
@@ -103,7 +104,8 @@ describe("a disk that refuses writes, through the HTTP server", () => {
         const text = {type: "text" as const, text: "Hello"};
         const engine = new ScriptedEngine({events: [text]}, {events: [text]}, {events: [text]});
         const responses = new ResponsesService(engine, store);
-        const server = new HttpServer(createApp({engine, responses, messages: new MessagesService(responses), apiKeys: () => []}));
+        const server = new HttpServer(createApp({engine, responses,
+            chat: new ChatCompletionsService(responses), messages: new MessagesService(responses), apiKeys: () => []}));
         const {url} = await server.listen("127.0.0.1", 0);
         cleanup.push(() => server.close());
         const create = (stream: boolean) => fetch(`${url}/responses`, {

@@ -8,6 +8,7 @@ import {anonymousSchema} from "../../../src/responses/outputValidation/anonymous
 import {parseCreateRequest} from "../../../src/responses/createRequest.js";
 import {checkClientSchema, OutputValidator} from "../../../src/responses/outputValidation/OutputValidator.js";
 import {ResponsesService} from "../../../src/responses/ResponsesService.js";
+import {ChatCompletionsService} from "../../../src/responses/chat/ChatCompletionsService.js";
 import {MessagesService} from "../../../src/responses/messages/MessagesService.js";
 import {compiledSchemaLimit, SchemaValidators, schemaValidators} from "../../../src/responses/outputValidation/SchemaValidators.js";
 import {maxTools} from "../../../src/responses/schemas/createRequest.js";
@@ -131,7 +132,8 @@ describe("compiled client schemas", () => {
         const id = "https://example.com/shared.json";
         const engine = new ScriptedEngine({events: [{type: "text", text: "{\"n\":3}"}]}, {events: [{type: "text", text: "{\"s\":\"x\"}"}]});
         const responses = new ResponsesService(engine, new ResponseStore());
-        const app = createApp({engine, responses, messages: new MessagesService(responses), apiKeys: () => ["sk-key-a", "sk-key-b"]});
+        const app = createApp({engine, responses, chat: new ChatCompletionsService(responses), messages: new MessagesService(responses),
+            apiKeys: () => ["sk-key-a", "sk-key-b"]});
         const server = app.listen(0, "127.0.0.1");
         await new Promise((resolve) => server.once("listening", resolve));
         try {
