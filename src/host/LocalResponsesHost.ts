@@ -81,6 +81,7 @@ export class LocalResponsesHost {
             reasoningSecret: secrets.reasoning,
             reasoningEchoMaxBytes: config.reasoningEchoMaxBytes,
             sharedPromptCache: config.sharedPromptCache,
+            promptCacheRetention: config.promptCacheRetention,
             log: events.log
         });
         this.jobs = this.responses.background!.jobs;

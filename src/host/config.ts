@@ -7,6 +7,8 @@ import {defaultBackgroundJobLimits} from "../responses/background/BackgroundJobs
 import {defaultSummaryMaxTokens} from "../responses/compaction/Compactor.js";
 import {defaultJobEventLogLimits} from "../responses/background/JobEventLog.js";
 import {defaultReasoningEchoMaxBytes} from "../responses/reasoning/ReasoningReplay.js";
+import {defaultPromptCacheRetention} from "../responses/pipeline/ResponseAdmission.js";
+import type {PromptCacheRetention} from "../responses/createRequest.js";
 import {defaultStreamReaderLimits} from "../server/StreamReaderSlots.js";
 import {defaultConversationStoreBounds} from "../store/ConversationStore.js";
 import {defaultResponseStoreBounds} from "../store/ResponseStore.js";
@@ -64,6 +66,8 @@ export type HostConfig = {
      * each other. Off: each key's prompts are cached, timed and counted apart (docs/api.md "Isolation").
      */
     sharedPromptCache: boolean,
+    /** What a request naming no `prompt_cache_retention` gets (`--prompt-cache-retention`; see `AdmissionOptions`). */
+    promptCacheRetention: PromptCacheRetention,
     /**
      * Show every API key the server-wide traffic figures on `/metrics` and `/v1/status` (`--status-all-keys`). Off, and
      * with several keys, a key sees its own generations and tokens and only the server's occupancy (docs/api.md).
@@ -196,6 +200,7 @@ export function defaultConfig(): HostConfig {
         reasoningSecret: null,
         reasoningEchoMaxBytes: defaultReasoningEchoMaxBytes,
         sharedPromptCache: false,
+        promptCacheRetention: defaultPromptCacheRetention,
         statusAllKeys: false,
         allowedOrigins: [],
         bodyLimitBytes: 16 * 1024 * 1024,

@@ -11,6 +11,8 @@ import {checkShapeBounds} from "./schemas/shapeBounds.js";
 
 export type {ReasoningEffort};
 
+export type PromptCacheRetention = "in_memory" | "24h";
+
 /** A validated create request, in the server's own terms. */
 export type CreateParams = {
     model: string | null,
@@ -27,6 +29,11 @@ export type CreateParams = {
     previousResponseId: string | null,
     stream: boolean,
     promptCacheKey: string | null,
+    /**
+     * `prompt_cache_retention`: `24h` saves the evaluated prompt to the on-disk prompt cache (loaded after a restart)
+     * whatever `store` says; `in_memory` never writes it; null leaves it to the operator's default.
+     */
+    promptCacheRetention: PromptCacheRetention | null,
     include: Set<string>,
     tools: ParsedTools,
     toolChoice: ParsedToolChoice,
@@ -87,6 +94,7 @@ export function parseCreateRequest(body: unknown, options: ToolOptions = {}): Cr
         previousResponseId: b.previous_response_id ?? null,
         stream: b.stream === true,
         promptCacheKey: b.prompt_cache_key ?? null,
+        promptCacheRetention: b.prompt_cache_retention == null ? null : b.prompt_cache_retention === "24h" ? "24h" : "in_memory",
         include,
         tools,
         toolChoice,

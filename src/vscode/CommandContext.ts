@@ -24,7 +24,7 @@ export interface CommandContext {
     /** The walkthrough's steps, ticked when the real thing happened, and the command that opens it. */
     readonly firstRun: {record(event: FirstRunEvent): void, open(): Promise<void>};
     /** The current core's store and background jobs, and when a new core replaces them. */
-    readonly session: Pick<HostSession, "hasHost" | "responses" | "jobs" | "onHostChanged">;
+    readonly session: Pick<HostSession, "hasHost" | "responses" | "jobs" | "onHostChanged" | "forgetPromptStates">;
     /** The extension's own folder (media/models.json is in it). */
     readonly extensionUri: vscode.Uri;
     /** Recent and downloaded model files. */

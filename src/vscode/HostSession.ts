@@ -18,6 +18,7 @@ import type {ServerStats} from "./status/ServerStats.js";
 export class HostSession implements vscode.Disposable {
     private responsesSource: InspectorResponses | undefined;
     private jobsSource: BackgroundJobsView | null = null;
+    private forgetStates: (() => Promise<number>) | null = null;
     private monitor: EventLoopMonitor | undefined;
     private offTimings: (() => void) | undefined;
     private readonly hostChanges = new Emitter<void>();
@@ -48,6 +49,11 @@ export class HostSession implements vscode.Disposable {
         return this.jobsSource;
     }
 
+    /** Deletes every saved prompt state of the current core's prompt cache on disk; resolves with how many. */
+    public forgetPromptStates(): Promise<number> {
+        return this.forgetStates?.() ?? Promise.resolve(0);
+    }
+
     /** Fires when a new core replaces the old one (its store and jobs are new). */
     public onHostChanged(listener: () => void): () => void {
         return this.hostChanges.on(listener);
@@ -60,6 +66,7 @@ export class HostSession implements vscode.Disposable {
         this.monitor?.dispose();
         this.monitor = new EventLoopMonitor(host.engine.activity, this.log);
         this.responsesSource = new StoreResponses(host.store);
+        this.forgetStates = () => host.engine.forgetPromptStates();
         this.jobsSource?.dispose();
         this.jobsSource = hostJobs(host);
         this.hostChanges.emit();

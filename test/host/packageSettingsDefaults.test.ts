@@ -53,6 +53,7 @@ const mirrors: Record<string, unknown> = {
     "store.maxEntries": defaultResponseStoreBounds.maxEntries,
     "store.maxBytes": defaultResponseStoreBounds.maxBytes,
     "store.ttlSeconds": defaultResponseStoreBounds.ttlSeconds,
+    "promptCache.retention": config.promptCacheRetention,
     "jobs.maxActive": defaultBackgroundJobLimits.maxActive,
     "jobs.workers": defaultBackgroundJobLimits.workers,
     "jobs.deadlineSeconds": defaultBackgroundJobLimits.deadlineSeconds,

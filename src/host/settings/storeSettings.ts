@@ -1,3 +1,5 @@
+import {defaultPromptCacheRetention} from "../../responses/pipeline/ResponseAdmission.js";
+import type {PromptCacheRetention} from "../../responses/createRequest.js";
 import {defaultResponseStoreBounds} from "../../store/ResponseStore.js";
 import type {HostConfig} from "../config.js";
 import {cliSetting, editorSetting} from "./setting.js";
@@ -44,6 +46,23 @@ export const storeSettings = {
         },
         apply(config, value) {
             config.storage.promptCacheTtlSeconds = value;
+        }
+    }),
+    promptCacheRetention: editorSetting<PromptCacheRetention>({
+        kind: choice(["24h", "in_memory"] as const, {"in-memory": "in_memory"}),
+        cli: {
+            flag: "prompt-cache-retention", env: "LOCAL_RESPONSES_PROMPT_CACHE_RETENTION",
+            help: "what a request naming no prompt_cache_retention gets: 24h saves its prompt to disk to survive a restart "
+                + "(default), in_memory only a stored response's"
+        },
+        editor: {
+            key: "promptCache.retention", default: defaultPromptCacheRetention, reaction: "rebuild", restricted: true, order: 43,
+            description: "Prompts of requests that name no `prompt_cache_retention`: `24h` saves them to the on-disk prompt "
+                + "cache (per key, in the data folder) so an agent's session survives a restart; `in_memory` saves only stored "
+                + "responses' prompts."
+        },
+        apply(config, value) {
+            config.promptCacheRetention = value;
         }
     }),
     sharedPromptCache: cliSetting({

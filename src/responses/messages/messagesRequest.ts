@@ -49,12 +49,24 @@ export function parseMessagesRequest(body: unknown, options: {countOnly?: boolea
             include: ["reasoning.encrypted_content"],
             ...textFormat(b.output_config?.format),
             stream: b.stream === true,
-            store: false
+            store: false,
+            // A `cache_control` breakpoint asks for the prefix to be kept: it is saved to the prompt cache on disk (the
+            // operator's TTL applies, not the block's `ttl`). Without one the operator's default decides.
+            ...(hasCacheControl(b) ? {prompt_cache_retention: "24h"} : {})
         }
     };
 }
 
-/** `system` as a string or text blocks (their `cache_control` changes nothing: every prompt prefix is reused). */
+/** Whether a `cache_control` breakpoint sits where Anthropic takes one: the body, a system block, a tool, a content block. */
+function hasCacheControl(b: MessagesRequestBody): boolean {
+    const marked = (block: unknown) => (block as {cache_control?: unknown} | null)?.cache_control != null;
+    return marked(b)
+        || (Array.isArray(b.system) && b.system.some(marked))
+        || (b.tools ?? []).some(marked)
+        || b.messages.some((message) => Array.isArray(message.content) && message.content.some(marked));
+}
+
+/** `system` as a string or text blocks (every prompt prefix is reused in memory, marked with `cache_control` or not). */
 function systemText(system: MessagesRequestBody["system"]): string | null {
     if (system == null)
         return null;

@@ -1,5 +1,6 @@
 import type {ChatEngine, EngineLease} from "../../engine/types.js";
 import type {Compactor} from "../compaction/Compactor.js";
+import type {PromptCacheRetention} from "../createRequest.js";
 import {toApiError} from "../engineErrors.js";
 import {generationShape} from "./generationShape.js";
 import type {HistoryResolver} from "./HistoryResolver.js";
@@ -14,8 +15,17 @@ export type AdmissionOptions = {
      * Let every API key reuse every other key's cached prompt prefixes (in memory and on disk): for keys that trust each
      * other, such as one person's many agents. Defaults to false: each key's prompts are a partition of their own.
      */
-    sharedPromptCache?: boolean
+    sharedPromptCache?: boolean,
+    /**
+     * What a request that names no `prompt_cache_retention` gets (`--prompt-cache-retention`): `24h` (the default) saves
+     * its prompt to the on-disk prompt cache, so an agent's session (Codex and Claude Code send `store: false`) survives
+     * a restart; `in_memory` saves only the prompts of stored responses.
+     */
+    promptCacheRetention?: PromptCacheRetention
 };
+
+/** What a request naming no `prompt_cache_retention` gets unless the operator says otherwise: agents' prompts kept on disk. */
+export const defaultPromptCacheRetention: PromptCacheRetention = "24h";
 
 /** The prompt-cache partition of all keys when the operator shares the cache. */
 const sharedPartition = "shared";
@@ -27,6 +37,14 @@ export class ResponseAdmission {
         private readonly compactor?: Compactor,
         private readonly options: AdmissionOptions = {}
     ) {}
+
+    /** Whether the request's evaluated prompt may be saved to the on-disk prompt cache (see `AdmissionOptions`). */
+    public keepsPromptOnDisk(prepared: PreparedResponse): boolean {
+        const retention = prepared.params.promptCacheRetention;
+        if (retention != null)
+            return retention === "24h";
+        return (this.options.promptCacheRetention ?? defaultPromptCacheRetention) === "24h" || prepared.params.store;
+    }
 
     /** Whose cached prompts a request of `owner` may reuse (see `GenerationRequest.cachePartition`). */
     public cachePartition(owner: string): string {
@@ -41,7 +59,7 @@ export class ResponseAdmission {
             // An upstream engine keeps requests of one cache key or conversation on one server (its KV cache).
             const affinityKey = prepared.params.promptCacheKey ?? prepared.params.conversationId ?? undefined;
             // Only a prompt the client asked to store may be written to the prompt cache on disk.
-            const partition = {cachePartition: this.cachePartition(prepared.owner), keepPromptOnDisk: prepared.params.store};
+            const partition = {cachePartition: this.cachePartition(prepared.owner), keepPromptOnDisk: this.keepsPromptOnDisk(prepared)};
             return await this.engine.acquire(prepared.turns, shape.tools ?? [], signal, {...shape, ...partition, affinityKey, onQueued});
         } catch (error) {
             throw toApiError(error);

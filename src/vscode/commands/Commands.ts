@@ -41,6 +41,7 @@ export class Commands implements vscode.Disposable {
             run(commandIds.listResponses, () => listResponsesCommand(context)),
             run(commandIds.cancelJob, () => this.cancelJob()),
             run(commandIds.clearStore, () => this.clearStore()),
+            run(commandIds.clearPromptCache, () => this.clearPromptCache()),
             run(commandIds.showLogs, () => context.log.show()),
             run(commandIds.getStarted, () => context.firstRun.open())
         ];
@@ -202,6 +203,18 @@ export class Commands implements vscode.Disposable {
         const deleted = this.context.session.responses.clear();
         this.context.log.info(`store: cleared ${deleted} stored responses`);
         void vscode.window.showInformationMessage(`Local Responses: deleted ${deleted} stored responses.`);
+    }
+
+    /** The prompt states saved on disk (every key's prompts, kept to survive a restart): deleted after a confirmation. */
+    private async clearPromptCache(): Promise<void> {
+        const choice = await vscode.window.showWarningMessage(
+            "Delete every prompt saved in the prompt cache on disk? The next long prompt of each agent is evaluated cold.",
+            {modal: true}, "Delete All");
+        if (choice !== "Delete All")
+            return;
+        const deleted = await this.context.session.forgetPromptStates();
+        this.context.log.info(`prompt cache: deleted ${deleted} saved prompt state${deleted === 1 ? "" : "s"}`);
+        void vscode.window.showInformationMessage(`Local Responses: deleted ${deleted} saved prompt state${deleted === 1 ? "" : "s"}.`);
     }
 
     public dispose(): void {

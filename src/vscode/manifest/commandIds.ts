@@ -16,6 +16,7 @@ export const commandIds = {
     listResponses: "localResponses.listResponses",
     cancelJob: "localResponses.cancelJob",
     clearStore: "localResponses.clearStore",
+    clearPromptCache: "localResponses.clearPromptCache",
     showLogs: "localResponses.showLogs",
     getStarted: "localResponses.getStarted",
     // The sidebar's item actions: they act on the row they are invoked on (hidden from the palette).

@@ -89,9 +89,9 @@ describe("the prompt cache is partitioned by API key (real engine, stories260K)"
         }
     });
 
-    it("a store: false prompt is never written to disk; a stored one is", async () => {
+    it("with --prompt-cache-retention in_memory, a store: false prompt is never written to disk; a stored one is", async () => {
         const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "lr-nostore-"));
-        const server = await startTestServer(durable(dataDir));
+        const server = await startTestServer(durable(dataDir, {promptCacheRetention: "in_memory"}));
         try {
             await ask(server, keyA, "What is rule 3?", {store: false});
             await ask(server, keyA, "What is rule 9? Answer at length, please, with every detail.", {store: false});
@@ -102,7 +102,7 @@ describe("the prompt cache is partitioned by API key (real engine, stories260K)"
         assert.equal(fs.existsSync(path.join(dataDir, "prompt-states")) ? fs.readdirSync(path.join(dataDir, "prompt-states")).length : 0, 0,
             "nor a manifest holding its tokens");
 
-        const stored = await startTestServer(durable(dataDir));
+        const stored = await startTestServer(durable(dataDir, {promptCacheRetention: "in_memory"}));
         await ask(stored, keyA, "What is rule 3?");
         await stored.close();
         assert.equal(stateFiles(dataDir).length, 1, "the same prompt stored is saved (the test can see a save)");
