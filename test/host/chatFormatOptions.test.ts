@@ -26,7 +26,7 @@ function refusal(args: string[]): string {
 }
 
 describe("--chat-wrapper", () => {
-    it("defaults to auto (detection), and takes node-llama-cpp's wrapper names and the family ids, from the flag or the environment", () => {
+    it("defaults to auto (detection), takes node-llama-cpp's wrapper names and the family ids, from the flag or the environment", () => {
         assert.deepEqual(chatFormat([]), {wrapper: "auto", template: null});
         assert.equal(chatFormat(["--chat-wrapper", "chatML"]).wrapper, "chatML");
         assert.equal(chatFormat(["--chat-wrapper", "llama3.1"]).wrapper, "llama3.1");
