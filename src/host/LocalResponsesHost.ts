@@ -19,6 +19,7 @@ import {ResponseStore} from "../store/ResponseStore.js";
 import {StreamReaderSlots} from "../server/StreamReaderSlots.js";
 import {DurableStoreUnavailableError, StoreDatabase} from "../store/durable/StoreDatabase.js";
 import type {HostConfig} from "./config.js";
+import {chatFormatWarning, describeChatFormat} from "./chatFormatText.js";
 import {createEngine} from "./createEngine.js";
 import {listUpstreamModels, type UpstreamModelListing} from "./upstreamModels.js";
 import {readOrCreateSecret} from "./dataFolder.js";
@@ -167,9 +168,11 @@ export class LocalResponsesHost {
         const info = await this.engine.load(this.config.engine === "upstream" ? this.config.upstream.model ?? "" : modelPath, onProgress);
         const keys = info.keyCache == null ? ""
             : `, ${info.keyCache.type} keys${info.keyCache.note == null ? "" : ` (${info.keyCache.note})`}`;
-        this.events.log?.(
-            `model: loaded ${info.id} (context ${info.contextSize} × ${info.sequences} sequences, ${info.chatWrapper}${keys})`
-        );
+        const format = info.chatFormat == null ? info.chatWrapper : describeChatFormat(info.chatFormat);
+        this.events.log?.(`model: loaded ${info.id} (context ${info.contextSize} × ${info.sequences} sequences, ${format}${keys})`);
+        const warning = info.chatFormat == null ? null : chatFormatWarning(info.id, info.chatFormat);
+        if (warning != null)
+            this.events.log?.(`model: warning: ${warning}`);
         return info;
     }
 

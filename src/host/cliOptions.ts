@@ -4,7 +4,7 @@ import {defaultConfig, type HostConfig} from "./config.js";
 import {defaultDataDir} from "./dataFolder.js";
 import type {Setting} from "./settings/setting.js";
 import type {CliRaw} from "./settings/settingKinds.js";
-import {speculativeConflict, upstreamWithoutUrl} from "./settings/settingRules.js";
+import {speculativeConflict, upstreamWithoutUrl, wrapperAndTemplateConflict} from "./settings/settingRules.js";
 import {cliSettings, settingsTable} from "./settings/settingsTable.js";
 
 /** Each flag as node's parseArgs, `--help` and tests see it, derived from the settings table (src/host/settings/). */
@@ -43,6 +43,9 @@ export function parseCliOptions(argv: string[], env: NodeJS.ProcessEnv = process
         throw new CliUsageError("--speculative draft needs --draft-model FILE (a small model with the same vocabulary).");
     if (conflict === "modelWithoutDraft")
         throw new CliUsageError(`--draft-model is only used with --speculative draft (got --speculative ${config.speculative}).`);
+    if (wrapperAndTemplateConflict(config.chatFormat))
+        throw new CliUsageError(`--chat-wrapper ${config.chatFormat.wrapper} renders prompts its own way and would ignore --chat-template: `
+            + "give one of them (with --chat-template, --chat-wrapper takes a family id only).");
     return {
         config,
         apiKeyFile: read(settingsTable.apiKeyFile) ?? null,

@@ -1,3 +1,4 @@
+import {defaultChatFormatChoice, type ChatFormatChoice} from "../engine/llama/families/chatFormatChoice.js";
 import {defaultBusyPollBelowTokenMs} from "../engine/llama/BusyPoll.js";
 import {defaultPromptThreads, defaultQueueLimit, defaultThreads} from "../engine/engineDefaults.js";
 import type {GpuChoice, SpeculativeKind} from "../engine/types.js";
@@ -25,6 +26,8 @@ export type HostConfig = {
     modelPath: string | null,
     /** Name reported for the model; defaults to the file name. */
     modelAlias: string | null,
+    /** The chat format chosen over detection (`--chat-wrapper`, `--chat-template`; see ChatFormatChoice). */
+    chatFormat: ChatFormatChoice,
     host: string,
     port: number,
     /** Accepted API keys; empty disables authentication (the CLI generates one unless told otherwise). */
@@ -179,6 +182,7 @@ export function defaultConfig(): HostConfig {
         },
         modelPath: null,
         modelAlias: null,
+        chatFormat: {...defaultChatFormatChoice},
         host: "127.0.0.1",
         port: 8080,
         apiKeys: [],

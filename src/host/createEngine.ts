@@ -35,6 +35,7 @@ export function createEngine(config: HostConfig, log?: (line: string) => void): 
         busyPollBelowTokenMs: config.busyPollBelowTokenMs,
         stopSequences: config.stopSequences,
         alias: config.modelAlias ?? undefined,
+        chatFormat: config.chatFormat,
         promptCache: promptCacheOf(config, log)
     });
 }

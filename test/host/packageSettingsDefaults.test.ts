@@ -5,6 +5,7 @@ import {describe, it} from "node:test";
 import {repoRoot} from "../helpers/paths.js";
 import {defaultQueueLimit, defaultThreads} from "../../src/engine/engineDefaults.js";
 import {defaultUpstreamHealthIntervalMs, defaultUpstreamTimeoutSeconds} from "../../src/engine/upstream/UpstreamEngine.js";
+import {defaultChatFormatChoice} from "../../src/engine/llama/families/chatFormatChoice.js";
 import {defaultConfig} from "../../src/host/config.js";
 import {defaultBackgroundJobLimits} from "../../src/responses/background/BackgroundJobs.js";
 import {defaultSummaryMaxTokens} from "../../src/responses/compaction/Compactor.js";
@@ -34,6 +35,8 @@ const mirrors: Record<string, unknown> = {
     "model.alias": "",
     "model.downloadDirectory": "",
     "model.catalog": editorOnly.modelCatalog,
+    "model.chatWrapper": config.chatFormat.wrapper,
+    "model.chatTemplate": "",
     "autoStart": editorOnly.autoStart,
     "chatProvider.enabled": editorOnly.chatProviderEnabled,
     "server.host": config.host,
@@ -94,5 +97,6 @@ describe("defaults are declared once", () => {
             defaultStreamReaderLimits);
         assert.equal(config.compaction.summaryMaxTokens, defaultSummaryMaxTokens);
         assert.equal(config.contextSize, null, "null: the engine's plan (planContext)");
+        assert.deepEqual(config.chatFormat, defaultChatFormatChoice, "detection, no template of the person's");
     });
 });

@@ -97,6 +97,19 @@ describe("headless CLI (dist/cli.js, built by npm test)", () => {
         assert.match(output().stderr, /--threads must be an integer/);
     });
 
+    it("refuses an unknown chat wrapper in one line that lists the names, and says the chosen format when it loads", async () => {
+        const refused = run(["serve", "--model", models.chatml, "--chat-wrapper", "chatml"]);
+        assert.equal(await refused.exited, 2);
+        assert.match(refused.output().stderr, /^error: --chat-wrapper must be auto, general, .*chatML.*kimi-k2.* \(got 'chatml'\)\.$/m);
+        const {child, exited, output} = run(["serve", "--model", models.chatml, "--port", "0", "--threads", "1", "--no-auth",
+            "--chat-wrapper", "kimi-k2"]);
+        while (!output().stdout.includes("\n") && child.exitCode == null)
+            await new Promise((resolve) => setTimeout(resolve, 20));
+        assert.match(output().stderr, /model: loaded stories260K \(.*ChatML\+kimi-k2 \(family kimi-k2, tool calls understood\)/);
+        child.kill("SIGTERM");
+        assert.equal(await exited, 0);
+    });
+
     it("prints one 'listening on' line, serves with a generated 0600 key file, and exits 0 on SIGTERM", async () => {
         const home = fs.mkdtempSync(path.join(os.tmpdir(), "lr-home-"));
         const {child, exited, output} = run(["serve", "--model", models.chatml, "--port", "0", "--threads", "1"], {XDG_CONFIG_HOME: home});

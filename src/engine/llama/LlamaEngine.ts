@@ -2,7 +2,8 @@ import path from "node:path";
 import type {Llama, LlamaContext, LlamaModel} from "node-llama-cpp";
 import {AfterDispatch} from "./AfterDispatch.js";
 import {ChatWrapperVariants, type PromptShape} from "./ChatWrapperVariants.js";
-import {resolveFamilyChatWrapper} from "./families/familyChatWrapper.js";
+import type {ChatFormatChoice} from "./families/chatFormatChoice.js";
+import {resolveChosenChatWrapper} from "./families/chosenChatWrapper.js";
 import {JsonGrammars} from "./grammars.js";
 import {Emitter} from "../../protocol/Emitter.js";
 import {BatchThreads} from "./BatchThreads.js";
@@ -57,6 +58,8 @@ export type LlamaEngineOptions = {
     busyPollBelowTokenMs?: number,
     /** The model name reported to clients. Defaults to the file name without `.gguf`. */
     alias?: string,
+    /** The chat format a person chose over detection (`--chat-wrapper`, `--chat-template`). Defaults to detection. */
+    chatFormat?: ChatFormatChoice,
     /**
      * Text that ends a plain-text answer like an end-of-turn token (reported as a normal stop, not a length cut).
      * For models that do not end their turns on their own. Defaults to none.
@@ -258,7 +261,8 @@ export class LlamaEngine implements ChatEngine {
                     promptThreads: this.promptThreads, generationThreads: this.threads,
                     promptBatchTokens: parallel * (1 + speculative.maxPredictedTokens) + 1
                 });
-                const {wrapper: chatWrapper, format: chatFormat, family} = resolveFamilyChatWrapper(binding, model);
+                const {wrapper: chatWrapper, format: chatFormat, family} =
+                    await resolveChosenChatWrapper(binding, model, this.options.chatFormat);
                 const sequences = Array.from({length: parallel},
                     () => context.getSequence({tokenPredictor: speculative.predictorForNewSequence()}));
                 const loaded = new LoadedModel({

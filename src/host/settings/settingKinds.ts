@@ -81,6 +81,16 @@ export function optionalText(): Kind<string | null> {
     return {...textSchema, fromCli: textFromCli, fromJson: textFromJson, toJson: (value) => value ?? ""};
 }
 
+/** Optional text that must pass `test` when set: `expected` says what it must be (a file that exists, a known name). */
+export function checkedText(expected: string, test: (value: string) => boolean): Kind<string | null> {
+    const check = (reading: Reading<string>): Reading<string> =>
+        "expected" in reading || reading.value === undefined || test(reading.value) ? reading : {expected};
+    return {
+        ...textSchema, fromCli: (raw) => check(textFromCli(raw)), fromJson: (raw) => check(textFromJson(raw)),
+        toJson: (value) => value ?? ""
+    };
+}
+
 const textSchema = {schema: {type: "string"}, cli: {type: "string", multiple: false}} as const;
 
 /** The CLI takes text as given (a shell strips what it should). */

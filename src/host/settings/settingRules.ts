@@ -1,3 +1,4 @@
+export {wrapperAndTemplateConflict} from "../../engine/llama/families/chatFormatChoice.js";
 import type {SpeculativeKind} from "../../engine/types.js";
 import type {HostConfig} from "../config.js";
 

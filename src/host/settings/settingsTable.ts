@@ -1,4 +1,5 @@
 import {backgroundSettings} from "./backgroundSettings.js";
+import {chatFormatSettings} from "./chatFormatSettings.js";
 import {conversationSettings} from "./conversationSettings.js";
 import {engineSettings} from "./engineSettings.js";
 import {modelSettings} from "./modelSettings.js";
@@ -17,6 +18,7 @@ export const settingsSection = "localResponses";
  */
 export const settingsTable = {
     ...modelSettings,
+    ...chatFormatSettings,
     ...serverSettings,
     ...engineSettings,
     ...requestSettings,

@@ -1,5 +1,6 @@
 import {Router} from "express";
 import type {ChatEngine} from "../../engine/types.js";
+import {chatFormatWire} from "./chatFormatWire.js";
 
 /** `GET /v1/models`: the loaded model, under the name responses report. */
 export function modelsRouter(engine: ChatEngine, startedAt: number): Router {
@@ -9,7 +10,8 @@ export function modelsRouter(engine: ChatEngine, startedAt: number): Router {
         object: "model" as const,
         created: startedAt,
         owned_by: "local-responses",
-        context_window: engine.model.contextSize
+        context_window: engine.model.contextSize,
+        ...chatFormatWire(engine.model)
     }]);
 
     router.get("/models", (_req, res) => {

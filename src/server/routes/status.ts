@@ -1,6 +1,7 @@
 import {Router} from "express";
 import type {AppliedBounds} from "../../store/BoundedStore.js";
 import type {ServerMetrics, MetricsSources} from "../metrics.js";
+import {chatFormatWire} from "./chatFormatWire.js";
 
 /**
  * `GET /v1/status` (JSON: model, engine, store and job occupancy, cache counters) and `GET /metrics`
@@ -19,6 +20,7 @@ export function statusRouter(sources: MetricsSources, metrics: ServerMetrics, se
             model: model == null ? null
                 : {
                     id: model.id, context_size: model.contextSize, sequences: model.sequences, chat_wrapper: model.chatWrapper,
+                    ...chatFormatWire(model),
                     ...model.keyCache != null && {cache_type_k: model.keyCache.type},
                     ...model.batchSize != null && {batch_size: model.batchSize}
                 },

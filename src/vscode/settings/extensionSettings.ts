@@ -3,7 +3,7 @@ import path from "node:path";
 import {defaultConfig, type HostConfig} from "../../host/config.js";
 import type {EditorSetting} from "../../host/settings/setting.js";
 import {automatic} from "../../host/settings/settingKinds.js";
-import {speculativeConflict, upstreamWithoutUrl} from "../../host/settings/settingRules.js";
+import {speculativeConflict, upstreamWithoutUrl, wrapperAndTemplateConflict} from "../../host/settings/settingRules.js";
 import {
     editorRecord, editorSettings, settingsSection, settingsTable, type ExtensionSettings
 } from "../../host/settings/settingsTable.js";
@@ -37,6 +37,11 @@ export function readSettings(get: SettingReader): {settings: ExtensionSettings, 
     if (upstreamWithoutUrl(settings.engine, settings.upstreamUrls)) {
         problems.push(`${settingId("engine")} is upstream but ${settingId("upstreamUrls")} lists no http(s) URL; using local.`);
         settings.engine = "local";
+    }
+    if (wrapperAndTemplateConflict({wrapper: settings.chatWrapper, template: settings.chatTemplate})) {
+        problems.push(`${settingId("chatWrapper")} ${settings.chatWrapper} renders prompts its own way: ${settingId("chatTemplate")} `
+            + "is ignored (with a template, the wrapper setting takes a family id only).");
+        settings.chatTemplate = null;
     }
     return {settings, problems};
 }

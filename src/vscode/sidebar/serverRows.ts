@@ -1,4 +1,5 @@
 import type {EngineStats, ModelInfo} from "../../engine/types.js";
+import {chatFormatWarning, describeChatFormat} from "../../host/chatFormatText.js";
 import {describeVscodeChat, type VscodeChatState} from "../chatProvider/vscodeChatState.js";
 import type {ControllerState} from "../controller/controllerState.js";
 import {describeEngine} from "../status/engineDescription.js";
@@ -28,6 +29,7 @@ export function serverRows(facts: ServerFacts): SidebarRow[] {
         {id: "server.model", label: "Model", description: describeModel(state), icon: "symbol-constant",
             tooltip: model?.path ?? state.pendingModelPath ?? undefined,
             contextValue: model != null ? "server.model" : "server.noModel"},
+        ...chatFormatRows(model),
         {
             id: "server.engine", label: "Engine", description: describeEngine(state.engineKind, model),
             icon: state.engineKind === "upstream" ? "cloud" : "vm"
@@ -46,6 +48,17 @@ export function serverRows(facts: ServerFacts): SidebarRow[] {
                 + `(${formatCount(facts.totals.cachedTokens)} cached) / ${formatCount(facts.totals.outputTokens)} out`},
         {id: "server.vscodeChat", label: "VS Code chat", icon: "comment-discussion", description: describeVscodeChat(facts.vscodeChat)}
     ];
+}
+
+/** The local model's chat format, with a warning icon and the way out where its own tool calls are not understood. */
+function chatFormatRows(model: ModelInfo | null): SidebarRow[] {
+    const format = model?.chatFormat;
+    if (model == null || format == null)
+        return [];
+    return [{
+        id: "server.chatFormat", label: "Chat format", description: describeChatFormat(format),
+        icon: format.toolCallsUnderstood ? "symbol-namespace" : "warning", tooltip: chatFormatWarning(model.id, format) ?? undefined
+    }];
 }
 
 function describeServer(state: ControllerState): string {

@@ -4,6 +4,7 @@ import type {StatusModel} from "./statusView.js";
 import type {PromptProgress} from "../../engine/types.js";
 import {PromptProgressTracker} from "./PromptProgressTracker.js";
 import {TokenRate} from "./TokenRate.js";
+import {describeChatFormat} from "../../host/chatFormatText.js";
 import {describeEngine} from "./engineDescription.js";
 import {Emitter} from "../../protocol/Emitter.js";
 
@@ -77,6 +78,7 @@ export class ServerStats {
             tokensPerSecond: this.active > 0 ? this.rate.perSecond(this.now()) : 0,
             endpoint: state.endpoint,
             answeredBy: describeEngine(state.engineKind, state.model),
+            ...state.model?.chatFormat != null && {chatFormat: describeChatFormat(state.model.chatFormat)},
             engineKind: state.engineKind,
             totals: this.totals,
             prompt: this.prompts.view(),

@@ -13,6 +13,8 @@ export type StatusModel = {
     endpoint: string | null,
     /** Which engine answers (`describeEngine`); absent: not shown. */
     answeredBy?: string,
+    /** The local model's chat format in words (`describeChatFormat`); absent: not shown. */
+    chatFormat?: string,
     /** `upstream`: the engine connects to servers instead of loading a file, and the words say so. Absent: local. */
     engineKind?: "local" | "upstream",
     totals: {inputTokens: number, outputTokens: number, cachedTokens: number, generations: number},
@@ -58,6 +60,7 @@ export function formatStatus(model: StatusModel): StatusView {
         `Local Responses: ${describeState(state, model)}`,
         `Endpoint: ${model.endpoint ?? "not listening"}`,
         ...(model.answeredBy != null ? [`Engine: ${model.answeredBy}`] : []),
+        ...(model.chatFormat != null ? [`Chat format: ${model.chatFormat}`] : []),
         `Tokens since start: ${formatCount(model.totals.inputTokens)} in / ${formatCount(model.totals.outputTokens)} out `
             + `(${model.totals.generations} responses)`,
         `Cached input tokens: ${formatCount(model.totals.cachedTokens)}`,

@@ -121,6 +121,20 @@ test("engine settings that cannot work are said out loud and fall back to the lo
         /localResponses\.upstream\.timeoutSeconds must be an integer from 1/);
 });
 
+test("the chat format settings mirror --chat-wrapper and --chat-template; a template beside a wrapper that ignores it is dropped", () => {
+    const chosen = readSettings(reader({"model.chatWrapper": "kimi-k2", "model.chatTemplate": "chatml"}));
+    assert.deepEqual(chosen.problems, []);
+    assert.deepEqual(toHostConfig(chosen.settings, "key", null).chatFormat, {wrapper: "kimi-k2", template: "chatml"});
+    const wrong = readSettings(reader({"model.chatWrapper": "chatml", "model.chatTemplate": "/no/such.jinja"}));
+    assert.deepEqual(toHostConfig(wrong.settings, "key", null).chatFormat, {wrapper: "auto", template: null});
+    assert.match(wrong.problems[0]!, /^localResponses\.model\.chatWrapper must be auto, general, .*; using auto\.$/);
+    assert.match(wrong.problems[1]!, /^localResponses\.model\.chatTemplate must be a Jinja template file or a builtin name/);
+    const both = readSettings(reader({"model.chatWrapper": "chatML", "model.chatTemplate": "llama3"}));
+    assert.deepEqual(toHostConfig(both.settings, "key", null).chatFormat, {wrapper: "chatML", template: null});
+    assert.match(both.problems.join("\n"), /localResponses\.model\.chatWrapper chatML renders prompts its own way: .*chatTemplate is ignored/);
+    assert.equal(planSettingsChange(chosen.settings, both.settings).action, "rebuild", "the wrapper is chosen when the model loads");
+});
+
 test("changing the engine or any upstream setting rebuilds the core", () => {
     const base = readSettings(reader({"engine": "upstream", "upstream.urls": ["http://a/v1"]})).settings;
     for (const change of [{"engine": "local"}, {"upstream.urls": ["http://b/v1"]}, {"upstream.model": "m"}, {"upstream.timeoutSeconds": 5}]) {

@@ -61,6 +61,20 @@ test("Server view: state, endpoint, model, context, threads, queue and totals", 
     assert.equal(stopped[2]!.description, "x.gguf (loading)");
 });
 
+test("Server view: the local model's chat format, with a warning where its own tool calls are not understood", () => {
+    const facts = {engine: null, threads: {count: 1, isDefault: true}, totals, vscodeChat: "on"} as const;
+    const row = (chatFormat: NonNullable<ControllerState["model"]>["chatFormat"]) => serverRows({
+        ...facts, state: {...listening, model: {...listening.model!, chatFormat}}
+    }).find((found) => found.id === "server.chatFormat");
+    assert.equal(row(undefined), undefined, "no row where the engine reports none (upstream)");
+    const understood = row({wrapper: "JinjaTemplate+kimi-k2", family: "kimi-k2", toolCallsUnderstood: true})!;
+    assert.deepEqual([understood.description, understood.icon, understood.tooltip],
+        ["JinjaTemplate+kimi-k2 (family kimi-k2, tool calls understood)", "symbol-namespace", undefined]);
+    const generic = row({wrapper: "JinjaTemplate", family: null, toolCallsUnderstood: false})!;
+    assert.equal(generic.icon, "warning");
+    assert.match(generic.tooltip ?? "", /--chat-wrapper NAME or --chat-template FILE/);
+});
+
 test("Models view: loaded first, each file once, only downloaded files deletable", () => {
     const rows = modelRows({
         recent: ["/dl/b.gguf", "/elsewhere/a.gguf", "/m/stories260K.gguf"],

@@ -36,6 +36,9 @@ test("the tooltip carries endpoint, tokens since start, cached tokens, jobs and 
     assert.match(formatStatus(base).tooltip, /Active jobs: n\/a/);
     assert.match(formatStatus({...base, answeredBy: "upstream · qwen on gpu-a:8000"}).tooltip, /^Engine: upstream · qwen on gpu-a:8000$/m,
         "which engine and upstream model answer");
+    assert.match(formatStatus({...base, chatFormat: "JinjaTemplate (no known family, tool calls only when forced)"}).tooltip,
+        /^Chat format: JinjaTemplate \(no known family, tool calls only when forced\)$/m, "the inspector's status line shows it too");
+    assert.doesNotMatch(tooltip, /Chat format/, "none without a local model's format");
 });
 
 test("counts are compact", () => {

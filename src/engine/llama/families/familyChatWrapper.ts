@@ -17,7 +17,7 @@ export type ChatFormat = {
 };
 
 /** The wrapper a model is served with: node-llama-cpp's, with the family's own call syntax where node-llama-cpp's is wrong. */
-type FamilyWrapper = {wrapper: ChatWrapper, format: ChatFormat};
+export type FamilyWrapper = {wrapper: ChatWrapper, format: ChatFormat};
 
 export function resolveFamilyChatWrapper(binding: NodeLlamaCpp, model: LlamaModel): FamilyWrapper & {family: ModelFamily | undefined} {
     const family = modelFamily(model);
@@ -30,10 +30,12 @@ export function modelFamily(model: LlamaModel): ModelFamily | undefined {
     return detectFamily(typeof template === "string" ? template : undefined);
 }
 
-export function withFamilySyntax(binding: NodeLlamaCpp, resolved: ChatWrapper, family: ModelFamily | undefined): FamilyWrapper {
+/** With `forced` (a person named the family) its syntax replaces the wrapper's whatever the table's `replace` says. */
+export function withFamilySyntax(binding: NodeLlamaCpp, resolved: ChatWrapper, family: ModelFamily | undefined,
+    forced = false): FamilyWrapper {
     const base = withoutThoughtStopTriggers(binding, resolved);
     const generic = usesGenericCallSyntax(binding, base);
-    if (family == null || (family.replace === "ifGeneric" && !generic))
+    if (family == null || (!forced && family.replace === "ifGeneric" && !generic))
         return {wrapper: base, format: {wrapper: base.wrapperName, family: family?.id ?? null, toolCallsUnderstood: !generic}};
     const wrapper = withCallSyntax(base, nativeCallSyntax(family.callSyntax, binding), `${base.wrapperName}+${family.id}`);
     return {wrapper, format: {wrapper: wrapper.wrapperName, family: family.id, toolCallsUnderstood: true}};
