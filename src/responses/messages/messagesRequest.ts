@@ -6,13 +6,16 @@ import type {
     ContentBlockBody, MessageBody, MessagesRequestBody, MessagesToolBody, MessagesToolChoiceBody, OutputConfigBody, ThinkingBody,
     ToolResultBody
 } from "../schemas/messagesRequest.js";
+import type {CreateRequestBody} from "../schemas/createRequest.js";
+import type {InputItemBody} from "../schemas/itemDefs.js";
+import type {FunctionToolBody} from "../schemas/toolDefs.js";
 import {checkBody, validateMessagesRequest} from "../schemas/validators.js";
 import {checkShapeBounds} from "../schemas/shapeBounds.js";
 
 /** A Messages request in the Responses domain's terms: the create body it runs as, and what only Messages has. */
 export type MessagesRequest = {
     /** A `POST /v1/responses` body (never stored): the same preparation, admission and generation as Responses. */
-    responsesBody: Record<string, unknown>,
+    responsesBody: CreateRequestBody,
     model: string,
     stream: boolean,
     stopSequences: string[],
@@ -79,10 +82,10 @@ function systemText(system: MessagesRequestBody["system"]): string | null {
  * server issued, is the model's earlier thought; another server's signature reads as nothing). A redacted thought
  * is another model's: there is nothing here to read back, so it is left out.
  */
-function toItems(message: MessageBody): Record<string, unknown>[] {
+function toItems(message: MessageBody): InputItemBody[] {
     if (typeof message.content === "string")
         return [{type: "message", role: message.role, content: message.content}];
-    const items: Record<string, unknown>[] = [];
+    const items: InputItemBody[] = [];
     let text: string[] = [];
     const flushText = (): void => {
         if (text.length > 0)
@@ -102,7 +105,7 @@ function toItems(message: MessageBody): Record<string, unknown>[] {
     return items;
 }
 
-function blockItem(block: ContentBlockBody): Record<string, unknown> | null {
+function blockItem(block: ContentBlockBody): InputItemBody | null {
     switch (block.type) {
         case "tool_use":
             return {type: "function_call", call_id: block.id, name: block.name, arguments: JSON.stringify(block.input)};
@@ -125,11 +128,12 @@ function toolResultText(block: ToolResultBody): string {
 }
 
 /** Anthropic's custom tool as a non-strict function (its schema is the client's, often wider than strict mode allows). */
-function toFunctionTool(tool: MessagesToolBody): Record<string, unknown> {
+function toFunctionTool(tool: MessagesToolBody): FunctionToolBody {
     return {type: "function", name: tool.name, description: tool.description ?? null, parameters: tool.input_schema, strict: false};
 }
 
-function toolChoice(choice: MessagesToolChoiceBody | undefined, toolCount: number): Record<string, unknown> {
+function toolChoice(choice: MessagesToolChoiceBody | undefined,
+    toolCount: number): Pick<CreateRequestBody, "tool_choice" | "parallel_tool_calls"> {
     if (choice == null)
         return {};
     const parallel = choice.disable_parallel_tool_use === true ? {parallel_tool_calls: false} : {};
@@ -162,6 +166,6 @@ function effortOf(thinking: ThinkingBody | undefined, effort: OutputConfigBody["
 }
 
 /** `output_config.format`: structured output, strict as Anthropic's is (grammar and schema check, as Responses' `json_schema`). */
-function textFormat(format: OutputConfigBody["format"]): Record<string, unknown> {
+function textFormat(format: OutputConfigBody["format"]): Pick<CreateRequestBody, "text"> {
     return format == null ? {} : {text: {format: {type: "json_schema", name: "output", schema: format.schema, strict: true}}};
 }

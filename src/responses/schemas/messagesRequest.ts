@@ -194,7 +194,9 @@ export type ContentBlockBody =
     | {type: "redacted_thinking", data?: string};
 export type MessageBody = {role: "user" | "assistant" | "system", content: string | ContentBlockBody[]};
 export type MessagesToolBody = {type?: "custom" | null, name: string, description?: string, input_schema: Record<string, unknown>};
-export type MessagesToolChoiceBody = {type: "auto" | "any" | "tool" | "none", name?: string, disable_parallel_tool_use?: boolean};
+/** `name` is required with `tool` (the schema's if/then). */
+export type MessagesToolChoiceBody = {disable_parallel_tool_use?: boolean}
+    & ({type: "tool", name: string} | {type: "auto" | "any" | "none", name?: string});
 export type ThinkingBody = {type: "enabled" | "adaptive" | "between_tools" | "disabled", budget_tokens?: number, display?: string};
 export type OutputConfigBody = {
     effort?: "low" | "medium" | "high" | "xhigh" | "max" | null,
