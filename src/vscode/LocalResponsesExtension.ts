@@ -2,8 +2,7 @@ import * as vscode from "vscode";
 import {ChatProviderRegistration} from "./chatProvider/ChatProviderRegistration.js";
 import {ApiKeySecret} from "./controller/ApiKeySecret.js";
 import {UpstreamApiKeySecret} from "./controller/UpstreamApiKeySecret.js";
-import type {CommandContext} from "./CommandContext.js";
-import {Commands} from "./commands/Commands.js";
+import {Commands, type CommandPorts} from "./commands/Commands.js";
 import {InspectorPanel, inspectorViewType, type InspectorData, type InspectorTarget} from "./inspector/InspectorPanel.js";
 import {HostController} from "./controller/HostController.js";
 import {HostSession} from "./HostSession.js";
@@ -13,7 +12,7 @@ import {ServerStats} from "./status/ServerStats.js";
 import {TimingHistory} from "./inspector/TimingHistory.js";
 import {LogChannel} from "./log/LogChannel.js";
 import {Settings} from "./settings/Settings.js";
-import {Sidebar} from "./sidebar/Sidebar.js";
+import {Sidebar, type SidebarContext} from "./sidebar/Sidebar.js";
 import {FirstRun} from "./firstRun/FirstRun.js";
 import {StatusBar} from "./status/StatusBar.js";
 
@@ -22,7 +21,7 @@ import {StatusBar} from "./status/StatusBar.js";
  * commands read the controller. `activate` builds this and returns at once: the model loads in the
  * background, and only when `autoStart` is on and a model is configured.
  */
-export class LocalResponsesExtension implements CommandContext, vscode.Disposable {
+export class LocalResponsesExtension implements CommandPorts, SidebarContext, vscode.Disposable {
     public readonly log = new LogChannel();
     public readonly secret: ApiKeySecret;
     public readonly upstreamSecret: UpstreamApiKeySecret;

@@ -3,7 +3,9 @@ import * as vscode from "vscode";
 import {claudeBaseUrl, claudeSettingsFile, claudeSettingsPreview, type ClaudeProvider} from "./claudeSettings.js";
 import {writeClaudeSettings} from "./writeClaudeSettings.js";
 import {clientKeyVariable} from "../clientKey.js";
-import type {CommandContext} from "../CommandContext.js";
+import type {HostController} from "../controller/HostController.js";
+import type {FirstRunRecorder} from "../firstRun/FirstRunProgress.js";
+import type {LogChannel} from "../log/LogChannel.js";
 import {commandIds} from "../manifest/commandIds.js";
 
 const openSettings = "Open settings.json";
@@ -14,7 +16,9 @@ const openSettings = "Open settings.json";
  * helper prints, never in the file; a file that is not JSON (or is a link) is left as it is, a key the person set is
  * removed only if they say so, and a written file keeps its previous version beside it.
  */
-export async function configureClaudeCode(context: Pick<CommandContext, "controller" | "log" | "firstRun">): Promise<void> {
+export async function configureClaudeCode(
+    context: {controller: HostController, log: LogChannel, firstRun: FirstRunRecorder}
+): Promise<void> {
     const {endpoint, model} = context.controller.state;
     if (endpoint == null) {
         const choice = await vscode.window.showWarningMessage(

@@ -3,7 +3,9 @@ import path from "node:path";
 import * as vscode from "vscode";
 import {codexKeyVariable, codexProviderBlock, codexShellHint, codexTopLevelKeys, type CodexProvider} from "./codexConfig.js";
 import {writeCodexConfig} from "./writeCodexConfig.js";
-import type {CommandContext} from "../CommandContext.js";
+import type {HostController} from "../controller/HostController.js";
+import type {FirstRunRecorder} from "../firstRun/FirstRunProgress.js";
+import type {LogChannel} from "../log/LogChannel.js";
 import {commandIds} from "../manifest/commandIds.js";
 
 /**
@@ -11,7 +13,7 @@ import {commandIds} from "../manifest/commandIds.js";
  * environment variable that Codex reads, never into the file. A file that cannot be merged safely (a link, not TOML)
  * is left as it is, with why; a written one keeps its previous version beside it.
  */
-export async function configureCodex(context: Pick<CommandContext, "controller" | "log" | "firstRun">): Promise<void> {
+export async function configureCodex(context: {controller: HostController, log: LogChannel, firstRun: FirstRunRecorder}): Promise<void> {
     const {endpoint, model} = context.controller.state;
     if (endpoint == null) {
         const choice = await vscode.window.showWarningMessage("Local Responses: start the server first, so Codex has an endpoint to "

@@ -5,7 +5,23 @@ import {downloadModelCommand} from "../models/downloadModel.js";
 import {loadModelCommand} from "../models/loadModel.js";
 import {listResponsesCommand} from "./listResponses.js";
 import {commandIds} from "../manifest/commandIds.js";
-import type {CommandContext} from "../CommandContext.js";
+import type {ApiKeySecret} from "../controller/ApiKeySecret.js";
+import type {UpstreamApiKeySecret} from "../controller/UpstreamApiKeySecret.js";
+import type {FirstRunRecorder} from "../firstRun/FirstRunProgress.js";
+import type {HostSession} from "../HostSession.js";
+import type {ModelCommandPorts} from "../models/modelCommandPorts.js";
+import type {ListResponsesPorts} from "./listResponses.js";
+
+/**
+ * What the palette's commands use of the face: the model commands' and the response list's ports, the API keys, the
+ * current core's session and the walkthrough. `LocalResponsesExtension` provides them; nothing here imports it back.
+ */
+export type CommandPorts = ModelCommandPorts & ListResponsesPorts & {
+    secret: ApiKeySecret,
+    upstreamSecret: UpstreamApiKeySecret,
+    session: Pick<HostSession, "hasHost" | "responses" | "jobs" | "forgetPromptStates">,
+    firstRun: FirstRunRecorder & {open(): Promise<void>}
+};
 
 /**
  * Registers every command of the palette. Each one that cannot run says why (no model, server stopped)
@@ -14,7 +30,7 @@ import type {CommandContext} from "../CommandContext.js";
 export class Commands implements vscode.Disposable {
     private readonly registrations: vscode.Disposable[];
 
-    public constructor(private readonly context: CommandContext) {
+    public constructor(private readonly context: CommandPorts) {
         const run = (id: string, handler: () => unknown) => vscode.commands.registerCommand(id, async () => {
             try {
                 await handler();

@@ -1,8 +1,17 @@
 import * as vscode from "vscode";
-import type {CommandContext} from "../CommandContext.js";
+import type {HostSession} from "../HostSession.js";
+import type {InspectorTarget} from "../inspector/InspectorPanel.js";
+import type {LogChannel} from "../log/LogChannel.js";
 
 /** List Stored Responses: a quick pick with status, time and tokens; open one in the inspector or delete it. */
-export async function listResponsesCommand(context: Pick<CommandContext, "session" | "log" | "openInspector">): Promise<void> {
+/** What listing the stored responses uses of the face. */
+export type ListResponsesPorts = {
+    session: Pick<HostSession, "responses">,
+    log: LogChannel,
+    openInspector(target?: string | InspectorTarget): void
+};
+
+export async function listResponsesCommand(context: ListResponsesPorts): Promise<void> {
     const responses = context.session.responses.list();
     if (responses.length === 0) {
         void vscode.window.showInformationMessage("Local Responses: no stored responses yet.");

@@ -11,6 +11,9 @@ export type FirstRunKeys = Record<typeof walkthroughKeys[keyof typeof walkthroug
  */
 export type FirstRunEvent = "endpointCopied" | "keyCopied" | "codexConfigured" | "claudeConfigured" | "responseSeen";
 
+/** What a feature that ticks a walkthrough step needs of it. */
+export type FirstRunRecorder = {record(event: FirstRunEvent): void};
+
 /**
  * What a new user has done, from real events: a model file known (downloaded or picked), a model loaded, a client
  * given the endpoint and key (Configure Codex or Configure Claude Code wrote or showed its block, or both were

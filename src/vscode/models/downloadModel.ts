@@ -6,14 +6,14 @@ import {estimateModelFit} from "../../engine/models/modelFit.js";
 import {downloadRecorded, type RecordedDownload} from "../../engine/models/recordedDownload.js";
 import {formatBytes} from "./formatBytes.js";
 import {describeEntry, describeFit, parseCatalog, type CatalogEntry} from "./modelCatalog.js";
-import type {CommandContext} from "../CommandContext.js";
+import type {ModelCommandPorts} from "./modelCommandPorts.js";
 import {loadAndRemember} from "./loadModel.js";
 import {Settings} from "../settings/Settings.js";
 import {contextSettings} from "../settings/extensionSettings.js";
 
 type PickItem = vscode.QuickPickItem & {entry?: CatalogEntry, custom?: true};
 /** What the catalog and its fit estimates read. */
-type CatalogContext = Pick<CommandContext, "controller" | "log" | "extensionUri">;
+type CatalogContext = Pick<ModelCommandPorts, "controller" | "log" | "extensionUri">;
 
 /**
  * Download Model…: the curated list (media/models.json) and the settings' own entries, each with an estimate of
@@ -22,7 +22,7 @@ type CatalogContext = Pick<CommandContext, "controller" | "log" | "extensionUri"
  * recorded, which a first download records) and the load.
  */
 export async function downloadModelCommand(
-    context: CatalogContext & Pick<CommandContext, "models">
+    context: CatalogContext & Pick<ModelCommandPorts, "models">
 ): Promise<void> {
     if (context.controller.state.engineKind === "upstream")
         return offerLocalEngine(context);
@@ -94,7 +94,7 @@ function describeHashes(download: RecordedDownload): string {
  * A download that did not match its first download's hashes: the file was deleted (`downloadRecorded`). The person
  * may know the publisher replaced it on purpose; forgetting the record lets the next download record anew.
  */
-async function offerToForget(context: Pick<CommandContext, "models" | "log">, uri: string, error: Error): Promise<void> {
+async function offerToForget(context: Pick<ModelCommandPorts, "models" | "log">, uri: string, error: Error): Promise<void> {
     context.log.error(`download: ${error.message}`);
     const forget = "Forget the Recorded Checksum";
     const choice = await vscode.window.showErrorMessage(`Local Responses: ${error.message}`, forget);
@@ -105,7 +105,7 @@ async function offerToForget(context: Pick<CommandContext, "models" | "log">, ur
 }
 
 /** Download Model… with the upstream engine: downloads are GGUF files for the local engine; offers to switch to it. */
-async function offerLocalEngine(context: Pick<CommandContext, "log">): Promise<void> {
+async function offerLocalEngine(context: Pick<ModelCommandPorts, "log">): Promise<void> {
     const choice = await vscode.window.showInformationMessage(
         "Local Responses: Download Model… fetches GGUF files for the local engine, and localResponses.engine is upstream: the upstream "
             + "servers provide the models (Load Model… picks one).",

@@ -1,6 +1,6 @@
 import path from "node:path";
 import * as vscode from "vscode";
-import type {CommandContext} from "../CommandContext.js";
+import type {ModelCommandPorts} from "./modelCommandPorts.js";
 import {Settings} from "../settings/Settings.js";
 import {loadUpstreamModelCommand} from "./loadUpstreamModel.js";
 
@@ -9,7 +9,7 @@ import {loadUpstreamModelCommand} from "./loadUpstreamModel.js";
  * `.gguf`; the choice becomes the model setting.
  */
 export async function loadModelCommand(
-    context: Pick<CommandContext, "controller" | "log" | "models">
+    context: Pick<ModelCommandPorts, "controller" | "log" | "models">
 ): Promise<void> {
     if (context.controller.state.engineKind === "upstream")
         return loadUpstreamModelCommand(context);
@@ -40,7 +40,7 @@ export async function loadModelCommand(
 }
 
 /** Loads a model with a progress notification, then remembers it and writes it to the model setting. */
-export async function loadAndRemember(context: Pick<CommandContext, "controller" | "models">, modelPath: string): Promise<void> {
+export async function loadAndRemember(context: Pick<ModelCommandPorts, "controller" | "models">, modelPath: string): Promise<void> {
     const info = await vscode.window.withProgress({
         location: vscode.ProgressLocation.Notification,
         title: `Loading ${path.basename(modelPath)}`

@@ -1,9 +1,9 @@
 import * as vscode from "vscode";
-import type {CommandContext} from "../CommandContext.js";
+import type {ModelCommandPorts} from "./modelCommandPorts.js";
 import {Settings} from "../settings/Settings.js";
 import {describeUpstreamChoice, noUpstreamModelReason, upstreamModelChoices} from "./upstreamModelChoices.js";
 
-type UpstreamContext = Pick<CommandContext, "controller" | "log">;
+type UpstreamContext = Pick<ModelCommandPorts, "controller" | "log">;
 
 /**
  * Load Model… with `localResponses.engine` upstream: the models the upstreams list (the connected one first and

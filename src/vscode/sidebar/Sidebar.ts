@@ -15,12 +15,28 @@ import {serverRows} from "./serverRows.js";
 import type {SidebarRow} from "./SidebarRow.js";
 import {contextKeys, sidebarViewIds} from "../manifest/viewIds.js";
 import {defaultThreads} from "../../engine/engineDefaults.js";
-import type {CommandContext} from "../CommandContext.js";
+import type {VscodeChatState} from "../chatProvider/vscodeChatState.js";
+import type {HostController} from "../controller/HostController.js";
+import type {HostSession} from "../HostSession.js";
+import type {InspectorTarget} from "../inspector/InspectorPanel.js";
+import type {LogChannel} from "../log/LogChannel.js";
+import type {ModelFiles} from "../models/ModelFiles.js";
+import type {ServerStats} from "../status/ServerStats.js";
 import {ContextKeys} from "../manifest/ContextKeys.js";
 import {SidebarView} from "./SidebarView.js";
 
 /** What the four views show and their row actions use. */
-export type SidebarContext = Pick<CommandContext, "log" | "controller" | "stats" | "session" | "models" | "openInspector" | "vscodeChat">;
+/** What the sidebar reads and does: the face's parts it shows, and the inspector it opens. */
+export type SidebarContext = {
+    log: LogChannel,
+    controller: HostController,
+    stats: ServerStats,
+    session: Pick<HostSession, "hasHost" | "responses" | "jobs" | "onHostChanged">,
+    models: ModelFiles,
+    openInspector(target?: string | InspectorTarget): void,
+    /** Whether the served model is offered to the editor's own chat (`vscode.lm`), and when that changes. */
+    vscodeChat: {readonly state: VscodeChatState, onChange(listener: () => void): () => void}
+};
 
 /**
  * The activity-bar container's four native tree views (Server, Models, Responses, Jobs) and the actions on
