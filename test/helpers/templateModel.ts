@@ -1,0 +1,77 @@
+import {execFile} from "node:child_process";
+import {createHash} from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import {promisify} from "node:util";
+import {syntheticModelDir} from "./syntheticModel.js";
+import {repoRoot, sharedDir} from "./paths.js";
+
+const run = promisify(execFile);
+const templatesDir = path.join(sharedDir, "models/templates");
+const bundle = path.join(repoRoot, "node_modules/node-llama-cpp/llama/gitRelease.bundle");
+
+/** What `../shared/models/templates/families.mjs` exports: the families, their native call texts and scripts. */
+export type TemplateFamilies = {
+    families: Record<string, {name: string, scripts?: {call?: {request?: object}, think?: {request?: object}}}>,
+    nativeCalls: Record<string, string | undefined>
+};
+
+export function templateFamilies(): Promise<TemplateFamilies> {
+    return import(path.join(templatesDir, "families.mjs")) as Promise<TemplateFamilies>;
+}
+
+/**
+ * A model with a real family's tokenizer and chat template (`../shared/models/templates/`), `script` making it write the
+ * family's call or thought opener. Generated once per node-llama-cpp release (the llama.cpp source it ships is read) and
+ * kept beside the synthetic models; files are written under a temporary name and renamed, so concurrent runs are safe.
+ */
+export async function templateModel(family: string, script?: "call" | "think"): Promise<string> {
+    const release = await bundleRelease();
+    const file = path.join(syntheticModelDir, `templates-${release}`, `${family}${script == null ? "" : `-${script}`}.gguf`);
+    if (await exists(file))
+        return file;
+    const source = await llamaSource(release);
+    await fs.mkdir(path.dirname(file), {recursive: true});
+    const partial = `${file}.${process.pid}.partial`;
+    await run(process.execPath, [path.join(templatesDir, "make-template-model.mjs"), "--family", family, "--src", source, "--out", partial,
+        ...(script == null ? [] : ["--script", script])], {maxBuffer: 1 << 24});
+    await fs.rename(partial, file);
+    return file;
+}
+
+let release: Promise<string> | undefined;
+
+/** The bundle's identity: its size and first bytes' hash (reading all 35 MB each run would cost more than it tells). */
+function bundleRelease(): Promise<string> {
+    release ??= (async () => {
+        const handle = await fs.open(bundle);
+        try {
+            const head = Buffer.alloc(1 << 16);
+            await handle.read(head, 0, head.length, 0);
+            const {size} = await handle.stat();
+            return createHash("sha256").update(head).update(String(size)).digest("hex").slice(0, 12);
+        } finally {
+            await handle.close();
+        }
+    })();
+    return release;
+}
+
+/** A checkout of the bundle (making many models from a checkout is much faster than reading the bundle each time). */
+async function llamaSource(release: string): Promise<string> {
+    const source = path.join(syntheticModelDir, `llama-src-${release}`);
+    if (await exists(path.join(source, "models")))
+        return source;
+    const partial = `${source}.${process.pid}.partial`;
+    await run("git", ["clone", "-q", bundle, partial]);
+    await fs.rename(partial, source).catch(async (error: unknown) => {
+        await fs.rm(partial, {recursive: true, force: true});
+        if (!await exists(path.join(source, "models")))
+            throw error;
+    });
+    return source;
+}
+
+function exists(file: string): Promise<boolean> {
+    return fs.access(file).then(() => true, () => false);
+}
