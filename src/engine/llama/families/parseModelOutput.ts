@@ -114,16 +114,25 @@ export function parseModelOutput(
         if (name == null)
             return undefined;
         rest = rest.slice(name.length);
-        const paramsPrefix = str(functions.call.paramsPrefix).replaceAll("{{functionName}}", name).trim();
-        if (!rest.trimStart().startsWith(paramsPrefix))
+        const paramsPrefix = paramsPrefixPattern(str(functions.call.paramsPrefix).replaceAll("{{functionName}}", name).trim())
+            .exec(rest.trimStart());
+        if (paramsPrefix == null)
             return undefined;
-        rest = rest.trimStart().slice(paramsPrefix.length);
+        rest = rest.trimStart().slice(paramsPrefix[0].length);
         const json = leadingJson(rest.trimStart());
         if (json == null)
             return undefined;
         rest = skipPrefixOf(rest.trimStart().slice(json.length), str(functions.call.suffix).replaceAll("{{functionName}}", name).trim());
         return {call: {name, arguments: JSON.parse(json)}, rest};
     }
+}
+
+/**
+ * LlamaChat writes the params prefix itself after the name, so the model's own call index there (Kimi K2's
+ * `functions.NAME:1`, where the syntax has `:0`) does not stop the call: digits match any digits.
+ */
+function paramsPrefixPattern(paramsPrefix: string): RegExp {
+    return new RegExp(`^${paramsPrefix.split(/\d+/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("\\d+")}`);
 }
 
 /** The opener found first in `text` (the longest where two start at the same place). */
