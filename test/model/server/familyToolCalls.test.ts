@@ -11,7 +11,7 @@ import {weatherParameters} from "../../helpers/weatherTools.js";
  * write its `\n` twice): Qwen3.5 stands for its `<function=` syntax. Granite 3.3's script stops inside the call
  * prefix (`{"name":` where the prefix is `{"name": "`), so it never opens a call. Then `--script think` models: reasoning.
  */
-const callFamilies = ["qwen3.5", "gpt-oss", "kimi-k2", "devstral", "glm-4.7-flash"];
+const callFamilies = ["qwen3.5", "gpt-oss", "kimi-k2", "devstral", "glm-4.7-flash", "deepseek-v3.1"];
 const thinkFamilies = ["qwen3", "gpt-oss", "deepseek-r1-qwen"];
 
 const tool = {name: "get_weather", description: "Get the weather for a city", parameters: weatherParameters};

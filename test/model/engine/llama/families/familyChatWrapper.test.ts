@@ -34,7 +34,7 @@ const expected: Record<string, {wrapper: string, call: "native" | "opener" | "no
     "devstral": {wrapper: "JinjaTemplate", call: "native", parallel: "mistral"},
     "mistral-small-3.2": {wrapper: "JinjaTemplate+mistral-args", call: "native"},
     "ministral-3-reasoning": {wrapper: "JinjaTemplate", call: "native", parallel: "mistral", thought: "[THINK]hmm[/THINK]Yes"},
-    "deepseek-v3.1": {wrapper: "JinjaTemplate", call: "native", parallel: "deepSeekV31", thought: "<think>hmm</think>Yes"},
+    "deepseek-v3.1": {wrapper: "JinjaTemplate+deepseek-v3.1", call: "native", parallel: "deepSeekV31", thought: "<think>hmm</think>Yes"},
     "deepseek-r1-qwen": {wrapper: "DeepSeek+deepseek-r1", call: "native", parallel: "deepSeekR1", thought: "<think>\nhmm\n</think>\n\nYes"},
     "gemma-3": {wrapper: "Gemma", call: "none"},
     "gemma-4": {wrapper: "Gemma 4", call: "opener", thought: "<|channel>thought\nhmm<channel|>Yes"},
