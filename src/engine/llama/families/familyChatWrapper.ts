@@ -2,6 +2,7 @@ import type {ChatWrapper, LlamaModel} from "node-llama-cpp";
 import type {NodeLlamaCpp} from "../../models/loadBinding.js";
 import {detectFamily, type ModelFamily} from "./familyTable.js";
 import {withoutThoughtStopTriggers} from "./thoughtStopTriggers.js";
+import {withToolResultsAsText} from "./toolResultsAsText.js";
 import {nativeCallSyntax, type CallSyntax} from "./nativeCallSyntax.js";
 
 /** What the engine says about a model's chat format: which wrapper renders it, and whether its own calls are understood. */
@@ -33,7 +34,7 @@ export function modelFamily(model: LlamaModel): ModelFamily | undefined {
 /** With `forced` (a person named the family) its syntax replaces the wrapper's whatever the table's `replace` says. */
 export function withFamilySyntax(binding: NodeLlamaCpp, resolved: ChatWrapper, family: ModelFamily | undefined,
     forced = false): FamilyWrapper {
-    const base = withoutThoughtStopTriggers(binding, resolved);
+    const base = withoutThoughtStopTriggers(binding, withToolResultsAsText(binding, resolved));
     const generic = usesGenericCallSyntax(binding, base);
     if (family == null || (!forced && family.replace === "ifGeneric" && !generic))
         return {wrapper: base, format: {wrapper: base.wrapperName, family: family?.id ?? null, toolCallsUnderstood: !generic}};

@@ -24,6 +24,8 @@ export const modelFamilies: readonly ModelFamily[] = [
         replace: "ifGeneric"},
     {id: "deepseek-r1", label: "DeepSeek R1", fingerprint: ["<｜tool▁calls▁begin｜>", "```json"], callSyntax: "deepSeekR1",
         replace: "always"},
+    {id: "deepseek-v3.1", label: "DeepSeek V3.1", fingerprint: ["<｜tool▁calls▁begin｜>", "<｜tool▁sep｜>"], callSyntax: "deepSeekV31",
+        replace: "always"},
     {id: "command-r7b", label: "Command R7B", fingerprint: ["<|START_ACTION|>", "tool_call_id"], callSyntax: "commandR7b",
         replace: "always"}
 ];

@@ -70,6 +70,21 @@ const syntaxes = {
             result: {sectionPrefix: t("{<｜tool▁outputs▁begin｜>}"), betweenResults: "\n", sectionSuffix: t("{<｜tool▁outputs▁end｜>}")}
         }
     }),
+    /**
+     * DeepSeek V3.1: `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{…}<｜tool▁call▁end｜>…<｜tool▁calls▁end｜>`.
+     * node-llama-cpp's Jinja extraction finds this syntax but cuts it inside the tokens (`<｜tool▁calls▁begin` |
+     * `｜><｜tool▁call▁begin｜>`), so the suffix it inserts after the arguments is half a token written as text.
+     */
+    deepSeekV31: (t: Texts): CallSyntax => ({
+        call: {
+            optionalPrefixSpace: true,
+            prefix: t("{<｜tool▁call▁begin｜>}"),
+            paramsPrefix: t("{<｜tool▁sep｜>}"),
+            suffix: t("{<｜tool▁call▁end｜>}")
+        },
+        result: {prefix: t("{<｜tool▁output▁begin｜>}"), suffix: t("{<｜tool▁output▁end｜>}")},
+        parallelism: {call: {sectionPrefix: t("{<｜tool▁calls▁begin｜>}"), betweenCalls: "", sectionSuffix: t("{<｜tool▁calls▁end｜>}")}}
+    }),
     /** Command R7B: `<|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "NAME", "parameters": {…}}\n]<|END_ACTION|>` */
     commandR7b: (t: Texts): CallSyntax => ({
         call: {

@@ -13,8 +13,10 @@ export function withoutThoughtStopTriggers(binding: NodeLlamaCpp, wrapper: ChatW
         return wrapper;
     const closer = binding.LlamaText(suffix).toString().trim();
     const view = Object.create(wrapper) as ChatWrapper;
-    view.generateContextState = (options: ChatWrapperGenerateContextStateOptions): ChatWrapperGeneratedContextState => {
-        const state = wrapper.generateContextState(options);
+    // Called on the outermost view (`this`), so that views built on this one (their settings, their result rendering) render.
+    view.generateContextState = function (this: ChatWrapper,
+        options: ChatWrapperGenerateContextStateOptions): ChatWrapperGeneratedContextState {
+        const state = wrapper.generateContextState.call(this, options);
         const kept = state.stopGenerationTriggers.filter((trigger) => binding.LlamaText(trigger).toString().trim() !== closer);
         return kept.length === state.stopGenerationTriggers.length ? state : {...state, stopGenerationTriggers: kept};
     };

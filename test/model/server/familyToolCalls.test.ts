@@ -1,0 +1,99 @@
+import assert from "node:assert/strict";
+import {after, before, describe, it} from "node:test";
+import {startTestServer, type TestServer} from "../../helpers/testServer.js";
+import {templateFamilies, templateModel} from "../../helpers/templateModel.js";
+import {weatherParameters} from "../../helpers/weatherTools.js";
+
+/**
+ * Main families through the real server with `tool_choice: auto`: a scripted model (`--script call`, the family's real
+ * template and vocabulary) writes its own call opener after the prompt, the way the real model would; the server must
+ * read it as a call on Responses, Chat Completions (streamed) and Messages. Qwen3-Coder has no script (a bigram cannot
+ * write its `\n` twice): Qwen3.5 stands for its `<function=` syntax. Granite 3.3's script stops inside the call
+ * prefix (`{"name":` where the prefix is `{"name": "`), so it never opens a call. Then `--script think` models: reasoning.
+ */
+const callFamilies = ["qwen3.5", "gpt-oss", "kimi-k2", "devstral", "glm-4.7-flash", "deepseek-v3.1"];
+const thinkFamilies = ["qwen3", "gpt-oss", "deepseek-r1-qwen"];
+
+const tool = {name: "get_weather", description: "Get the weather for a city", parameters: weatherParameters};
+const question = "What is the weather in Paris?";
+
+/** The request fields the family's script needs to get the prompt it was made for (reasoning effort none for Qwen). */
+type ScriptRequest = {reasoning?: {effort: string}};
+
+function useFamilyServer(family: string, script: "call" | "think"): {server: () => TestServer, request: () => ScriptRequest} {
+    let server: TestServer | undefined;
+    let request: ScriptRequest = {};
+    before(async () => {
+        const {families} = await templateFamilies();
+        request = (families[family].scripts?.[script]?.request ?? {}) as ScriptRequest;
+        server = await startTestServer({model: await templateModel(family, script), contextSize: 4096});
+    });
+    after(() => server?.close());
+    return {server: () => server!, request: () => request};
+}
+
+type ChatChunk = {choices: {delta: {tool_calls?: {function?: {name?: string, arguments?: string}}[]}, finish_reason?: string}[]};
+
+async function post(server: TestServer, path: string, json: object): Promise<Record<string, unknown>> {
+    const response = await server.fetch(path, {method: "POST", json});
+    const body = await response.text();
+    assert.equal(response.status, 200, body);
+    return JSON.parse(body) as Record<string, unknown>;
+}
+
+for (const family of callFamilies) {
+    describe(`${family}: tool_choice auto reads the model's own call`, () => {
+        const {server, request} = useFamilyServer(family, "call");
+        const effort = (): string | undefined => request().reasoning?.effort;
+
+        it("Responses", async () => {
+            const body = await post(server(), "/v1/responses", {
+                model: "m", input: question, tools: [{type: "function", ...tool}], tool_choice: "auto", temperature: 0,
+                max_output_tokens: 64, ...request()
+            });
+            const calls = (body.output as {type: string, name?: string, arguments?: string}[])
+                .filter((item) => item.type === "function_call");
+            assert.equal(calls.length, 1, JSON.stringify(body.output));
+            assert.equal(calls[0].name, "get_weather");
+            assert.ok(weatherParameters.properties.city.enum.includes((JSON.parse(calls[0].arguments!) as {city: string}).city));
+        });
+
+        it("Chat Completions, streamed", async () => {
+            const response = await server().fetch("/v1/chat/completions", {method: "POST", json: {
+                model: "m", messages: [{role: "user", content: question}], tools: [{type: "function", function: tool}],
+                tool_choice: "auto", temperature: 0, max_tokens: 64, stream: true,
+                ...(effort() == null ? {} : {reasoning_effort: effort()})
+            }});
+            const events = (await response.text()).split("\n").filter((line) => line.startsWith("data: {"))
+                .map((line) => JSON.parse(line.slice(6)) as ChatChunk);
+            const deltas = events.flatMap((event) => event.choices.flatMap((choice) => choice.delta.tool_calls ?? []));
+            assert.equal(deltas.map((delta) => delta.function?.name ?? "").join(""), "get_weather", JSON.stringify(events));
+            const args = JSON.parse(deltas.map((delta) => delta.function?.arguments ?? "").join("")) as {city: string};
+            assert.ok(weatherParameters.properties.city.enum.includes(args.city));
+            assert.equal(events.at(-1)?.choices[0]?.finish_reason, "tool_calls");
+        });
+
+        it("Messages", async () => {
+            const body = await post(server(), "/v1/messages", {
+                model: "m", max_tokens: 64, temperature: 0, messages: [{role: "user", content: question}],
+                tools: [{name: tool.name, description: tool.description, input_schema: tool.parameters}], tool_choice: {type: "auto"},
+                ...(effort() === "none" ? {thinking: {type: "disabled"}} : {})
+            });
+            const uses = (body.content as {type: string, name?: string}[]).filter((block) => block.type === "tool_use");
+            assert.deepEqual(uses.map((use) => use.name), ["get_weather"], JSON.stringify(body.content));
+            assert.equal(body.stop_reason, "tool_use");
+        });
+    });
+}
+
+for (const family of thinkFamilies) {
+    describe(`${family}: the model's own thought comes back as reasoning`, () => {
+        const {server} = useFamilyServer(family, "think");
+
+        it("Responses: a reasoning item before the answer", async () => {
+            const body = await post(server(), "/v1/responses", {model: "m", input: "Is it sunny?", temperature: 0, max_output_tokens: 32});
+            const types = (body.output as {type: string}[]).map((item) => item.type);
+            assert.equal(types[0], "reasoning", JSON.stringify(body.output));
+        });
+    });
+}
