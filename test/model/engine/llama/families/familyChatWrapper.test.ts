@@ -151,8 +151,9 @@ function isDeepStrictEqual(a: unknown, b: unknown): boolean {
     }
 }
 
-function text(binding: NodeLlamaCpp, value: Parameters<NodeLlamaCpp["LlamaText"]>[0]): string {
-    return value == null ? "" : binding.LlamaText(value).toString();
+/** A wrapper setting's text (a string, a LlamaText or nothing) as a plain string. */
+function text(binding: NodeLlamaCpp, value: unknown): string {
+    return value == null ? "" : binding.LlamaText(value as never).toString();
 }
 
 function opensThoughtOnStart(wrapper: ChatWrapper): boolean {
