@@ -3,6 +3,7 @@
 // test/host/readmeFlags.test.ts and test/host/settingsManifest.test.ts fail when they drift apart. Usage: npm run docs:flags
 import {execFileSync} from "node:child_process";
 import {readFileSync, writeFileSync} from "node:fs";
+import {withModelsTable} from "./lib/modelsTable.mjs";
 
 /** A TypeScript module's export, called and printed as JSON by a child node with tsx. */
 function exported(module, name) {
@@ -21,3 +22,7 @@ const manifest = JSON.parse(readFileSync("package.json", "utf8"));
 manifest.contributes.configuration.properties = properties;
 manifest.capabilities.untrustedWorkspaces.restrictedConfigurations = restrictedConfigurations;
 writeFileSync("package.json", `${JSON.stringify(manifest, null, 2)}\n`);
+
+// docs/models.md's families table, from the family table test's last recorded results.
+const results = JSON.parse(readFileSync("docs/models-results.json", "utf8"));
+writeFileSync("docs/models.md", withModelsTable(readFileSync("docs/models.md", "utf8"), results));

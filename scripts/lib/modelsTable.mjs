@@ -1,0 +1,36 @@
+// docs/models.md's families table, made from docs/models-results.json (written by the family table test,
+// test/model/engine/llama/families/familyChatWrapper.test.ts, with LOCAL_RESPONSES_WRITE_RESULTS=1).
+export const tableStart = "<!-- families:start -->";
+export const tableEnd = "<!-- families:end -->";
+
+const calls = {
+    native: "✓ native", opener: "call detected; arguments as one JSON blob, not its per-argument format", none: "no tool syntax"
+};
+const mark = (value) => (value === true ? "✓" : value === false ? "✗" : "–");
+
+/** The markdown table of the results, one row per family. */
+export function modelsTable(results) {
+    const rows = results.map((result) => [
+        result.family,
+        `${result.format.wrapper}${result.format.toolCallsUnderstood ? "" : " (tool calls not understood)"}`,
+        calls[result.call] ?? result.call,
+        mark(result.parallel),
+        mark(result.forced),
+        mark(result.resultAsText),
+        mark(result.thought)
+    ]);
+    return [
+        "| Family (template model) | Wrapper | Native call, `tool_choice: auto` | Parallel calls | Forced call "
+            + "| Tool result as text | Thoughts read |",
+        "|---|---|---|---|---|---|---|",
+        ...rows.map((row) => `| ${row.join(" | ")} |`)
+    ].join("\n");
+}
+
+/** `markdown` with the table between its markers replaced by the one made from `results`. */
+export function withModelsTable(markdown, results) {
+    const pattern = new RegExp(`${tableStart}[\\s\\S]*?${tableEnd}`);
+    if (!pattern.test(markdown))
+        throw new Error(`docs/models.md has no ${tableStart} … ${tableEnd} markers`);
+    return markdown.replace(pattern, `${tableStart}\n${modelsTable(results)}\n${tableEnd}`);
+}
