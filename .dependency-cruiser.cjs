@@ -40,6 +40,25 @@ module.exports = {
             to: {path: "^src/engine/llama/"}
         },
         {
+            name: "a-foreign-protocol-imports-no-other",
+            comment: "each foreign protocol's folder (chat, messages, lm) maps onto the Responses domain alone: none imports "
+                + "another's",
+            severity: "error",
+            from: {path: "^src/responses/(chat|messages|lm)/"},
+            to: {path: "^src/responses/(chat|messages|lm)/", pathNot: "^src/responses/$1/"}
+        },
+        {
+            name: "protocol-routes-mount-their-service",
+            comment: "the Chat Completions and Messages routes mount their service: they import nothing else of their "
+                + "protocol's folder",
+            severity: "error",
+            from: {path: "^src/server/routes/(chatCompletions|messages)\\.ts$"},
+            to: {
+                path: "^src/responses/(chat|messages)/",
+                pathNot: "^src/responses/(chat/ChatCompletionsService|messages/MessagesService)\\.ts$"
+            }
+        },
+        {
             name: "only-vscode-face-imports-vscode",
             severity: "error",
             from: {path: "^(src|webview)/", pathNot: ["^src/vscode/", "^src/extension\\.ts$"]},
