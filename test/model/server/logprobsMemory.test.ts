@@ -60,18 +60,23 @@ describe("logprobs on a 152k vocabulary: bounded memory, a responsive server", (
         return {peak, slowest};
     }
 
-    it("four concurrent 100-token logprob answers: bounded memory that stops growing, /v1/models within a second", async () => {
+    it("four concurrent 100-token logprob answers: bounded memory that stops growing, /v1/models within a second", async (t) => {
         await (await request(0, 0)).json();
         const baseline = process.memoryUsage().rss;
         // Before the fix each answer token held a ~10 MB map: 400 tokens were gigabytes. What remains is native
         // buffers sized once for four sequences' batches (llama.cpp's logits rows, samplers): a one-time cost.
+        // Three rounds. A round's peak moves by ±250 MB with the heap and the allocator's arenas (measured here and in
+        // CI), so the check is the bound and the trend: every peak within 800 MB of the start, and the third not a new
+        // high by more than that noise. The old per-token maps added gigabytes every round.
         const first = await round();
         const second = await round();
-        const grownMb = (first.peak - baseline) / 2 ** 20;
-        const againMb = (second.peak - first.peak) / 2 ** 20;
-        assert.ok(grownMb < 800, `RSS grew ${grownMb.toFixed(0)} MB`);
-        assert.ok(againMb < 100, `RSS grew another ${againMb.toFixed(0)} MB in the second round`);
-        const slowest = Math.max(first.slowest, second.slowest);
+        const third = await round();
+        const mb = (bytes: number) => (bytes - baseline) / 2 ** 20;
+        const peaks = [first, second, third].map((result) => mb(result.peak));
+        t.diagnostic(`RSS peak over the start: ${peaks.map((peak) => `${peak.toFixed(0)} MB`).join(", ")} in three rounds`);
+        assert.ok(Math.max(...peaks) < 800, `RSS grew ${Math.max(...peaks).toFixed(0)} MB`);
+        assert.ok(peaks[2]! - Math.max(peaks[0]!, peaks[1]!) < 300, `the third round set a new high: ${peaks.join(", ")} MB`);
+        const slowest = Math.max(first.slowest, second.slowest, third.slowest);
         assert.ok(slowest < 1000, `/v1/models waited ${slowest.toFixed(0)} ms`);
     });
 });
