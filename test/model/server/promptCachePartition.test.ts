@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import {describe, it} from "node:test";
+import {stateFiles, waitForStates} from "../../helpers/promptStates.js";
 import {startTestServer, type TestServer, type TestServerOptions} from "../../helpers/testServer.js";
 
 const keyA = "sk-cache-alpha-0123456789";
@@ -30,17 +31,6 @@ function durable(dataDir: string, extra: TestServerOptions = {}): TestServerOpti
     };
 }
 
-function stateFiles(dataDir: string): string[] {
-    const folder = path.join(dataDir, "prompt-states");
-    return fs.existsSync(folder) ? fs.readdirSync(folder).filter((name) => name.endsWith(".state")) : [];
-}
-
-/** Saves run after the answer: the host's dispose waits for them, a live server is polled. */
-async function waitForStates(dataDir: string, count: number): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    while (stateFiles(dataDir).length < count && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 20));
-}
 
 describe("the prompt cache is partitioned by API key (real engine, stories260K)", () => {
     it("in memory: key B never reuses, times or counts key A's prefix on the sequence A left; A does", async () => {

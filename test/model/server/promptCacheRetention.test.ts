@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import {describe, it} from "node:test";
+import {stateFiles, waitForStates} from "../../helpers/promptStates.js";
 import {startTestServer, type TestServer, type TestServerOptions} from "../../helpers/testServer.js";
 
 /**
@@ -23,16 +24,6 @@ function durable(dataDir: string, extra: TestServerOptions = {}): TestServerOpti
     };
 }
 
-const stateFiles = (dataDir: string) => {
-    const folder = path.join(dataDir, "prompt-states");
-    return fs.existsSync(folder) ? fs.readdirSync(folder).filter((name) => name.endsWith(".state")) : [];
-};
-
-async function waitForStates(dataDir: string, count: number): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    while (stateFiles(dataDir).length < count && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 20));
-}
 
 type Usage = {input_tokens: number, input_tokens_details: {cached_tokens: number}};
 
