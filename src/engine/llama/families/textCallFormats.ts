@@ -1,0 +1,186 @@
+/**
+ * Call formats that write each argument apart (`<parameter=city>\nParis\n</parameter>`), which node-llama-cpp's
+ * function calling cannot read: it grammar-forces one JSON object after the call's name. A model of these families
+ * generates freely and its text is read afterwards (llama.cpp's common/chat.cpp and vLLM's tool parsers do the same).
+ */
+export type TextCallFormatName = keyof typeof textCallFormats;
+
+/** One parsed call: the function's name and its arguments, typed by the tool's schema. */
+export type TextCall = {name: string, arguments: Record<string, unknown>};
+
+/** The tools offered to this generation: their names, and each parameter's JSON-schema type where one is declared. */
+export type TextCallTools = ReadonlyMap<string, {parameters?: Record<string, unknown>}>;
+
+export type TextCallFormat = {
+    /** Where a call starts: the text the model writes first. Text before it is the answer. */
+    opener: string,
+    /**
+     * Reads the calls in `text` (which starts with `opener`), or undefined where it is not a complete call of an
+     * offered tool: the text is then the answer, as the model wrote it.
+     */
+    parse(text: string, tools: TextCallTools): TextCall[] | undefined
+};
+
+/**
+ * `<tool_call>\n<function=NAME>\n<parameter=KEY>\nVALUE\n</parameter>\n…</function>\n</tool_call>`: Qwen3-Coder, Qwen3.5,
+ * Nemotron 3 Nano; Seed-OSS the same inside `<seed:tool_call>`. One newline either side of a value is the format's.
+ */
+function functionParameterFormat(opener: string, closer: string): TextCallFormat {
+    return {
+        opener,
+        parse: (text, tools) => readBlocks(text, opener, closer, (block) => {
+            const head = /^\s*<function=([^>\n]+)>/.exec(block);
+            if (head == null || !block.trimEnd().endsWith("</function>"))
+                return undefined;
+            const body = block.slice(head[0].length, block.trimEnd().length - "</function>".length);
+            const pairs = readPairs(body, /<parameter=([^>\n]+)>/y, "</parameter>", /^\s*(<parameter=|$)/);
+            return pairs && {name: head[1]!.trim(), pairs: pairs.map(([key, value]) => [key, stripOneNewline(value)] as const)};
+        }, tools)
+    };
+}
+
+/** `<tool_call>NAME\n<arg_key>KEY</arg_key>\n<arg_value>VALUE</arg_value>\n…</tool_call>`: GLM-4.5, 4.6, 4.7. */
+const argKeyValueFormat: TextCallFormat = {
+    opener: "<tool_call>",
+    parse: (text, tools) => readBlocks(text, "<tool_call>", "</tool_call>", (block) => {
+        const head = /^\s*([^<\n]+?)\s*(?=<arg_key>|$)/.exec(block);
+        if (head == null)
+            return undefined;
+        const pairs: [string, string][] = [];
+        const pair = /\s*<arg_key>([\s\S]*?)<\/arg_key>\s*<arg_value>/y;
+        let at = head[0].length;
+        while (at < block.trimEnd().length) {
+            pair.lastIndex = at;
+            const match = pair.exec(block);
+            const end = match == null ? -1 : closingBefore(block, pair.lastIndex, "</arg_value>", /^\s*(<arg_key>|$)/);
+            if (match == null || end < 0)
+                return undefined;
+            pairs.push([match[1]!.trim(), block.slice(pair.lastIndex, end)]);
+            at = end + "</arg_value>".length;
+        }
+        return {name: head[1]!, pairs};
+    }, tools)
+};
+
+/** `<minimax:tool_call>\n<invoke name="NAME">\n<parameter name="KEY">VALUE</parameter>\n</invoke>\n…</minimax:tool_call>`. */
+const invokeFormat: TextCallFormat = {
+    opener: "<minimax:tool_call>",
+    parse: (text, tools) => readBlocks(text, "<minimax:tool_call>", "</minimax:tool_call>", (section) => {
+            const invoke = /\s*<invoke name="([^"]+)">([\s\S]*?)<\/invoke>/y;
+            let at = 0;
+            const found: {name: string, pairs: (readonly [string, string])[]}[] = [];
+            while (section.slice(at).trim() !== "") {
+                invoke.lastIndex = at;
+                const match = invoke.exec(section);
+                const pairs = match && readPairs(match[2]!.trim(), /<parameter name="([^"]+)">/y, "</parameter>", /^\s*(<parameter |$)/);
+                if (match == null || pairs == null)
+                    return undefined;
+                found.push({name: match[1]!, pairs});
+                at = invoke.lastIndex;
+            }
+            return found;
+        }, tools)
+};
+
+export const textCallFormats = {
+    functionParameter: functionParameterFormat("<tool_call>", "</tool_call>"),
+    seedFunctionParameter: functionParameterFormat("<seed:tool_call>", "</seed:tool_call>"),
+    argKeyValue: argKeyValueFormat,
+    invoke: invokeFormat
+} satisfies Record<string, TextCallFormat>;
+
+type ParsedBlock = {name: string, pairs: readonly (readonly [string, string])[]};
+
+/**
+ * Reads `opener … closer` blocks separated by whitespace to the end of `text`; each block holds one call (or several,
+ * MiniMax's). The last block's closer may be missing where the model ended its turn right after the call's own end
+ * (the closer is then its stop text). Undefined where anything else is found, or a call names a tool not offered.
+ */
+function readBlocks(text: string, opener: string, closer: string,
+    readBlock: (block: string) => ParsedBlock | ParsedBlock[] | undefined, tools: TextCallTools): TextCall[] | undefined {
+    const calls: TextCall[] = [];
+    let rest = text;
+    while (rest.trim() !== "") {
+        rest = rest.trimStart();
+        if (!rest.startsWith(opener))
+            return undefined;
+        const end = rest.indexOf(closer, opener.length);
+        const block = readBlock(rest.slice(opener.length, end < 0 ? undefined : end));
+        if (block == null)
+            return undefined;
+        for (const {name, pairs} of Array.isArray(block) ? block : [block]) {
+            const tool = tools.get(name);
+            if (tool == null)
+                return undefined;
+            calls.push({name, arguments: typedArguments(pairs, tool.parameters)});
+        }
+        rest = end < 0 ? "" : rest.slice(end + closer.length);
+    }
+    return calls.length === 0 ? undefined : calls;
+}
+
+/**
+ * `OPEN(KEY)VALUE CLOSE` pairs filling `body`. A value may itself hold the closing tag (a file that mentions
+ * `</parameter>`): the value ends at the first closing tag that the next pair's opening, or the end, follows.
+ */
+function readPairs(body: string, open: RegExp, close: string, follows: RegExp): [string, string][] | undefined {
+    const pairs: [string, string][] = [];
+    let at = body.length - body.trimStart().length;
+    const end = body.trimEnd().length;
+    while (at < end) {
+        open.lastIndex = at;
+        const match = open.exec(body);
+        const valueEnd = match == null ? -1 : closingBefore(body, open.lastIndex, close, follows);
+        if (match == null || valueEnd < 0)
+            return undefined;
+        pairs.push([match[1]!.trim(), body.slice(open.lastIndex, valueEnd)]);
+        at = valueEnd + close.length;
+        at += body.slice(at).length - body.slice(at).trimStart().length;
+    }
+    return pairs;
+}
+
+/** The first `close` at or after `from` that `follows` matches after. */
+function closingBefore(text: string, from: number, close: string, follows: RegExp): number {
+    for (let at = text.indexOf(close, from); at >= 0; at = text.indexOf(close, at + 1))
+        if (follows.test(text.slice(at + close.length)))
+            return at;
+    return -1;
+}
+
+function stripOneNewline(value: string): string {
+    return value.replace(/^\r?\n/, "").replace(/\r?\n$/, "");
+}
+
+/**
+ * Values are text; a parameter the schema declares as anything but a string is read as JSON (`5`, `true`, `[1, 2]`),
+ * as llama.cpp and vLLM do, and stays text where it is not JSON. Without a declared type, JSON-looking text is read.
+ * A single `params` argument holding the whole JSON object (how node-llama-cpp's Qwen 3.5 wrapper renders earlier
+ * calls, so the model may copy it) is read as the arguments when the tool has no parameter of that name.
+ */
+function typedArguments(pairs: readonly (readonly [string, string])[], schema: Record<string, unknown> | undefined): Record<string, unknown> {
+    const properties = (schema?.properties ?? {}) as Record<string, {type?: unknown} | undefined>;
+    if (pairs.length === 1 && pairs[0]![0] === "params" && properties.params == null) {
+        const whole = parseJson(pairs[0]![1].trim());
+        if (typeof whole?.value === "object" && whole.value != null && !Array.isArray(whole.value))
+            return whole.value as Record<string, unknown>;
+    }
+    const args: Record<string, unknown> = {};
+    for (const [key, value] of pairs) {
+        const declared = properties[key]?.type;
+        const types = Array.isArray(declared) ? declared : declared == null ? [] : [declared];
+        if (types.includes("string") || (types.length === 0 && !/^\s*[[{\d"-]|^\s*(true|false|null)\s*$/.test(value)))
+            args[key] = value;
+        else
+            args[key] = (parseJson(value.trim()) ?? {value}).value;
+    }
+    return args;
+}
+
+function parseJson(text: string): {value: unknown} | undefined {
+    try {
+        return {value: JSON.parse(text) as unknown};
+    } catch {
+        return undefined;
+    }
+}
