@@ -1,6 +1,8 @@
 import type {ChatWrapper, LlamaModel} from "node-llama-cpp";
 import {withFamilySyntax} from "./families/familyChatWrapper.js";
 import type {ModelFamily} from "./families/familyTable.js";
+import {textCallFormats, type TextCallFormat} from "./families/textCallFormats.js";
+import {withTextCalls} from "./families/textCallWrapper.js";
 import {forceFunctionCalls} from "./forcedFunctionCalls.js";
 import type {NodeLlamaCpp} from "../models/loadBinding.js";
 import type {PromptShape} from "../types.js";
@@ -12,17 +14,26 @@ export type {PromptShape};
  * 0.6 s): its own, its "thinking discouraged" variant (reasoning effort `none`), and the
  * forced-call view used for `tool_choice` required/named. A forced call always renders with
  * thinking discouraged: with thinking on, the call would sit inside an unclosed thought.
+ * For a family whose calls are read from text (`textCalls`), the unforced variants are free-generation views
+ * (textCallWrapper.ts) that render the same prompt.
  */
 export class ChatWrapperVariants {
     public readonly thinks: boolean;
+    /** How the model's own calls are read from its text, for the wrappers `textCallsOf` names. */
+    public readonly textCalls: TextCallFormat | undefined;
+    private readonly thinking: ChatWrapper;
     private readonly thinkingOff: ChatWrapper;
     private readonly forced: ChatWrapper;
 
     public constructor(public readonly base: ChatWrapper, binding: NodeLlamaCpp, model: LlamaModel, family?: ModelFamily) {
         this.thinks = base.settings.segments?.thought != null;
         const discouraged = (): ChatWrapper => binding.resolveChatWrapper(model, {customWrapperSettings: {qwen: {thoughts: "discourage"}}});
-        this.thinkingOff = this.thinks ? withFamilySyntax(binding, discouraged(), family).wrapper : base;
-        this.forced = forceFunctionCalls(this.thinkingOff, binding);
+        const thinkingOff = this.thinks ? withFamilySyntax(binding, discouraged(), family).wrapper : base;
+        this.forced = forceFunctionCalls(thinkingOff, binding);
+        this.textCalls = family?.textCalls == null ? undefined : textCallFormats[family.textCalls];
+        const free = (wrapper: ChatWrapper) => this.textCalls == null ? wrapper : withTextCalls(binding, wrapper);
+        this.thinking = free(base);
+        this.thinkingOff = thinkingOff === base ? this.thinking : free(thinkingOff);
     }
 
     public for(shape: PromptShape): ChatWrapper {
@@ -31,6 +42,11 @@ export class ChatWrapperVariants {
         // A JSON grammar constrains every token, a thought's too: structured output is generated without thinking.
         if (shape.thoughtBudget === 0 || shape.json != null)
             return this.thinkingOff;
-        return this.base;
+        return this.thinking;
+    }
+
+    /** The text call format a wrapper `for` chose generates with, if it is a free-generation view. */
+    public textCallsOf(wrapper: ChatWrapper): TextCallFormat | undefined {
+        return wrapper === this.thinking || wrapper === this.thinkingOff ? this.textCalls : undefined;
     }
 }

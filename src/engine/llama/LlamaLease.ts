@@ -78,6 +78,7 @@ export class LlamaLease implements EngineLease {
             plain: plainCompletion,
             grammar,
             thinks: loaded.variants.thinks,
+            textCalls: loaded.variants.textCallsOf(wrapper),
             sequence: lease.sequence,
             history: toChatHistory(request.turns),
             prompt: generationPrompt.tokens,

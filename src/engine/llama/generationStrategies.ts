@@ -1,8 +1,10 @@
 import type {
-    ChatHistoryItem, ChatModelFunctions, LlamaChat, LlamaCompletion, LlamaContextSequence, LlamaGrammar, Token
+    ChatHistoryItem, ChatModelFunctions, LlamaChat, LlamaCompletion, LlamaContextSequence, LlamaGrammar, LlamaModel, Token
 } from "node-llama-cpp";
 import {detokenizeAfter, type AnswerAccountant} from "./AnswerAccountant.js";
 import type {CallArgumentsStream} from "./CallArgumentsStream.js";
+import type {TextCallFormat} from "./families/textCallFormats.js";
+import {TextCallReader} from "./families/TextCallReader.js";
 import type {PlainCompletion} from "./plainCompletion.js";
 
 /** The sampling, limits and abort signal both strategies generate with. */
@@ -63,14 +65,24 @@ export type ChatConstraints = {
     maxParallelFunctionCalls?: number,
     callStream: CallArgumentsStream,
     /** Without a budget a thought may never close (the tiny reasoning model cannot write `</think>`). */
-    thoughtBudget?: number
+    thoughtBudget?: number,
+    /**
+     * The chat's wrapper generates freely and the model's calls are read from its text in this format
+     * (textCallWrapper.ts): `functions` render the tools but LlamaChat never engages its own calls.
+     */
+    textCalls?: {format: TextCallFormat, model: LlamaModel}
 };
 
 /** Tools, JSON output and thoughts with `LlamaChat`: its function calls, grammars and thought segments. */
-export function generateChat(chat: LlamaChat, history: ChatHistoryItem[], common: CommonGenerationOptions,
-    accountant: AnswerAccountant, {grammar, functions, maxParallelFunctionCalls, callStream, thoughtBudget}: ChatConstraints
+export async function generateChat(chat: LlamaChat, history: ChatHistoryItem[], common: CommonGenerationOptions,
+    accountant: AnswerAccountant, constraints: ChatConstraints
 ): Promise<StrategyResponse> {
-    return chat.generateResponse(history, {
+    const {grammar, functions, maxParallelFunctionCalls, callStream, thoughtBudget, textCalls} = constraints;
+    const reader = textCalls == null || grammar != null || functions == null || Object.keys(functions).length === 0
+        ? undefined
+        : new TextCallReader(textCalls.format, new Map(Object.entries(functions)), maxParallelFunctionCalls);
+    const answerText = reader == null ? undefined : answerTextWithSpecialTokens(textCalls!.model);
+    const response = await chat.generateResponse(history, {
         ...common,
         budgets: thoughtBudget == null ? undefined : {thoughtTokens: thoughtBudget},
         ...(grammar != null
@@ -88,7 +100,32 @@ export function generateChat(chat: LlamaChat, history: ChatHistoryItem[], common
             if (chunk.type === "segment" && chunk.segmentType === "thought")
                 accountant.thoughtChunk(chunk.tokens, chunk.text, chunk.segmentEndTime != null);
             else if (chunk.type == null)
-                accountant.answerChunk(chunk.tokens, chunk.text);
+                accountant.answerChunk(chunk.tokens, reader == null ? chunk.text : reader.push(answerText!(chunk.tokens)));
         }
     });
+    if (reader == null)
+        return response;
+    const {calls, text} = reader.finish();
+    accountant.answerChunk([], text);
+    for (const [index, call] of calls.entries())
+        callStream.push(index, call.name, JSON.stringify(call.arguments), true);
+    return {
+        response: accountant.answer,
+        functionCalls: calls.map((call) => ({functionName: call.name, params: call.arguments})),
+        metadata: response.metadata
+    };
+}
+
+/**
+ * The answer's text with special tokens written out: a family's call opener may be a control token (which LlamaChat's
+ * text leaves out), and the reader must see it. Outside calls the text is the same (end-of-turn tokens are not in it).
+ */
+function answerTextWithSpecialTokens(model: LlamaModel): (tokens: readonly Token[]) => string {
+    const trail: Token[] = [];
+    return (tokens) => {
+        const text = model.detokenize(tokens, true, trail);
+        trail.push(...tokens);
+        trail.splice(0, Math.max(0, trail.length - 8));
+        return text;
+    };
 }

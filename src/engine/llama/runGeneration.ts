@@ -5,6 +5,7 @@ import {AnswerAccountant} from "./AnswerAccountant.js";
 import type {BusyPoll} from "./BusyPoll.js";
 import {CallArgumentsStream} from "./CallArgumentsStream.js";
 import {EngineError} from "../errors.js";
+import type {TextCallFormat} from "./families/textCallFormats.js";
 import {generateChat, generatePlain, type CommonGenerationOptions, type StrategyResponse} from "./generationStrategies.js";
 import type {PlainCompletion} from "./plainCompletion.js";
 import {prefillPrompt} from "./PromptPrefill.js";
@@ -30,6 +31,8 @@ export type RunGenerationOptions = {
     grammar?: LlamaGrammar,
     /** The chat wrapper produces thought segments: a thought budget must always be set. */
     thinks?: boolean,
+    /** The chat's wrapper generates freely; the model's calls are read from its text in this format (textCallWrapper.ts). */
+    textCalls?: TextCallFormat,
     /** Called with the number of tokens in each generated chunk, as it is produced. */
     onTokens?: (count: number) => void,
     /** Text that ends a plain-text answer as the model's own end of turn would (`--stop`). */
@@ -48,7 +51,7 @@ export type RunGenerationOptions = {
  * accounted for by one `AnswerAccountant`; then the result, with its usage read from the sequence's token meter.
  */
 export async function runGeneration({chat, plain, sequence, history, prompt, promptStepTokens, contextSize, request, onTokens, grammar,
-    thinks, stopSequences = [], afterDispatch, busyPoll, onAnswer}: RunGenerationOptions): Promise<GenerationResult> {
+    thinks, textCalls, stopSequences = [], afterDispatch, busyPoll, onAnswer}: RunGenerationOptions): Promise<GenerationResult> {
     const promptTokens = prompt.length;
     const started = performance.now();
     const meterBefore = sequence.tokenMeter.getState();
@@ -88,6 +91,7 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
                 functions: grammar == null ? toChatModelFunctions(callableTools(request)) : undefined,
                 maxParallelFunctionCalls: request.maxToolCalls,
                 callStream,
+                textCalls: textCalls == null ? undefined : {format: textCalls, model: sequence.model},
                 thoughtBudget: thinks ? request.thoughtBudget ?? defaultThoughtBudget(maxTokens) : request.thoughtBudget
             });
     } catch (error) {

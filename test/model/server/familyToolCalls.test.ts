@@ -10,8 +10,14 @@ import {weatherParameters} from "../../helpers/weatherTools.js";
  * read it as a call on Responses, Chat Completions (streamed) and Messages. Qwen3-Coder has no script (a bigram cannot
  * write its `\n` twice): Qwen3.5 stands for its `<function=` syntax. Granite 3.3's script stops inside the call
  * prefix (`{"name":` where the prefix is `{"name": "`), so it never opens a call. Then `--script think` models: reasoning.
+ *
+ * Families that write each argument apart (Qwen3.5's `<parameter=city>`, GLM's `<arg_key>`) generate freely and their
+ * calls are read from the text (textCallFormats.ts, whose table test reads their whole native calls). Their scripts
+ * write only the opener and then end the turn: the server must pass that unfinished call back as the model's text, not
+ * make a call of it with node-llama-cpp's JSON grammar (the old path); a forced call still comes from the grammar.
  */
-const callFamilies = ["qwen3.5", "gpt-oss", "kimi-k2", "devstral", "glm-4.7-flash", "deepseek-v3.1"];
+const callFamilies = ["gpt-oss", "kimi-k2", "devstral", "deepseek-v3.1"];
+const textCallFamilies = ["qwen3.5", "glm-4.7-flash"];
 const thinkFamilies = ["qwen3", "gpt-oss", "deepseek-r1-qwen"];
 
 const tool = {name: "get_weather", description: "Get the weather for a city", parameters: weatherParameters};
@@ -82,6 +88,48 @@ for (const family of callFamilies) {
             const uses = (body.content as {type: string, name?: string}[]).filter((block) => block.type === "tool_use");
             assert.deepEqual(uses.map((use) => use.name), ["get_weather"], JSON.stringify(body.content));
             assert.equal(body.stop_reason, "tool_use");
+        });
+    });
+}
+
+for (const family of textCallFamilies) {
+    describe(`${family}: tool_choice auto generates freely, the call is read from the text`, () => {
+        const {server, request} = useFamilyServer(family, "call");
+        const responses = (extra: object) => post(server(), "/v1/responses", {
+            model: "m", input: question, tools: [{type: "function", ...tool}], temperature: 0, max_output_tokens: 64,
+            ...request(), ...extra
+        });
+        type Item = {type: string, name?: string, arguments?: string, content?: {text: string}[]};
+
+        it("Responses, auto: the model's unfinished call is its text", async () => {
+            const body = await responses({tool_choice: "auto"});
+            const output = body.output as Item[];
+            assert.deepEqual(output.filter((item) => item.type === "function_call"), [], JSON.stringify(output));
+            const text = output.filter((item) => item.type === "message")
+                .flatMap((item) => item.content!.map((part) => part.text)).join("");
+            assert.match(text, /^\s*<tool_call>/, JSON.stringify(output));
+            assert.equal(body.status, "completed");
+        });
+
+        it("Chat Completions streamed, auto: no call deltas, the text streams", async () => {
+            const response = await server().fetch("/v1/chat/completions", {method: "POST", json: {
+                model: "m", messages: [{role: "user", content: question}], tools: [{type: "function", function: tool}],
+                tool_choice: "auto", temperature: 0, max_tokens: 64, stream: true,
+                ...(request().reasoning == null ? {} : {reasoning_effort: request().reasoning!.effort})
+            }});
+            const events = (await response.text()).split("\n").filter((line) => line.startsWith("data: {"))
+                .map((line) => JSON.parse(line.slice(6)) as ChatChunk & {choices: {delta: {content?: string}}[]});
+            assert.deepEqual(events.flatMap((event) => event.choices.flatMap((choice) => choice.delta.tool_calls ?? [])), []);
+            assert.match(events.map((event) => event.choices[0]?.delta.content ?? "").join(""), /<tool_call>/);
+            assert.equal(events.at(-1)?.choices[0]?.finish_reason, "stop");
+        });
+
+        it("Responses, required: a valid call from the grammar", async () => {
+            const body = await responses({tool_choice: "required"});
+            const calls = (body.output as Item[]).filter((item) => item.type === "function_call");
+            assert.equal(calls.length, 1, JSON.stringify(body.output));
+            assert.equal(calls[0].name, "get_weather");
+            assert.ok(weatherParameters.properties.city.enum.includes((JSON.parse(calls[0].arguments!) as {city: string}).city));
         });
     });
 }

@@ -36,6 +36,9 @@ export function withFamilySyntax(binding: NodeLlamaCpp, resolved: ChatWrapper, f
     forced = false): FamilyWrapper {
     const base = withoutThoughtStopTriggers(binding, withToolResultsAsText(binding, resolved));
     const generic = usesGenericCallSyntax(binding, base);
+    // A text-call family's own calls are read from the answer's text (textCallWrapper.ts), whatever the wrapper's syntax.
+    if (family?.textCalls != null)
+        return {wrapper: base, format: {wrapper: `${base.wrapperName}+${family.id}`, family: family.id, toolCallsUnderstood: true}};
     if (family == null || (!forced && family.replace === "ifGeneric" && !generic))
         return {wrapper: base, format: {wrapper: base.wrapperName, family: family?.id ?? null, toolCallsUnderstood: !generic}};
     const wrapper = withCallSyntax(base, nativeCallSyntax(family.callSyntax, binding), `${base.wrapperName}+${family.id}`);

@@ -1,18 +1,33 @@
 import type {CallSyntaxName} from "./nativeCallSyntax.js";
+import type {TextCallFormatName} from "./textCallFormats.js";
 
 /**
- * A model family recognised by its chat template: texts only its template holds (all must be present), and the call
- * syntax of ours that replaces node-llama-cpp's. `replace`: "always" where node-llama-cpp's wrapper has a syntax of its
- * own that the model does not write (its DeepSeek wrapper's `<function=…>`); "ifGeneric" where node-llama-cpp's Jinja
- * wrapper could not find the template's call syntax and fell back to its generic `||call:` one.
+ * A model family recognised by its chat template: texts only its template holds (all must be present), and either the
+ * call syntax of ours that replaces node-llama-cpp's, or the text format its calls are read in after free generation.
  */
 export type ModelFamily = {
     id: string,
     label: string,
-    fingerprint: readonly string[],
+    fingerprint: readonly string[]
+} & ({
     callSyntax: CallSyntaxName,
-    replace: "always" | "ifGeneric"
-};
+    /**
+     * "always" where node-llama-cpp's wrapper has a syntax of its own that the model does not write (its DeepSeek
+     * wrapper's `<function=…>`); "ifGeneric" where node-llama-cpp's Jinja wrapper could not find the template's call
+     * syntax and fell back to its generic `||call:` one.
+     */
+    replace: "always" | "ifGeneric",
+    textCalls?: undefined
+} | {
+    /**
+     * Arguments written one by one (textCallFormats.ts), which LlamaChat's JSON-grammar calls cannot read: with
+     * `tool_choice: auto` the model writes freely and its calls are read from the text. A forced call keeps
+     * node-llama-cpp's syntax (its grammar makes the call valid, in one JSON argument).
+     */
+    textCalls: TextCallFormatName,
+    callSyntax?: undefined,
+    replace?: undefined
+});
 
 /** Most specific first: the first family whose fingerprint the template holds is the model's. */
 export const modelFamilies: readonly ModelFamily[] = [
@@ -27,7 +42,13 @@ export const modelFamilies: readonly ModelFamily[] = [
     {id: "deepseek-v3.1", label: "DeepSeek V3.1", fingerprint: ["<｜tool▁calls▁begin｜>", "<｜tool▁sep｜>"], callSyntax: "deepSeekV31",
         replace: "always"},
     {id: "command-r7b", label: "Command R7B", fingerprint: ["<|START_ACTION|>", "tool_call_id"], callSyntax: "commandR7b",
-        replace: "always"}
+        replace: "always"},
+    {id: "seed-oss", label: "Seed-OSS", fingerprint: ["<seed:tool_call>", "<function=", "<parameter="],
+        textCalls: "seedFunctionParameter"},
+    {id: "qwen3-coder", label: "Qwen3-Coder XML", fingerprint: ["<tool_call>", "<function=", "<parameter="],
+        textCalls: "functionParameter"},
+    {id: "glm-4.5", label: "GLM-4.5+", fingerprint: ["<tool_call>", "<arg_key>", "<arg_value>"], textCalls: "argKeyValue"},
+    {id: "minimax-m2", label: "MiniMax-M2", fingerprint: ["<minimax:tool_call>", "<invoke name="], textCalls: "invoke"}
 ];
 
 /** The family whose fingerprint `template` holds, or none. */

@@ -9,11 +9,13 @@ export type TextCallFormatName = keyof typeof textCallFormats;
 export type TextCall = {name: string, arguments: Record<string, unknown>};
 
 /** The tools offered to this generation: their names, and each parameter's JSON-schema type where one is declared. */
-export type TextCallTools = ReadonlyMap<string, {parameters?: Record<string, unknown>}>;
+export type TextCallTools = ReadonlyMap<string, {readonly params?: object | null}>;
 
 export type TextCallFormat = {
     /** Where a call starts: the text the model writes first. Text before it is the answer. */
     opener: string,
+    /** Where a call section ends. */
+    closer: string,
     /**
      * Reads the calls in `text` (which starts with `opener`), or undefined where it is not a complete call of an
      * offered tool: the text is then the answer, as the model wrote it.
@@ -28,11 +30,16 @@ export type TextCallFormat = {
 function functionParameterFormat(opener: string, closer: string): TextCallFormat {
     return {
         opener,
+        closer,
         parse: (text, tools) => readBlocks(text, opener, closer, (block) => {
             const head = /^\s*<function=([^>\n]+)>/.exec(block);
             if (head == null || !block.trimEnd().endsWith("</function>"))
                 return undefined;
             const body = block.slice(head[0].length, block.trimEnd().length - "</function>".length);
+            // node-llama-cpp's Seed wrapper renders earlier calls' arguments as one JSON object: the model may copy it.
+            const json = body.trim().startsWith("{") ? parseJson(body.trim()) : undefined;
+            if (typeof json?.value === "object" && json.value != null)
+                return {name: head[1]!.trim(), pairs: [["params", body.trim()]]};
             const pairs = readPairs(body, /<parameter=([^>\n]+)>/y, "</parameter>", /^\s*(<parameter=|$)/);
             return pairs && {name: head[1]!.trim(), pairs: pairs.map(([key, value]) => [key, stripOneNewline(value)] as const)};
         }, tools)
@@ -42,6 +49,7 @@ function functionParameterFormat(opener: string, closer: string): TextCallFormat
 /** `<tool_call>NAME\n<arg_key>KEY</arg_key>\n<arg_value>VALUE</arg_value>\n…</tool_call>`: GLM-4.5, 4.6, 4.7. */
 const argKeyValueFormat: TextCallFormat = {
     opener: "<tool_call>",
+    closer: "</tool_call>",
     parse: (text, tools) => readBlocks(text, "<tool_call>", "</tool_call>", (block) => {
         const head = /^\s*([^<\n]+?)\s*(?=<arg_key>|$)/.exec(block);
         if (head == null)
@@ -65,21 +73,22 @@ const argKeyValueFormat: TextCallFormat = {
 /** `<minimax:tool_call>\n<invoke name="NAME">\n<parameter name="KEY">VALUE</parameter>\n</invoke>\n…</minimax:tool_call>`. */
 const invokeFormat: TextCallFormat = {
     opener: "<minimax:tool_call>",
+    closer: "</minimax:tool_call>",
     parse: (text, tools) => readBlocks(text, "<minimax:tool_call>", "</minimax:tool_call>", (section) => {
-            const invoke = /\s*<invoke name="([^"]+)">([\s\S]*?)<\/invoke>/y;
-            let at = 0;
-            const found: {name: string, pairs: (readonly [string, string])[]}[] = [];
-            while (section.slice(at).trim() !== "") {
-                invoke.lastIndex = at;
-                const match = invoke.exec(section);
-                const pairs = match && readPairs(match[2]!.trim(), /<parameter name="([^"]+)">/y, "</parameter>", /^\s*(<parameter |$)/);
-                if (match == null || pairs == null)
-                    return undefined;
-                found.push({name: match[1]!, pairs});
-                at = invoke.lastIndex;
-            }
-            return found;
-        }, tools)
+        const invoke = /\s*<invoke name="([^"]+)">([\s\S]*?)<\/invoke>/y;
+        let at = 0;
+        const found: {name: string, pairs: (readonly [string, string])[]}[] = [];
+        while (section.slice(at).trim() !== "") {
+            invoke.lastIndex = at;
+            const match = invoke.exec(section);
+            const pairs = match && readPairs(match[2]!.trim(), /<parameter name="([^"]+)">/y, "</parameter>", /^\s*(<parameter |$)/);
+            if (match == null || pairs == null)
+                return undefined;
+            found.push({name: match[1]!, pairs});
+            at = invoke.lastIndex;
+        }
+        return found;
+    }, tools)
 };
 
 export const textCallFormats = {
@@ -112,7 +121,7 @@ function readBlocks(text: string, opener: string, closer: string,
             const tool = tools.get(name);
             if (tool == null)
                 return undefined;
-            calls.push({name, arguments: typedArguments(pairs, tool.parameters)});
+            calls.push({name, arguments: typedArguments(pairs, tool.params)});
         }
         rest = end < 0 ? "" : rest.slice(end + closer.length);
     }
@@ -155,11 +164,11 @@ function stripOneNewline(value: string): string {
 /**
  * Values are text; a parameter the schema declares as anything but a string is read as JSON (`5`, `true`, `[1, 2]`),
  * as llama.cpp and vLLM do, and stays text where it is not JSON. Without a declared type, JSON-looking text is read.
- * A single `params` argument holding the whole JSON object (how node-llama-cpp's Qwen 3.5 wrapper renders earlier
- * calls, so the model may copy it) is read as the arguments when the tool has no parameter of that name.
+ * A single `params` argument holding the whole JSON object (how node-llama-cpp's Qwen 3.5 and Seed wrappers render
+ * earlier calls, so the model may copy it) is read as the arguments when the tool has no parameter of that name.
  */
-function typedArguments(pairs: readonly (readonly [string, string])[], schema: Record<string, unknown> | undefined): Record<string, unknown> {
-    const properties = (schema?.properties ?? {}) as Record<string, {type?: unknown} | undefined>;
+function typedArguments(pairs: readonly (readonly [string, string])[], schema: object | null | undefined): Record<string, unknown> {
+    const properties = ((schema as {properties?: object} | null)?.properties ?? {}) as Record<string, {type?: unknown} | undefined>;
     if (pairs.length === 1 && pairs[0]![0] === "params" && properties.params == null) {
         const whole = parseJson(pairs[0]![1].trim());
         if (typeof whole?.value === "object" && whole.value != null && !Array.isArray(whole.value))

@@ -5,9 +5,11 @@ import {textCallFormats, type TextCallFormatName, type TextCallTools} from "../.
 import {templateFamilies} from "../../../helpers/templateModel.js";
 
 const tools: TextCallTools = new Map([
-    ["get_weather", {parameters: {type: "object", properties: {city: {type: "string"}, days: {type: "integer"}}}}],
-    ["shell", {parameters: {type: "object", properties: {command: {type: "array"}, workdir: {type: "string"}, timeout_ms: {type: ["integer", "null"]}}}}],
-    ["apply_patch", {parameters: {type: "object", properties: {input: {type: "string"}}}}],
+    ["get_weather", {params: {type: "object", properties: {city: {type: "string"}, days: {type: "integer"}}}}],
+    ["shell", {params: {type: "object", properties: {
+        command: {type: "array"}, workdir: {type: "string"}, timeout_ms: {type: ["integer", "null"]}
+    }}}],
+    ["apply_patch", {params: {type: "object", properties: {input: {type: "string"}}}}],
     ["untyped", {}]
 ]);
 
@@ -22,15 +24,19 @@ const nativeOf: Record<TextCallFormatName, string[]> = {
 const patch = "*** Begin Patch\n*** Update File: a.ts\n@@\n-const a = 1;\n+const a = 2; // </parameter> in a file\n*** End Patch";
 
 /** Hand-written model outputs per format (llama.cpp's test-chat.cpp style): text → the calls read from it. */
-const table: {format: TextCallFormatName, output: string, calls: {name: string, arguments: Record<string, unknown>}[] | undefined}[] = [
-    {format: "functionParameter", calls: [{name: "shell", arguments: {command: ["bash", "-lc", "ls -la"], workdir: "/tmp", timeout_ms: 5000}}],
+type Row = {format: TextCallFormatName, output: string, calls: {name: string, arguments: Record<string, unknown>}[] | undefined};
+const table: Row[] = [
+    {format: "functionParameter",
+        calls: [{name: "shell", arguments: {command: ["bash", "-lc", "ls -la"], workdir: "/tmp", timeout_ms: 5000}}],
         output: "<tool_call>\n<function=shell>\n<parameter=command>\n[\"bash\", \"-lc\", \"ls -la\"]\n</parameter>\n" +
             "<parameter=workdir>\n/tmp\n</parameter>\n<parameter=timeout_ms>\n5000\n</parameter>\n</function>\n</tool_call>"},
     {format: "functionParameter", calls: [{name: "apply_patch", arguments: {input: patch}}],
         output: `<tool_call>\n<function=apply_patch>\n<parameter=input>\n${patch}\n</parameter>\n</function>\n</tool_call>`},
-    {format: "functionParameter", calls: [{name: "get_weather", arguments: {city: "Paris"}}, {name: "get_weather", arguments: {city: "Rome", days: 3}}],
+    {format: "functionParameter",
+        calls: [{name: "get_weather", arguments: {city: "Paris"}}, {name: "get_weather", arguments: {city: "Rome", days: 3}}],
         output: "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>\n" +
-            "<tool_call>\n<function=get_weather>\n<parameter=city>\nRome\n</parameter>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>"},
+            "<tool_call>\n<function=get_weather>\n<parameter=city>\nRome\n</parameter>\n<parameter=days>\n3\n</parameter>\n" +
+            "</function>\n</tool_call>"},
     // A string parameter stays text even when it looks like a number; an untyped one is read as JSON where it is.
     {format: "functionParameter", calls: [{name: "get_weather", arguments: {city: "1984"}}],
         output: "<tool_call>\n<function=get_weather>\n<parameter=city>\n1984\n</parameter>\n</function>\n</tool_call>"},
@@ -49,17 +55,24 @@ const table: {format: TextCallFormatName, output: string, calls: {name: string, 
         output: "<tool_call>\n<function=rm_rf>\n<parameter=path>\n/\n</parameter>\n</function>\n</tool_call>"},
     {format: "functionParameter", calls: undefined,
         output: "<tool_call>\n<function=get_weather>\n</function>\n</tool_call>\nAnd then some prose after the call."},
-    {format: "argKeyValue", calls: [{name: "shell", arguments: {command: ["ls"], timeout_ms: null}}, {name: "get_weather", arguments: {city: "Oslo"}}],
+    {format: "argKeyValue",
+        calls: [{name: "shell", arguments: {command: ["ls"], timeout_ms: null}}, {name: "get_weather", arguments: {city: "Oslo"}}],
         output: "<tool_call>shell\n<arg_key>command</arg_key>\n<arg_value>[\"ls\"]</arg_value>\n<arg_key>timeout_ms</arg_key>\n" +
-            "<arg_value>null</arg_value>\n</tool_call><tool_call>get_weather<arg_key>city</arg_key><arg_value>Oslo</arg_value></tool_call>"},
+            "<arg_value>null</arg_value>\n</tool_call><tool_call>get_weather<arg_key>city</arg_key><arg_value>Oslo</arg_value>" +
+            "</tool_call>"},
     {format: "argKeyValue", calls: [{name: "apply_patch", arguments: {input: "line 1\n</arg_value> quoted\nline 3"}}],
-        output: "<tool_call>apply_patch\n<arg_key>input</arg_key>\n<arg_value>line 1\n</arg_value> quoted\nline 3</arg_value>\n</tool_call>"},
+        output: "<tool_call>apply_patch\n<arg_key>input</arg_key>\n<arg_value>line 1\n</arg_value> quoted\nline 3</arg_value>\n" +
+            "</tool_call>"},
     {format: "argKeyValue", calls: undefined, output: "<tool_call>get_weather\n<arg_key>city</arg_key>"},
-    {format: "invoke", calls: [{name: "get_weather", arguments: {city: "Paris", days: 2}}, {name: "shell", arguments: {command: ["pwd"]}}],
+    {format: "invoke",
+        calls: [{name: "get_weather", arguments: {city: "Paris", days: 2}}, {name: "shell", arguments: {command: ["pwd"]}}],
         output: "<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n" +
-            "<parameter name=\"days\">2</parameter>\n</invoke>\n<invoke name=\"shell\">\n<parameter name=\"command\">[\"pwd\"]</parameter>\n" +
+            "<parameter name=\"days\">2</parameter>\n</invoke>\n<invoke name=\"shell\">\n" +
+            "<parameter name=\"command\">[\"pwd\"]</parameter>\n" +
             "</invoke>\n</minimax:tool_call>"},
     {format: "invoke", calls: undefined, output: "<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris"},
+    {format: "seedFunctionParameter", calls: [{name: "get_weather", arguments: {city: "Paris"}}],
+        output: "<seed:tool_call>\n<function=get_weather>\n{\"city\": \"Paris\"}</function>\n</seed:tool_call>"},
     {format: "seedFunctionParameter", calls: [{name: "get_weather", arguments: {city: "Paris", days: 1}}],
         output: "<seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n<parameter=days>1</parameter>\n" +
             "</function>\n</seed:tool_call>"}

@@ -5,6 +5,8 @@ import {after, before, describe, it} from "node:test";
 import type {ChatHistoryItem, ChatWrapper, Llama} from "node-llama-cpp";
 import {resolveFamilyChatWrapper, type ChatFormat} from "../../../../../src/engine/llama/families/familyChatWrapper.js";
 import {parseModelOutput, type ParsedModelOutput} from "../../../../../src/engine/llama/families/parseModelOutput.js";
+import {TextCallReader} from "../../../../../src/engine/llama/families/TextCallReader.js";
+import type {TextCallFormat, TextCallTools} from "../../../../../src/engine/llama/families/textCallFormats.js";
 import {ChatWrapperVariants} from "../../../../../src/engine/llama/ChatWrapperVariants.js";
 import {loadNodeLlamaCpp, type NodeLlamaCpp} from "../../../../../src/engine/models/loadBinding.js";
 import {repoRoot} from "../../../../helpers/paths.js";
@@ -15,19 +17,22 @@ import {templateFamilies, templateModel} from "../../../../helpers/templateModel
  * and vocabulary, no weights evaluated), the wrapper the engine chooses, and the family's own model outputs read with
  * that wrapper's settings (parseModelOutput, as LlamaChat reads them): calls, parallel calls, thoughts; the forced-call
  * prompt; a string tool result rendered as text. `expected` holds what each family does today: "native" (the model's
- * own call is read, arguments included), "opener" (the call is detected, but the model writes per-argument XML where
+ * own call is read, arguments included), "text" (the same, for a family that writes each argument apart: it generates
+ * freely and its calls are read from the answer's text, textCallFormats.ts; a call the template renders in the prompt
+ * reads back as the same call), "opener" (the call is detected, but the model writes per-argument syntax where
  * LlamaChat's grammar only writes JSON: the arguments come from the grammar, not the model's own format), "none".
  * With LOCAL_RESPONSES_WRITE_RESULTS=1 the table is written to docs/models-results.json.
  */
-const expected: Record<string, {wrapper: string, call: "native" | "opener" | "none", parallel?: string, thought?: string}> = {
+const expected: Record<string, {wrapper: string, call: "native" | "text" | "opener" | "none", parallel?: string, thought?: string}> = {
     "qwen2.5": {wrapper: "Qwen", call: "native", parallel: "qwenJson"},
     "qwen3": {wrapper: "Qwen", call: "native", parallel: "qwenJson", thought: "<think>\nhmm\n</think>\n\nYes"},
-    "qwen3-coder": {wrapper: "JinjaTemplate", call: "opener"},
-    "qwen3.5": {wrapper: "Qwen", call: "opener", thought: "hmm\n</think>\n\nYes"},
+    "qwen3-coder": {wrapper: "JinjaTemplate+qwen3-coder", call: "text", parallel: "qwenXml"},
+    "qwen3.5": {wrapper: "Qwen+qwen3-coder", call: "text", parallel: "qwenXml", thought: "hmm\n</think>\n\nYes"},
     "qwq": {wrapper: "Qwen", call: "native", parallel: "qwenJson", thought: "<think>\nhmm\n</think>\n\nYes"},
     "gpt-oss": {wrapper: "Harmony", call: "native", thought: "<|channel|>analysis<|message|>hmm<|end|>"},
-    "glm-4.6": {wrapper: "JinjaTemplate", call: "opener", thought: "hmm</think>\nYes"},
-    "glm-4.7-flash": {wrapper: "JinjaTemplate", call: "opener", thought: "<think>hmm</think>Yes"},
+    "glm-4.6": {wrapper: "JinjaTemplate+glm-4.5", call: "text", parallel: "glm", thought: "hmm</think>\nYes"},
+    "glm-4.7-flash": {wrapper: "JinjaTemplate+glm-4.5", call: "text", parallel: "glm",
+        thought: "<think>hmm</think>Yes"},
     "llama-3.1": {wrapper: "Llama 3.1", call: "native"},
     "llama-3.3": {wrapper: "Llama 3.1", call: "native"},
     "llama-3.2": {wrapper: "Llama 3.2 lightweight", call: "native"},
@@ -41,11 +46,11 @@ const expected: Record<string, {wrapper: string, call: "native" | "opener" | "no
     "phi-3.5": {wrapper: "JinjaTemplate", call: "none"},
     "granite-3.3": {wrapper: "JinjaTemplate+granite-3", call: "native", parallel: "granite", thought: "<think>hmm</think>Yes"},
     "granite-4.0": {wrapper: "JinjaTemplate", call: "native", parallel: "qwenJson"},
-    "seed-oss": {wrapper: "Seed", call: "opener", thought: "<seed:think>hmm</seed:think>Yes"},
+    "seed-oss": {wrapper: "Seed+seed-oss", call: "text", parallel: "seed", thought: "<seed:think>hmm</seed:think>Yes"},
     "kimi-k2": {wrapper: "JinjaTemplate+kimi-k2", call: "native", parallel: "kimi"},
     "kimi-k2-thinking": {wrapper: "JinjaTemplate+kimi-k2", call: "native", parallel: "kimi", thought: "<think>hmm</think>Yes"},
-    "minimax-m2": {wrapper: "JinjaTemplate", call: "opener", thought: "hmm\n</think>\n\nYes"},
-    "nemotron-3-nano": {wrapper: "JinjaTemplate", call: "opener", thought: "<think>\nhmm\n</think>\nYes"},
+    "minimax-m2": {wrapper: "JinjaTemplate+minimax-m2", call: "text", parallel: "minimax", thought: "hmm\n</think>\n\nYes"},
+    "nemotron-3-nano": {wrapper: "JinjaTemplate+qwen3-coder", call: "text", parallel: "qwenXml", thought: "<think>\nhmm\n</think>\nYes"},
     "command-r7b": {wrapper: "JinjaTemplate+command-r7b", call: "native", parallel: "commandR7b",
         thought: "<|START_THINKING|>hmm<|END_THINKING|>Yes"}
 };
@@ -69,6 +74,14 @@ const parallelOutputs: Record<string, string> = {
     kimi: "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\": \"Paris\"}"
         + "<|tool_call_end|><|tool_call_begin|>functions.get_time:1<|tool_call_argument_begin|>{\"zone\": \"CET\"}<|tool_call_end|>"
         + "<|tool_calls_section_end|>",
+    qwenXml: "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>\n"
+        + "<tool_call>\n<function=get_time>\n<parameter=zone>\nCET\n</parameter>\n</function>\n</tool_call>",
+    glm: "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>\n"
+        + "<tool_call>get_time\n<arg_key>zone</arg_key>\n<arg_value>CET</arg_value>\n</tool_call>",
+    seed: "<seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n</function>\n</seed:tool_call>"
+        + "<seed:tool_call>\n<function=get_time>\n<parameter=zone>CET</parameter>\n</function>\n</seed:tool_call>",
+    minimax: "<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n</invoke>\n"
+        + "<invoke name=\"get_time\">\n<parameter name=\"zone\">CET</parameter>\n</invoke>\n</minimax:tool_call>",
     commandR7b: "<|START_ACTION|>[\n    {\"tool_call_id\": \"0\", \"tool_name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\"}},\n"
         + "    {\"tool_call_id\": \"1\", \"tool_name\": \"get_time\", \"parameters\": {\"zone\": \"CET\"}}\n]<|END_ACTION|>"
 };
@@ -107,40 +120,67 @@ describe("model families: template -> wrapper -> native outputs parsed (test-cha
             try {
                 const {wrapper, format, family: known} = resolveFamilyChatWrapper(binding, model);
                 assert.equal(format.wrapper, expectation.wrapper);
-                const parse = (output: string): ParsedModelOutput => parseModelOutput(binding, wrapper, output, functionNames);
+                const variants = new ChatWrapperVariants(wrapper, binding, model, known);
+                // A text-call family generates with the free view; its calls are read from the answer's text as it streams.
+                const textCalls = variants.textCalls;
+                const parse = (output: string): ParsedModelOutput => textCalls == null
+                    ? parseModelOutput(binding, wrapper, output, functionNames)
+                    : readTextCalls(textCalls, parseModelOutput(binding, variants.for({}), output, functionNames));
                 const native = nativeCalls[family];
                 // Wrappers whose answers open inside a thought (the template opened it) see the call after the thought.
                 const thoughtCloser = text(binding, wrapper.settings.segments?.thought?.suffix);
                 const beforeCall = opensThoughtOnStart(wrapper) ? `hmm${thoughtCloser}` : "";
                 const call = native == null ? undefined : parse(beforeCall + native);
                 const callStatus = call == null || (call.calls.length === 0 && call.unreadCall == null) ? "none"
-                    : call.calls.length === 1 && isDeepStrictEqual(call.calls[0], weather) ? "native" : "opener";
+                    : call.calls.length === 1 && isDeepStrictEqual(call.calls[0], weather) ? textCalls == null ? "native" : "text"
+                        : "opener";
                 const result: FamilyResult = {family, format, call: callStatus, forced: false, resultAsText: false};
                 results.push(result);
                 if (expectation.parallel != null)
-                    result.parallel = isDeepStrictEqual(parse(parallelOutputs[expectation.parallel]).calls, [weather, time]);
+                    result.parallel = isDeepStrictEqual(parse(beforeCall + parallelOutputs[expectation.parallel]).calls, [weather, time]);
                 if (expectation.thought != null) {
                     const thought = parse(expectation.thought);
                     result.thought = isDeepStrictEqual(thought.thoughts, ["hmm"])
                         && thought.text.trim() === (expectation.thought.endsWith("Yes") ? "Yes" : "");
                 }
-                const variants = new ChatWrapperVariants(wrapper, binding, model, known);
                 result.forced = forcedPromptOpensCall(binding, variants.for({toolMode: {type: "required"}} as never));
                 result.resultAsText = renderedWithResult(wrapper).includes(toolOutput);
 
                 assert.equal(callStatus, expectation.call, JSON.stringify(call));
                 if (expectation.parallel != null)
-                    assert.equal(result.parallel, !(family in parallelGaps), JSON.stringify(parse(parallelOutputs[expectation.parallel])));
+                    assert.equal(result.parallel, !(family in parallelGaps), JSON.stringify(parse(beforeCall + parallelOutputs[expectation.parallel])));
                 if (expectation.thought != null)
                     assert.ok(result.thought, JSON.stringify(parse(expectation.thought)));
                 assert.ok(result.forced, "the forced prompt ends with the call opener");
                 assert.ok(result.resultAsText, renderedWithResult(wrapper));
+                if (textCalls != null) {
+                    const prompt = renderedWithResult(variants.for({}));
+                    assert.equal(prompt, renderedWithResult(wrapper), "the free view renders the wrapper's own prompt");
+                    // The last call in the prompt is the history's (a system prompt may show an example call first).
+                    const start = prompt.lastIndexOf(textCalls.opener);
+                    const end = prompt.indexOf(textCalls.closer, start);
+                    assert.ok(start >= 0 && end > start, prompt);
+                    assert.deepEqual(textCalls.parse(prompt.slice(start, end + textCalls.closer.length), toolsOf(functions)), [weather],
+                        "the call the template renders in the prompt reads back as the same call");
+                }
             } finally {
                 await model.dispose();
             }
         });
     }
 });
+
+/** What the engine makes of a free-view answer: LlamaChat's thoughts, then its text read for calls by TextCallReader. */
+function readTextCalls(format: TextCallFormat, parsed: ParsedModelOutput): ParsedModelOutput {
+    const reader = new TextCallReader(format, toolsOf(functions));
+    const before = reader.push(parsed.text);
+    const {calls, text: rest} = reader.finish();
+    return {thoughts: parsed.thoughts, text: before + rest, calls};
+}
+
+function toolsOf(offered: typeof functions): TextCallTools {
+    return new Map(Object.entries(offered));
+}
 
 function isDeepStrictEqual(a: unknown, b: unknown): boolean {
     try {
