@@ -4,7 +4,10 @@ export const tableStart = "<!-- families:start -->";
 export const tableEnd = "<!-- families:end -->";
 
 const calls = {
-    native: "✓ native", text: "✓ native, per-argument (read from the text)", opener: "call detected; arguments as one JSON blob, not its per-argument format", none: "no tool syntax"
+    native: "✓ native",
+    text: "✓ native, per-argument (read from the text)",
+    opener: "call detected; arguments as one JSON blob, not its per-argument format",
+    none: "no tool syntax"
 };
 const mark = (value) => (value === true ? "✓" : value === false ? "✗" : "–");
 

@@ -148,7 +148,8 @@ describe("model families: template -> wrapper -> native outputs parsed (test-cha
 
                 assert.equal(callStatus, expectation.call, JSON.stringify(call));
                 if (expectation.parallel != null)
-                    assert.equal(result.parallel, !(family in parallelGaps), JSON.stringify(parse(beforeCall + parallelOutputs[expectation.parallel])));
+                    assert.equal(result.parallel, !(family in parallelGaps),
+                        JSON.stringify(parse(beforeCall + parallelOutputs[expectation.parallel])));
                 if (expectation.thought != null)
                     assert.ok(result.thought, JSON.stringify(parse(expectation.thought)));
                 assert.ok(result.forced, "the forced prompt ends with the call opener");
