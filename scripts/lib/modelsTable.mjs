@@ -10,6 +10,8 @@ const calls = {
     none: "no tool syntax"
 };
 const mark = (value) => (value === true ? "✓" : value === false ? "✗" : "–");
+/** Thinking on: the model opens its thought; off (effort none): the prompt closes it, else only the thought budget ends it. */
+const reasoning = (value) => value == null ? "–" : `${value.on ? "on ✓" : "on ✗"}, off ${value.off ? "in the prompt" : "by budget"}`;
 
 /** The markdown table of the results, one row per family. */
 export function modelsTable(results) {
@@ -20,12 +22,13 @@ export function modelsTable(results) {
         mark(result.parallel),
         mark(result.forced),
         mark(result.resultAsText),
-        mark(result.thought)
+        mark(result.thought),
+        reasoning(result.thought === true ? result.reasoning : undefined)
     ]);
     return [
         "| Family (template model) | Wrapper | Native call, `tool_choice: auto` | Parallel calls | Forced call "
-            + "| Tool result as text | Thoughts read |",
-        "|---|---|---|---|---|---|---|",
+            + "| Tool result as text | Thoughts read | Reasoning (default on; effort `none`) |",
+        "|---|---|---|---|---|---|---|---|",
         ...rows.map((row) => `| ${row.join(" | ")} |`)
     ].join("\n");
 }

@@ -25,19 +25,39 @@ export function templateFamilies(): Promise<TemplateFamilies> {
  * family's call or thought opener. Generated once per node-llama-cpp release (the llama.cpp source it ships is read) and
  * kept beside the synthetic models; files are written under a temporary name and renamed, so concurrent runs are safe.
  */
-export async function templateModel(family: string, script?: "call" | "think"): Promise<string> {
+export async function templateModel(family: string, script?: "call" | "think" | {name: string, chain: string[]}): Promise<string> {
     const release = await bundleRelease();
-    const file = path.join(syntheticModelDir, `templates-${release}`, `${family}${script == null ? "" : `-${script}`}.gguf`);
+    const scriptName = typeof script === "object"
+        ? `${script.name}-${createHash("sha256").update(script.chain.join("\u0000")).digest("hex").slice(0, 8)}`
+        : script;
+    const file = path.join(syntheticModelDir, `templates-${release}`, `${family}${scriptName == null ? "" : `-${scriptName}`}.gguf`);
     if (await exists(file))
         return file;
     const source = await llamaSource(release);
     await fs.mkdir(path.dirname(file), {recursive: true});
     const partial = `${file}.${process.pid}.partial`;
-    await run(process.execPath, [path.join(templatesDir, "make-template-model.mjs"), "--family", family, "--src", source, "--out", partial,
-        ...(script == null ? [] : ["--script", script])], {maxBuffer: 1 << 24});
+    const maker = path.join(templatesDir, "make-template-model.mjs");
+    const args = ["--family", family, "--src", source, "--out", partial];
+    if (typeof script === "object")
+        // A script of the test's own: families.mjs is given it before the maker (which reads the same module) runs.
+        await run(process.execPath, ["--input-type=module", "-e", customScript, path.join(templatesDir, "families.mjs"), maker,
+            JSON.stringify(script.chain), ...args, "--script", "custom"], {maxBuffer: 1 << 24});
+    else
+        await run(process.execPath, [maker, ...args, ...(script == null ? [] : ["--script", script])], {maxBuffer: 1 << 24});
     await fs.rename(partial, file);
     return file;
 }
+
+/** Runs make-template-model.mjs with a `custom` script added to the family (argv: families.mjs, maker, chain JSON, maker's args). */
+const customScript = `
+import {pathToFileURL} from "node:url";
+const [familiesFile, maker, chain, ...args] = process.argv.slice(1);
+const {families} = await import(pathToFileURL(familiesFile).href);
+const family = families[args[args.indexOf("--family") + 1]];
+family.scripts = {...family.scripts, custom: {chain: JSON.parse(chain)}};
+process.argv = [process.argv[0], maker, ...args];
+await import(pathToFileURL(maker).href);
+`;
 
 let release: Promise<string> | undefined;
 

@@ -3,6 +3,7 @@ import {withFamilySyntax} from "./families/familyChatWrapper.js";
 import type {ModelFamily} from "./families/familyTable.js";
 import {textCallFormats, type TextCallFormat} from "./families/textCallFormats.js";
 import {withTextCalls} from "./families/textCallWrapper.js";
+import {withThoughtOpenedOnStart} from "./families/thoughtOpenedOnStart.js";
 import {forceFunctionCalls} from "./forcedFunctionCalls.js";
 import type {NodeLlamaCpp} from "../models/loadBinding.js";
 import type {PromptShape} from "../types.js";
@@ -14,6 +15,8 @@ export type {PromptShape};
  * 0.6 s): its own, its "thinking discouraged" variant (reasoning effort `none`), and the
  * forced-call view used for `tool_choice` required/named. A forced call always renders with
  * thinking discouraged: with thinking on, the call would sit inside an unclosed thought.
+ * Thinking on opens the thought where the template's prompt would close an empty one (thoughtOpenedOnStart.ts:
+ * DeepSeek V3.1, Kimi K2 Thinking, GLM-4.7, Nemotron 3 Nano); thinking off keeps the template's closed thought.
  * For a family whose calls are read from text (`textCalls`), the unforced variants are free-generation views
  * (textCallWrapper.ts) that render the same prompt.
  */
@@ -32,8 +35,9 @@ export class ChatWrapperVariants {
         this.forced = forceFunctionCalls(thinkingOff, binding);
         this.textCalls = family?.textCalls == null ? undefined : textCallFormats[family.textCalls];
         const free = (wrapper: ChatWrapper) => this.textCalls == null ? wrapper : withTextCalls(binding, wrapper);
-        this.thinking = free(base);
-        this.thinkingOff = thinkingOff === base ? this.thinking : free(thinkingOff);
+        const opened = withThoughtOpenedOnStart(binding, base);
+        this.thinking = free(opened);
+        this.thinkingOff = thinkingOff === opened ? this.thinking : free(thinkingOff);
     }
 
     public for(shape: PromptShape): ChatWrapper {

@@ -19,6 +19,11 @@ import {weatherParameters} from "../../helpers/weatherTools.js";
 const callFamilies = ["gpt-oss", "kimi-k2", "devstral", "deepseek-v3.1"];
 const textCallFamilies = ["qwen3.5", "glm-4.7-flash"];
 const thinkFamilies = ["qwen3", "gpt-oss", "deepseek-r1-qwen"];
+/**
+ * Templates that close an empty thought in past turns: with thinking on (the default) the server opens the thought
+ * instead (thoughtOpenedOnStart.ts), and these call scripts were made for the closed prompt, so they ask for none.
+ */
+const opensThoughtWhenThinking = ["glm-4.7-flash", "deepseek-v3.1"];
 
 const tool = {name: "get_weather", description: "Get the weather for a city", parameters: weatherParameters};
 const question = "What is the weather in Paris?";
@@ -31,7 +36,8 @@ function useFamilyServer(family: string, script: "call" | "think"): {server: () 
     let request: ScriptRequest = {};
     before(async () => {
         const {families} = await templateFamilies();
-        request = (families[family].scripts?.[script]?.request ?? {}) as ScriptRequest;
+        request = (families[family].scripts?.[script]?.request
+            ?? (script === "call" && opensThoughtWhenThinking.includes(family) ? {reasoning: {effort: "none"}} : {})) as ScriptRequest;
         server = await startTestServer({model: await templateModel(family, script), contextSize: 4096});
     });
     after(() => server?.close());
@@ -130,6 +136,51 @@ for (const family of textCallFamilies) {
             assert.equal(calls.length, 1, JSON.stringify(body.output));
             assert.equal(calls[0].name, "get_weather");
             assert.ok(weatherParameters.properties.city.enum.includes((JSON.parse(calls[0].arguments!) as {city: string}).city));
+        });
+    });
+}
+
+/** A thought as the model writes it after its own opener, for the templates that would close it (a script of our own). */
+const thoughtAfterTurnStart: Record<string, string[]> = {
+    "deepseek-v3.1": ["<｜Assistant｜>", "<think>", " So", "</think>", " Yes"],
+    "glm-4.7-flash": ["<|assistant|>", "<think>", " hmm", "</think>", " Yes"]
+};
+
+for (const [family, chain] of Object.entries(thoughtAfterTurnStart)) {
+    describe(`${family}: reasoning follows the request where the template would close the thought`, () => {
+        let server: TestServer | undefined;
+        before(async () => {
+            server = await startTestServer({model: await templateModel(family, {name: "thought", chain}), contextSize: 4096});
+        });
+        after(() => server?.close());
+        type Output = {type: string, summary?: {text: string}[], content?: {text: string}[]}[];
+        const texts = (output: Output, type: string) => output.filter((item) => item.type === type)
+            .flatMap((item) => (item.summary ?? item.content ?? []).map((part) => part.text.trim()));
+
+        it("Responses, default effort: the thought opens and comes back as reasoning", async () => {
+            const body = await post(server!, "/v1/responses", {model: "m", input: "Is it sunny?", temperature: 0, max_output_tokens: 32});
+            const output = body.output as Output;
+            assert.equal(output[0]?.type, "reasoning", JSON.stringify(output));
+            assert.deepEqual(texts(output, "message"), ["Yes"], JSON.stringify(output));
+        });
+
+        it("Responses, effort none: the template's closed thought, no reasoning", async () => {
+            const body = await post(server!, "/v1/responses", {
+                model: "m", input: "Is it sunny?", temperature: 0, max_output_tokens: 32, reasoning: {effort: "none"}
+            });
+            const output = body.output as Output;
+            assert.deepEqual(output.map((item) => item.type), ["message"], JSON.stringify(output));
+            assert.deepEqual(texts(output, "message"), ["Yes"]);
+        });
+
+        it("Messages: thinking enabled gives a thinking block, disabled none", async () => {
+            const ask = (thinking: object) => post(server!, "/v1/messages", {
+                model: "m", max_tokens: 64, temperature: 0, messages: [{role: "user", content: "Is it sunny?"}], thinking
+            });
+            const on = (await ask({type: "enabled", budget_tokens: 32})).content as {type: string}[];
+            const off = (await ask({type: "disabled"})).content as {type: string}[];
+            assert.deepEqual(on.map((block) => block.type), ["thinking", "text"], JSON.stringify(on));
+            assert.deepEqual(off.map((block) => block.type), ["text"], JSON.stringify(off));
         });
     });
 }

@@ -95,7 +95,7 @@ const parallelGaps: Record<string, string> = {"command-r7b": "the call id is par
 const toolOutput = "total 2\n-rw-r--r-- 1 dev dev 12 \"notes.txt\"\n\tindented\\path";
 
 type FamilyResult = {family: string, format: ChatFormat, call: string, parallel?: boolean, thought?: boolean, forced: boolean,
-    resultAsText: boolean};
+    resultAsText: boolean, reasoning?: {on: boolean, off: boolean}};
 
 describe("model families: template -> wrapper -> native outputs parsed (test-chat style, no weights evaluated)", () => {
     let binding: NodeLlamaCpp;
@@ -108,7 +108,7 @@ describe("model families: template -> wrapper -> native outputs parsed (test-cha
     after(async () => {
         await llama.dispose();
         console.log(results.map((r) => `${r.family.padEnd(22)} ${r.format.wrapper.padEnd(28)} call=${r.call} parallel=${r.parallel} `
-            + `thought=${r.thought} forced=${r.forced} resultAsText=${r.resultAsText}`).join("\n"));
+            + `thought=${r.thought} forced=${r.forced} resultAsText=${r.resultAsText} reasoning=${JSON.stringify(r.reasoning)}`).join("\n"));
         if (process.env.LOCAL_RESPONSES_WRITE_RESULTS === "1")
             await fs.writeFile(path.join(repoRoot, "docs/models-results.json"), `${JSON.stringify(results, null, 1)}\n`);
     });
@@ -118,14 +118,15 @@ describe("model families: template -> wrapper -> native outputs parsed (test-cha
             const {nativeCalls} = await templateFamilies();
             const model = await llama.loadModel({modelPath: await templateModel(family)});
             try {
-                const {wrapper, format, family: known} = resolveFamilyChatWrapper(binding, model);
+                const {wrapper: resolved, format, family: known} = resolveFamilyChatWrapper(binding, model);
                 assert.equal(format.wrapper, expectation.wrapper);
-                const variants = new ChatWrapperVariants(wrapper, binding, model, known);
-                // A text-call family generates with the free view; its calls are read from the answer's text as it streams.
+                const variants = new ChatWrapperVariants(resolved, binding, model, known);
+                // What the engine generates with by default: thinking on, calls read from the text for a text-call family.
+                const wrapper = variants.for({});
                 const textCalls = variants.textCalls;
                 const parse = (output: string): ParsedModelOutput => textCalls == null
                     ? parseModelOutput(binding, wrapper, output, functionNames)
-                    : readTextCalls(textCalls, parseModelOutput(binding, variants.for({}), output, functionNames));
+                    : readTextCalls(textCalls, parseModelOutput(binding, wrapper, output, functionNames));
                 const native = nativeCalls[family];
                 // Wrappers whose answers open inside a thought (the template opened it) see the call after the thought.
                 const thoughtCloser = text(binding, wrapper.settings.segments?.thought?.suffix);
@@ -154,9 +155,14 @@ describe("model families: template -> wrapper -> native outputs parsed (test-cha
                     assert.ok(result.thought, JSON.stringify(parse(expectation.thought)));
                 assert.ok(result.forced, "the forced prompt ends with the call opener");
                 assert.ok(result.resultAsText, renderedWithResult(wrapper));
+                if (variants.thinks) {
+                    result.reasoning = {on: !closesThought(binding, wrapper), off: closesThought(binding, variants.for({thoughtBudget: 0}))};
+                    if (expectation.thought != null)
+                        assert.ok(result.reasoning.on, `thinking on leaves the thought to the model: ${generationPrompt(wrapper)}`);
+                }
                 if (textCalls != null) {
-                    const prompt = renderedWithResult(variants.for({}));
-                    assert.equal(prompt, renderedWithResult(wrapper), "the free view renders the wrapper's own prompt");
+                    const prompt = renderedWithResult(wrapper);
+                    assert.equal(prompt, renderedWithResult(resolved), "the free view renders the wrapper's own prompt");
                     // The last call in the prompt is the history's (a system prompt may show an example call first).
                     const start = prompt.lastIndexOf(textCalls.opener);
                     const end = prompt.indexOf(textCalls.closer, start);
@@ -207,6 +213,16 @@ const functions = {
     get_weather: {description: "Weather in a city", params: {type: "object", properties: {city: {type: "string"}}}},
     get_time: {description: "Time in a zone", params: {type: "object", properties: {zone: {type: "string"}}}}
 } as const;
+
+function generationPrompt(wrapper: ChatWrapper): string {
+    return wrapper.generateContextState({chatHistory: [{type: "user", text: "Hi"}, {type: "model", response: []}]}).contextText.toString();
+}
+
+/** Whether the prompt ends with the thought closed, so that the model answers without thinking. */
+function closesThought(binding: NodeLlamaCpp, wrapper: ChatWrapper): boolean {
+    const closer = text(binding, wrapper.settings.segments?.thought?.suffix).trim();
+    return closer !== "" && generationPrompt(wrapper).trimEnd().endsWith(closer);
+}
 
 /** The forced-call prompt ends with the wrapper's call opener (section prefix included), outside any open thought. */
 function forcedPromptOpensCall(binding: NodeLlamaCpp, forced: ChatWrapper): boolean {
