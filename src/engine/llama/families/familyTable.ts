@@ -48,6 +48,7 @@ export const modelFamilies: readonly ModelFamily[] = [
     {id: "qwen3-coder", label: "Qwen3-Coder XML", fingerprint: ["<tool_call>", "<function=", "<parameter="],
         textCalls: "functionParameter"},
     {id: "glm-4.5", label: "GLM-4.5+", fingerprint: ["<tool_call>", "<arg_key>", "<arg_value>"], textCalls: "argKeyValue"},
+    {id: "gemma-4", label: "Gemma 4", fingerprint: ["<|tool_call>", "<|\"|>"], textCalls: "gemma4"},
     {id: "minimax-m2", label: "MiniMax-M2", fingerprint: ["<minimax:tool_call>", "<invoke name="], textCalls: "invoke"}
 ];
 

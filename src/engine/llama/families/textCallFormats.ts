@@ -91,11 +91,128 @@ const invokeFormat: TextCallFormat = {
     }, tools)
 };
 
+/**
+ * `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:5,list:[…],obj:{…}}<tool_call|>`: Gemma 4, whose strings are quoted with
+ * its `<|"|>` token and whose keys are bare (llama.cpp's gemma4 parser reads the same grammar).
+ */
+const gemma4Format: TextCallFormat = {
+    opener: "<|tool_call>",
+    closer: "<tool_call|>",
+    parse: (text, tools) => {
+        const calls: TextCall[] = [];
+        let rest = text;
+        while (rest.trim() !== "") {
+            rest = rest.trimStart();
+            const head = /^<\|tool_call>call:([^{\s]+)/.exec(rest);
+            const tool = head == null ? undefined : tools.get(head[1]!);
+            if (head == null || tool == null)
+                return undefined;
+            const read = jsonInBraces(rest, head[0].length) ?? new Gemma4Value(rest, head[0].length).dict();
+            if (read == null || !rest.startsWith("<tool_call|>", read.end) && rest.slice(read.end).trim() !== "")
+                return undefined;
+            calls.push({name: head[1]!, arguments: read.value});
+            rest = rest.slice(read.end).replace(/^<tool_call\|>/, "");
+        }
+        return calls.length === 0 ? undefined : calls;
+    }
+};
+
+/**
+ * node-llama-cpp's Gemma 4 wrapper renders earlier calls' arguments as JSON in doubled braces (`call:NAME{{"k": "v"}}`),
+ * so the model may copy that form: read it where the call's text has it.
+ */
+function jsonInBraces(text: string, at: number): {value: Record<string, unknown>, end: number} | undefined {
+    if (!text.startsWith("{{", at))
+        return undefined;
+    for (let end = text.indexOf("}}", at); end >= 0; end = text.indexOf("}}", end + 1)) {
+        const json = parseJson(text.slice(at + 1, end + 1));
+        if (typeof json?.value === "object" && json.value != null && !Array.isArray(json.value))
+            return {value: json.value as Record<string, unknown>, end: end + 2};
+    }
+    return undefined;
+}
+
+/** Reads Gemma 4's argument values from `text` at `at`; each method gives the value and where it ends, or undefined. */
+class Gemma4Value {
+    public constructor(private readonly text: string, private at: number) {}
+
+    public dict(): {value: Record<string, unknown>, end: number} | undefined {
+        if (!this.take("{"))
+            return undefined;
+        const value: Record<string, unknown> = {};
+        if (this.take("}"))
+            return {value, end: this.at};
+        do {
+            this.skipSpace();
+            const key = /^[^:}]+/.exec(this.text.slice(this.at))?.[0];
+            if (key == null)
+                return undefined;
+            this.at += key.length;
+            if (!this.take(":"))
+                return undefined;
+            const item = this.value();
+            if (item === noValue)
+                return undefined;
+            // JSON-quoted keys (the form node-llama-cpp's wrapper renders) are read too.
+            value[key.trim().replace(/^"(.*)"$/, "$1")] = item;
+        } while (this.take(","));
+        return this.take("}") ? {value, end: this.at} : undefined;
+    }
+
+    private value(): unknown {
+        this.skipSpace();
+        const rest = this.text.slice(this.at);
+        if (rest.startsWith("<|\"|>")) {
+            const end = rest.indexOf("<|\"|>", 5);
+            if (end < 0)
+                return noValue;
+            this.at += end + 5;
+            return rest.slice(5, end);
+        }
+        if (rest.startsWith("{"))
+            return this.dict()?.value ?? noValue;
+        if (rest.startsWith("[")) {
+            this.at++;
+            const items: unknown[] = [];
+            if (this.take("]"))
+                return items;
+            do {
+                const item = this.value();
+                if (item === noValue)
+                    return noValue;
+                items.push(item);
+            } while (this.take(","));
+            return this.take("]") ? items : noValue;
+        }
+        const literal = /^("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(rest)?.[0];
+        if (literal == null)
+            return noValue;
+        this.at += literal.length;
+        return JSON.parse(literal) as unknown;
+    }
+
+    private take(text: string): boolean {
+        this.skipSpace();
+        if (!this.text.startsWith(text, this.at))
+            return false;
+        this.at += text.length;
+        return true;
+    }
+
+    private skipSpace(): void {
+        while (this.at < this.text.length && /\s/.test(this.text[this.at]!))
+            this.at++;
+    }
+}
+
+const noValue = Symbol("no value");
+
 export const textCallFormats = {
     functionParameter: functionParameterFormat("<tool_call>", "</tool_call>"),
     seedFunctionParameter: functionParameterFormat("<seed:tool_call>", "</seed:tool_call>"),
     argKeyValue: argKeyValueFormat,
-    invoke: invokeFormat
+    invoke: invokeFormat,
+    gemma4: gemma4Format
 } satisfies Record<string, TextCallFormat>;
 
 type ParsedBlock = {name: string, pairs: readonly (readonly [string, string])[]};

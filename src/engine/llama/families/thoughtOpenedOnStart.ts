@@ -31,7 +31,8 @@ export function withThoughtOpenedOnStart(binding: Binding, wrapper: ChatWrapper)
     const segments = {...wrapper.settings.segments, thought: {...thought, openOnResponseStart: true}};
     Object.defineProperty(view, "settings", {value: {...wrapper.settings, segments}});
     Object.defineProperty(view, "wrapperName", {value: wrapper.wrapperName});
-    view.generateContextState = function (this: ChatWrapper, options: ChatWrapperGenerateContextStateOptions): ChatWrapperGeneratedContextState {
+    view.generateContextState = function (this: ChatWrapper,
+        options: ChatWrapperGenerateContextStateOptions): ChatWrapperGeneratedContextState {
         const state = wrapper.generateContextState.call(this, options);
         const opened = openedThoughtOf(options.chatHistory.at(-1));
         if (opened == null)

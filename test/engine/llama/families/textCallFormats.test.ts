@@ -18,7 +18,8 @@ const nativeOf: Record<TextCallFormatName, string[]> = {
     functionParameter: ["qwen3-coder", "qwen3.5", "nemotron-3-nano"],
     seedFunctionParameter: ["seed-oss"],
     argKeyValue: ["glm-4.6", "glm-4.7-flash"],
-    invoke: ["minimax-m2"]
+    invoke: ["minimax-m2"],
+    gemma4: ["gemma-4"]
 };
 
 const patch = "*** Begin Patch\n*** Update File: a.ts\n@@\n-const a = 1;\n+const a = 2; // </parameter> in a file\n*** End Patch";
@@ -71,6 +72,23 @@ const table: Row[] = [
             "<parameter name=\"command\">[\"pwd\"]</parameter>\n" +
             "</invoke>\n</minimax:tool_call>"},
     {format: "invoke", calls: undefined, output: "<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris"},
+    {format: "gemma4",
+        calls: [{name: "shell", arguments: {command: ["bash", "-lc", "echo \"hi\", there"], workdir: "/tmp", timeout_ms: 5000}}],
+        output: "<|tool_call>call:shell{command:[<|\"|>bash<|\"|>,<|\"|>-lc<|\"|>,<|\"|>echo \"hi\", there<|\"|>]," +
+            "workdir:<|\"|>/tmp<|\"|>,timeout_ms:5000}<tool_call|>"},
+    {format: "gemma4",
+        calls: [
+            {name: "untyped", arguments: {nested: {a: [1, 2.5, -3], b: null, c: true}, empty: {}}},
+            {name: "get_weather", arguments: {city: "Paris"}}
+        ],
+        output: "<|tool_call>call:untyped{nested:{a:[1, 2.5, -3], b:null, c:true}, empty:{}}<tool_call|>" +
+            "<|tool_call>call:get_weather{\"city\": \"Paris\"}<tool_call|>"},
+    {format: "gemma4", calls: [{name: "apply_patch", arguments: {input: patch}}],
+        output: `<|tool_call>call:apply_patch{input:<|"|>${patch}<|"|>}<tool_call|>`},
+    {format: "gemma4", calls: [{name: "get_weather", arguments: {city: "{Paris}"}}],
+        output: "<|tool_call>call:get_weather{{\"city\": \"{Paris}\"}}<tool_call|>"},
+    {format: "gemma4", calls: undefined, output: "<|tool_call>call:get_weather{city:<|\"|>Par"},
+    {format: "gemma4", calls: undefined, output: "<|tool_call>call:get_weather{city:Paris}<tool_call|>"},
     {format: "seedFunctionParameter", calls: [{name: "get_weather", arguments: {city: "Paris"}}],
         output: "<seed:tool_call>\n<function=get_weather>\n{\"city\": \"Paris\"}</function>\n</seed:tool_call>"},
     {format: "seedFunctionParameter", calls: [{name: "get_weather", arguments: {city: "Paris", days: 1}}],

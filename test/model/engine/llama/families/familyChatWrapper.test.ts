@@ -42,7 +42,7 @@ const expected: Record<string, {wrapper: string, call: "native" | "text" | "open
     "deepseek-v3.1": {wrapper: "JinjaTemplate+deepseek-v3.1", call: "native", parallel: "deepSeekV31", thought: "<think>hmm</think>Yes"},
     "deepseek-r1-qwen": {wrapper: "DeepSeek+deepseek-r1", call: "native", parallel: "deepSeekR1", thought: "<think>\nhmm\n</think>\n\nYes"},
     "gemma-3": {wrapper: "Gemma", call: "none"},
-    "gemma-4": {wrapper: "Gemma 4", call: "opener", thought: "<|channel>thought\nhmm<channel|>Yes"},
+    "gemma-4": {wrapper: "Gemma 4+gemma-4", call: "text", parallel: "gemma4", thought: "<|channel>thought\nhmm<channel|>Yes"},
     "phi-3.5": {wrapper: "JinjaTemplate", call: "none"},
     "granite-3.3": {wrapper: "JinjaTemplate+granite-3", call: "native", parallel: "granite", thought: "<think>hmm</think>Yes"},
     "granite-4.0": {wrapper: "JinjaTemplate", call: "native", parallel: "qwenJson"},
@@ -78,6 +78,7 @@ const parallelOutputs: Record<string, string> = {
         + "<tool_call>\n<function=get_time>\n<parameter=zone>\nCET\n</parameter>\n</function>\n</tool_call>",
     glm: "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>\n"
         + "<tool_call>get_time\n<arg_key>zone</arg_key>\n<arg_value>CET</arg_value>\n</tool_call>",
+    gemma4: "<|tool_call>call:get_weather{city:<|\"|>Paris<|\"|>}<tool_call|><|tool_call>call:get_time{zone:<|\"|>CET<|\"|>}<tool_call|>",
     seed: "<seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n</function>\n</seed:tool_call>"
         + "<seed:tool_call>\n<function=get_time>\n<parameter=zone>CET</parameter>\n</function>\n</seed:tool_call>",
     minimax: "<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n</invoke>\n"
@@ -108,7 +109,8 @@ describe("model families: template -> wrapper -> native outputs parsed (test-cha
     after(async () => {
         await llama.dispose();
         console.log(results.map((r) => `${r.family.padEnd(22)} ${r.format.wrapper.padEnd(28)} call=${r.call} parallel=${r.parallel} `
-            + `thought=${r.thought} forced=${r.forced} resultAsText=${r.resultAsText} reasoning=${JSON.stringify(r.reasoning)}`).join("\n"));
+            + `thought=${r.thought} forced=${r.forced} resultAsText=${r.resultAsText} `
+            + `reasoning=${JSON.stringify(r.reasoning)}`).join("\n"));
         if (process.env.LOCAL_RESPONSES_WRITE_RESULTS === "1")
             await fs.writeFile(path.join(repoRoot, "docs/models-results.json"), `${JSON.stringify(results, null, 1)}\n`);
     });
@@ -156,7 +158,8 @@ describe("model families: template -> wrapper -> native outputs parsed (test-cha
                 assert.ok(result.forced, "the forced prompt ends with the call opener");
                 assert.ok(result.resultAsText, renderedWithResult(wrapper));
                 if (variants.thinks) {
-                    result.reasoning = {on: !closesThought(binding, wrapper), off: closesThought(binding, variants.for({thoughtBudget: 0}))};
+                    const off = variants.for({thoughtBudget: 0});
+                    result.reasoning = {on: !closesThought(binding, wrapper), off: closesThought(binding, off)};
                     if (expectation.thought != null)
                         assert.ok(result.reasoning.on, `thinking on leaves the thought to the model: ${generationPrompt(wrapper)}`);
                 }
