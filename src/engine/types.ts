@@ -33,7 +33,8 @@ export type ToolSpec = {
 export type ToolMode = {type: "auto"} | {type: "required", names?: string[]};
 
 /** What changes how a prompt renders beyond turns and tools: a forced call, thinking turned off (no budget, or JSON output). */
-export type PromptShape = Pick<GenerationRequest, "toolMode" | "thoughtBudget" | "json" | "cachePartition" | "keepPromptOnDisk"> & {
+type ShapeFields = "toolMode" | "thoughtBudget" | "reasoningEffort" | "json" | "cachePartition" | "keepPromptOnDisk";
+export type PromptShape = Pick<GenerationRequest, ShapeFields> & {
     /**
      * Requests with the same key should run where the previous one ran (an upstream that holds their prefix in
      * its KV cache): `prompt_cache_key` or the conversation. The local engine ignores it.

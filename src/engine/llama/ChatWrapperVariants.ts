@@ -18,7 +18,8 @@ export type {PromptShape};
  * Thinking on opens the thought where the template's prompt would close an empty one (thoughtOpenedOnStart.ts:
  * DeepSeek V3.1, Kimi K2 Thinking, GLM-4.7, Nemotron 3 Nano); thinking off keeps the template's closed thought.
  * For a family whose calls are read from text (`textCalls`), the unforced variants are free-generation views
- * (textCallWrapper.ts) that render the same prompt.
+ * (textCallWrapper.ts) that render the same prompt. gpt-oss (node-llama-cpp's Harmony wrapper) takes the effort as its
+ * system prompt's `Reasoning: low|medium|high` line: a variant per level.
  */
 export class ChatWrapperVariants {
     public readonly thinks: boolean;
@@ -27,6 +28,8 @@ export class ChatWrapperVariants {
     private readonly thinking: ChatWrapper;
     private readonly thinkingOff: ChatWrapper;
     private readonly forced: ChatWrapper;
+    /** The effort levels a wrapper names in its prompt (Harmony's), other than its default (`medium`). */
+    private readonly levels = new Map<PromptLevel, ChatWrapper>();
 
     public constructor(public readonly base: ChatWrapper, binding: NodeLlamaCpp, model: LlamaModel, family?: ModelFamily) {
         this.thinks = base.settings.segments?.thought != null;
@@ -38,6 +41,11 @@ export class ChatWrapperVariants {
         const opened = withThoughtOpenedOnStart(binding, base);
         this.thinking = free(opened);
         this.thinkingOff = thinkingOff === opened ? this.thinking : free(thinkingOff);
+        if (base.wrapperName === "Harmony")
+            for (const level of ["low", "high"] as const) {
+                const resolved = binding.resolveChatWrapper(model, {customWrapperSettings: {harmony: {reasoningEffort: level}}});
+                this.levels.set(level, free(withThoughtOpenedOnStart(binding, withFamilySyntax(binding, resolved, family).wrapper)));
+            }
     }
 
     public for(shape: PromptShape): ChatWrapper {
@@ -46,11 +54,19 @@ export class ChatWrapperVariants {
         // A JSON grammar constrains every token, a thought's too: structured output is generated without thinking.
         if (shape.thoughtBudget === 0 || shape.json != null)
             return this.thinkingOff;
-        return this.thinking;
+        return this.levels.get(promptLevel(shape.reasoningEffort)) ?? this.thinking;
     }
 
     /** The text call format a wrapper `for` chose generates with, if it is a free-generation view. */
     public textCallsOf(wrapper: ChatWrapper): TextCallFormat | undefined {
-        return wrapper === this.thinking || wrapper === this.thinkingOff ? this.textCalls : undefined;
+        const free = wrapper === this.thinking || wrapper === this.thinkingOff || [...this.levels.values()].includes(wrapper);
+        return free ? this.textCalls : undefined;
     }
+}
+
+type PromptLevel = "low" | "medium" | "high";
+
+/** The three levels a prompt can name: `minimal` asks for the least there is, `xhigh` for the most. */
+function promptLevel(effort: PromptShape["reasoningEffort"]): PromptLevel {
+    return effort === "minimal" || effort === "low" ? "low" : effort === "high" || effort === "xhigh" ? "high" : "medium";
 }

@@ -158,6 +158,12 @@ describe("model families: template -> wrapper -> native outputs parsed (test-cha
                 assert.ok(result.forced, "the forced prompt ends with the call opener");
                 assert.ok(result.resultAsText, renderedWithResult(wrapper));
                 if (variants.thinks) {
+                    if (family === "gpt-oss")
+                        for (const [effort, line] of
+                            [[undefined, "medium"], ["minimal", "low"], ["low", "low"], ["high", "high"], ["xhigh", "high"]]) {
+                            const prompt = generationPrompt(variants.for({reasoningEffort: effort} as never));
+                            assert.match(prompt, new RegExp(`Reasoning: ${line}\\b`), `effort ${effort} names ${line} in gpt-oss's prompt`);
+                        }
                     const off = variants.for({thoughtBudget: 0});
                     result.reasoning = {on: !closesThought(binding, wrapper), off: closesThought(binding, off)};
                     if (expectation.thought != null)
