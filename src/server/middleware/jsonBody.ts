@@ -2,6 +2,7 @@ import {StringDecoder} from "node:string_decoder";
 import type {Readable} from "node:stream";
 import zlib from "node:zlib";
 import type {ErrorRequestHandler, Request, RequestHandler} from "express";
+import typeis from "type-is";
 import {invalidBodyEncoding, invalidJson, requestTooLarge, unsupportedMediaType} from "../../protocol/errors.js";
 import {checkJsonNesting} from "../../responses/jsonNesting.js";
 import {JsonContainerCounter, maxJsonContainers} from "./jsonValueCount.js";
@@ -36,7 +37,7 @@ class BodyError extends Error {
  */
 function readJsonBody(limitBytes: number): RequestHandler {
     return (req, _res, next) => {
-        if (!hasBody(req) || !req.is(jsonTypes))
+        if (!typeis.hasBody(req) || !req.is(jsonTypes))
             return next();
         const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers["content-type"] ?? "")?.[1]?.toLowerCase();
         if (charset != null && charset !== "utf-8" && charset !== "utf8")
@@ -74,7 +75,7 @@ function readJsonBody(limitBytes: number): RequestHandler {
             if (received > limitBytes)
                 return fail(new BodyError("too-large", `The request body exceeds the limit of ${limitBytes} bytes.`));
             counter.feed(chunk);
-            if (counter.containers > maxJsonContainers && !counter.tooDeep)
+            if (counter.exceeds(maxJsonContainers))
                 return fail(new BodyError("too-many-values",
                     `The request body holds more than ${maxJsonContainers} JSON objects and arrays.`));
             text += decoder.write(chunk);
@@ -94,11 +95,6 @@ function readJsonBody(limitBytes: number): RequestHandler {
             next();
         });
     };
-}
-
-/** Whether the request carries a body at all (a length or chunked transfer), as body-parser decides it. */
-function hasBody(req: Request): boolean {
-    return req.headers["transfer-encoding"] !== undefined || !Number.isNaN(Number.parseInt(req.headers["content-length"] ?? "", 10));
 }
 
 /** Answers once the rest of the body is read off (a client still sending would otherwise see a reset, not the answer). */

@@ -27,6 +27,11 @@ export class JsonContainerCounter {
     /** Backslashes that ended the previous chunk inside a string: they escape or not the next chunk's first quote. */
     private trailingBackslashes = 0;
 
+    /** Whether more than `limit` containers were seen in a body the nesting check does not refuse first. */
+    exceeds(limit: number): boolean {
+        return this.containers > limit && !this.tooDeep;
+    }
+
     feed(chunk: Buffer): void {
         let index = 0;
         if (this.inString) {
@@ -78,14 +83,4 @@ export class JsonContainerCounter {
         this.trailingBackslashes = run === chunk.length - from ? this.trailingBackslashes + run : run;
         return -1;
     }
-}
-
-/**
- * The containers of a whole body, or 0 for one nested past the nesting limit (the nesting check answers that one with
- * its own 400 naming the parameter).
- */
-export function countJsonContainers(body: Uint8Array): number {
-    const counter = new JsonContainerCounter();
-    counter.feed(Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength));
-    return counter.tooDeep ? 0 : counter.containers;
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
 import {maxJsonNesting} from "../../../src/responses/jsonNesting.js";
-import {countJsonContainers, JsonContainerCounter} from "../../../src/server/middleware/jsonValueCount.js";
+import {JsonContainerCounter} from "../../../src/server/middleware/jsonValueCount.js";
 
 /** Counts `{` and `[` of a value the slow, obvious way: walking the parsed value. */
 function containersOf(value: unknown): number {
@@ -10,6 +10,13 @@ function containersOf(value: unknown): number {
     if (value !== null && typeof value === "object")
         return 1 + Object.values(value).reduce((sum: number, item) => sum + containersOf(item), 0);
     return 0;
+}
+
+/** The counter after the whole body in one chunk. */
+function counted(text: string): JsonContainerCounter {
+    const counter = new JsonContainerCounter();
+    counter.feed(Buffer.from(text));
+    return counter;
 }
 
 /** Feeds `text` in chunks of `size` bytes. */
@@ -27,7 +34,7 @@ const value = {messages: tricky.map((content, index) => ({role: "user", content,
 describe("JsonContainerCounter", () => {
     it("counts the containers outside strings, whatever the strings hold", () => {
         assert.equal(containersOf(value), 46);
-        assert.equal(countJsonContainers(Buffer.from(JSON.stringify(value))), 46);
+        assert.equal(counted(JSON.stringify(value)).containers, 46);
     });
 
     it("counts the same however the body is cut into chunks (escapes and backslash runs across chunk edges)", () => {
@@ -38,17 +45,20 @@ describe("JsonContainerCounter", () => {
 
     it("a long string is crossed whole, escaped quotes and backslashes included", () => {
         const long = "a".repeat(10_000) + "\\\"{[" + "\\\\" + "b".repeat(100);
-        assert.equal(countJsonContainers(Buffer.from(JSON.stringify({input: long, tail: [{}]}))), 3);
+        assert.equal(counted(JSON.stringify({input: long, tail: [{}]})).containers, 3);
     });
 
-    it("a body nested past the nesting limit is left to the nesting check (0)", () => {
-        const deep = "[".repeat(maxJsonNesting + 1) + "]".repeat(maxJsonNesting + 1);
-        assert.equal(countJsonContainers(Buffer.from(deep)), 0);
-        const deepest = "[".repeat(maxJsonNesting) + "]".repeat(maxJsonNesting);
-        assert.equal(countJsonContainers(Buffer.from(deepest)), maxJsonNesting);
+    it("a body nested past the nesting limit never exceeds the count limit: the nesting check answers it", () => {
+        const deep = counted("[".repeat(maxJsonNesting + 1) + "]".repeat(maxJsonNesting + 1));
+        assert.equal(deep.tooDeep, true);
+        assert.equal(deep.exceeds(10), false);
+        const deepest = counted("[".repeat(maxJsonNesting) + "]".repeat(maxJsonNesting));
+        assert.equal(deepest.containers, maxJsonNesting);
+        assert.equal(deepest.exceeds(maxJsonNesting - 1), true);
+        assert.equal(deepest.exceeds(maxJsonNesting), false);
     });
 
     it("an unterminated string ends the count", () => {
-        assert.equal(countJsonContainers(Buffer.from("[{}, \"{{{{{{{{{{{{{{{{{{{{")), 2);
+        assert.equal(counted("[{}, \"{{{{{{{{{{{{{{{{{{{{").containers, 2);
     });
 });
