@@ -2,6 +2,7 @@ import type {ChatWrapper, LlamaModel} from "node-llama-cpp";
 import type {NodeLlamaCpp} from "../../models/loadBinding.js";
 import {detectFamily, type ModelFamily} from "./familyTable.js";
 import {withoutThoughtStopTriggers} from "./thoughtStopTriggers.js";
+import {withToolListInSystem} from "./toolListInSystem.js";
 import {withToolResultsAsText} from "./toolResultsAsText.js";
 import {nativeCallSyntax, type CallSyntax} from "./nativeCallSyntax.js";
 
@@ -34,7 +35,8 @@ export function modelFamily(model: LlamaModel): ModelFamily | undefined {
 /** With `forced` (a person named the family) its syntax replaces the wrapper's whatever the table's `replace` says. */
 export function withFamilySyntax(binding: NodeLlamaCpp, resolved: ChatWrapper, family: ModelFamily | undefined,
     forced = false): FamilyWrapper {
-    const base = withoutThoughtStopTriggers(binding, withToolResultsAsText(binding, resolved));
+    const shown = family?.toolList == null ? resolved : withToolListInSystem(resolved, family.toolList);
+    const base = withoutThoughtStopTriggers(binding, withToolResultsAsText(binding, shown));
     const generic = usesGenericCallSyntax(binding, base);
     // A text-call family's own calls are read from the answer's text (textCallWrapper.ts), whatever the wrapper's syntax.
     if (family?.textCalls != null)

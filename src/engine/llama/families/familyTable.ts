@@ -1,5 +1,6 @@
 import type {CallSyntaxName} from "./nativeCallSyntax.js";
 import type {TextCallFormatName} from "./textCallFormats.js";
+import type {ToolListName} from "./toolListInSystem.js";
 
 /**
  * A model family recognised by its chat template: texts only its template holds (all must be present), and either the
@@ -8,7 +9,9 @@ import type {TextCallFormatName} from "./textCallFormats.js";
 export type ModelFamily = {
     id: string,
     label: string,
-    fingerprint: readonly string[]
+    fingerprint: readonly string[],
+    /** A template that never renders its tools gets this list of ours in the system message. */
+    toolList?: ToolListName
 } & ({
     callSyntax: CallSyntaxName,
     /**
@@ -40,7 +43,7 @@ export const modelFamilies: readonly ModelFamily[] = [
     {id: "deepseek-r1", label: "DeepSeek R1", fingerprint: ["<｜tool▁calls▁begin｜>", "```json"], callSyntax: "deepSeekR1",
         replace: "always"},
     {id: "deepseek-v3.1", label: "DeepSeek V3.1", fingerprint: ["<｜tool▁calls▁begin｜>", "<｜tool▁sep｜>"], callSyntax: "deepSeekV31",
-        replace: "always"},
+        replace: "always", toolList: "deepSeekV31"},
     {id: "command-r7b", label: "Command R7B", fingerprint: ["<|START_ACTION|>", "tool_call_id"], callSyntax: "commandR7b",
         replace: "always"},
     {id: "seed-oss", label: "Seed-OSS", fingerprint: ["<seed:tool_call>", "<function=", "<parameter="],

@@ -96,7 +96,7 @@ const parallelGaps: Record<string, string> = {"command-r7b": "the call id is par
 const toolOutput = "total 2\n-rw-r--r-- 1 dev dev 12 \"notes.txt\"\n\tindented\\path";
 
 type FamilyResult = {family: string, format: ChatFormat, call: string, parallel?: boolean, thought?: boolean, forced: boolean,
-    resultAsText: boolean, reasoning?: {on: boolean, off: boolean}};
+    resultAsText: boolean, toolsShown?: boolean, reasoning?: {on: boolean, off: boolean}};
 
 describe("model families: template -> wrapper -> native outputs parsed (test-chat style, no weights evaluated)", () => {
     let binding: NodeLlamaCpp;
@@ -110,7 +110,7 @@ describe("model families: template -> wrapper -> native outputs parsed (test-cha
         await llama.dispose();
         console.log(results.map((r) => `${r.family.padEnd(22)} ${r.format.wrapper.padEnd(28)} call=${r.call} parallel=${r.parallel} `
             + `thought=${r.thought} forced=${r.forced} resultAsText=${r.resultAsText} `
-            + `reasoning=${JSON.stringify(r.reasoning)}`).join("\n"));
+            + `reasoning=${JSON.stringify(r.reasoning)} toolsShown=${r.toolsShown}`).join("\n"));
         if (process.env.LOCAL_RESPONSES_WRITE_RESULTS === "1")
             await fs.writeFile(path.join(repoRoot, "docs/models-results.json"), `${JSON.stringify(results, null, 1)}\n`);
     });
@@ -148,6 +148,7 @@ describe("model families: template -> wrapper -> native outputs parsed (test-cha
                 }
                 result.forced = forcedPromptOpensCall(binding, variants.for({toolMode: {type: "required"}} as never));
                 result.resultAsText = renderedWithResult(wrapper).includes(toolOutput);
+                result.toolsShown = renderedWithResult(wrapper).includes(functions.get_weather.description);
 
                 assert.equal(callStatus, expectation.call, JSON.stringify(call));
                 if (expectation.parallel != null)
@@ -157,6 +158,8 @@ describe("model families: template -> wrapper -> native outputs parsed (test-cha
                     assert.ok(result.thought, JSON.stringify(parse(expectation.thought)));
                 assert.ok(result.forced, "the forced prompt ends with the call opener");
                 assert.ok(result.resultAsText, renderedWithResult(wrapper));
+                if (expectation.call !== "none")
+                    assert.ok(result.toolsShown, `the prompt shows the tools: ${renderedWithResult(wrapper)}`);
                 if (variants.thinks) {
                     if (family === "gpt-oss")
                         for (const [effort, line] of
