@@ -140,6 +140,62 @@ for (const family of textCallFamilies) {
     });
 }
 
+/**
+ * A whole per-argument call as the model writes it, where the family's call repeats no token (a bigram script of our
+ * own can write it): GLM-4.7's `<tool_call>NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value></tool_call>`.
+ */
+const wholeTextCalls: Record<string, string[]> = {
+    "glm-4.7-flash": ["</think>", "<tool_call>", "get", "_weather", "<arg_key>", "city", "</arg_key>", "<arg_value>", "Paris",
+        "</arg_value>", "</tool_call>"]
+};
+
+for (const [family, chain] of Object.entries(wholeTextCalls)) {
+    describe(`${family}: the model's whole per-argument call, read from the text on every protocol`, () => {
+        let server: TestServer | undefined;
+        before(async () => {
+            server = await startTestServer({model: await templateModel(family, {name: "textcall", chain}), contextSize: 4096});
+        });
+        after(() => server?.close());
+        const none = {reasoning: {effort: "none"}};
+
+        it("Responses", async () => {
+            const body = await post(server!, "/v1/responses", {
+                model: "m", input: question, tools: [{type: "function", ...tool}], tool_choice: "auto", temperature: 0,
+                max_output_tokens: 64, ...none
+            });
+            const output = body.output as {type: string, name?: string, arguments?: string}[];
+            assert.deepEqual(output.map((item) => item.type), ["function_call"], JSON.stringify(output));
+            assert.equal(output[0]!.name, "get_weather");
+            assert.deepEqual(JSON.parse(output[0]!.arguments!), {city: "Paris"});
+        });
+
+        it("Chat Completions, streamed: no text leaks, the call's deltas add up", async () => {
+            const response = await server!.fetch("/v1/chat/completions", {method: "POST", json: {
+                model: "m", messages: [{role: "user", content: question}], tools: [{type: "function", function: tool}],
+                tool_choice: "auto", temperature: 0, max_tokens: 64, stream: true, reasoning_effort: "none"
+            }});
+            const events = (await response.text()).split("\n").filter((line) => line.startsWith("data: {"))
+                .map((line) => JSON.parse(line.slice(6)) as ChatChunk & {choices: {delta: {content?: string}}[]});
+            assert.equal(events.map((event) => event.choices[0]?.delta.content ?? "").join(""), "", JSON.stringify(events));
+            const deltas = events.flatMap((event) => event.choices.flatMap((choice) => choice.delta.tool_calls ?? []));
+            assert.equal(deltas.map((delta) => delta.function?.name ?? "").join(""), "get_weather");
+            assert.deepEqual(JSON.parse(deltas.map((delta) => delta.function?.arguments ?? "").join("")), {city: "Paris"});
+            assert.equal(events.at(-1)?.choices[0]?.finish_reason, "tool_calls");
+        });
+
+        it("Messages", async () => {
+            const body = await post(server!, "/v1/messages", {
+                model: "m", max_tokens: 64, temperature: 0, messages: [{role: "user", content: question}],
+                tools: [{name: tool.name, description: tool.description, input_schema: tool.parameters}], tool_choice: {type: "auto"},
+                thinking: {type: "disabled"}
+            });
+            const content = body.content as {type: string, name?: string, input?: unknown}[];
+            assert.deepEqual(content.map((block) => [block.type, block.name, block.input]), [["tool_use", "get_weather", {city: "Paris"}]]);
+            assert.equal(body.stop_reason, "tool_use");
+        });
+    });
+}
+
 /** A thought as the model writes it after its own opener, for the templates that would close it (a script of our own). */
 const thoughtAfterTurnStart: Record<string, string[]> = {
     "deepseek-v3.1": ["<｜Assistant｜>", "<think>", " So", "</think>", " Yes"],
