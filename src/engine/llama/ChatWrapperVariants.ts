@@ -33,7 +33,9 @@ export class ChatWrapperVariants {
 
     public constructor(public readonly base: ChatWrapper, binding: NodeLlamaCpp, model: LlamaModel, family?: ModelFamily) {
         this.thinks = base.settings.segments?.thought != null;
-        const discouraged = (): ChatWrapper => binding.resolveChatWrapper(model, {customWrapperSettings: {qwen: {thoughts: "discourage"}}});
+        // Thinking off in each wrapper's own way: Qwen's empty thought, Seed-OSS's thinking budget of 0.
+        const discouraged = (): ChatWrapper => binding.resolveChatWrapper(model,
+            {customWrapperSettings: {qwen: {thoughts: "discourage"}, seed: {thinkingBudget: 0}}});
         const thinkingOff = this.thinks ? withFamilySyntax(binding, discouraged(), family).wrapper : base;
         this.forced = forceFunctionCalls(thinkingOff, binding);
         this.textCalls = family?.textCalls == null ? undefined : textCallFormats[family.textCalls];

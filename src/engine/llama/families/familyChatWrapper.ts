@@ -2,6 +2,7 @@ import type {ChatWrapper, LlamaModel} from "node-llama-cpp";
 import type {NodeLlamaCpp} from "../../models/loadBinding.js";
 import {detectFamily, type ModelFamily} from "./familyTable.js";
 import {withoutThoughtStopTriggers} from "./thoughtStopTriggers.js";
+import {withSeedUserTurns} from "./seedUserTurns.js";
 import {withToolListInSystem} from "./toolListInSystem.js";
 import {withToolResultsAsText} from "./toolResultsAsText.js";
 import {nativeCallSyntax, type CallSyntax} from "./nativeCallSyntax.js";
@@ -35,7 +36,8 @@ export function modelFamily(model: LlamaModel): ModelFamily | undefined {
 /** With `forced` (a person named the family) its syntax replaces the wrapper's whatever the table's `replace` says. */
 export function withFamilySyntax(binding: NodeLlamaCpp, resolved: ChatWrapper, family: ModelFamily | undefined,
     forced = false): FamilyWrapper {
-    const shown = family?.toolList == null ? resolved : withToolListInSystem(resolved, family.toolList);
+    const roles = withSeedUserTurns(binding, resolved);
+    const shown = family?.toolList == null ? roles : withToolListInSystem(roles, family.toolList);
     const base = withoutThoughtStopTriggers(binding, withToolResultsAsText(binding, shown));
     const generic = usesGenericCallSyntax(binding, base);
     // A text-call family's own calls are read from the answer's text (textCallWrapper.ts), whatever the wrapper's syntax.

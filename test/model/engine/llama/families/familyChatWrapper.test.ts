@@ -158,6 +158,8 @@ describe("model families: template -> wrapper -> native outputs parsed (test-cha
                     assert.ok(result.thought, JSON.stringify(parse(expectation.thought)));
                 assert.ok(result.forced, "the forced prompt ends with the call opener");
                 assert.ok(result.resultAsText, renderedWithResult(wrapper));
+                if (family === "seed-oss")
+                    assert.match(renderedWithResult(wrapper), /<seed:bos>user\nList the files/, "a user turn has the user's role");
                 if (expectation.call !== "none")
                     assert.ok(result.toolsShown, `the prompt shows the tools: ${renderedWithResult(wrapper)}`);
                 if (variants.thinks) {
