@@ -2,6 +2,7 @@ import type {ChatWrapper, LlamaModel} from "node-llama-cpp";
 import type {NodeLlamaCpp} from "../../models/loadBinding.js";
 import {detectFamily, type ModelFamily} from "./familyTable.js";
 import {withoutThoughtStopTriggers} from "./thoughtStopTriggers.js";
+import {withGemma4Calls} from "./gemma4Calls.js";
 import {withSeedUserTurns} from "./seedUserTurns.js";
 import {withToolListInSystem} from "./toolListInSystem.js";
 import {withToolResultsAsText} from "./toolResultsAsText.js";
@@ -36,7 +37,7 @@ export function modelFamily(model: LlamaModel): ModelFamily | undefined {
 /** With `forced` (a person named the family) its syntax replaces the wrapper's whatever the table's `replace` says. */
 export function withFamilySyntax(binding: NodeLlamaCpp, resolved: ChatWrapper, family: ModelFamily | undefined,
     forced = false): FamilyWrapper {
-    const roles = withSeedUserTurns(binding, resolved);
+    const roles = withGemma4Calls(binding, withSeedUserTurns(binding, resolved));
     const shown = family?.toolList == null ? roles : withToolListInSystem(roles, family.toolList);
     const base = withoutThoughtStopTriggers(binding, withToolResultsAsText(binding, shown));
     const generic = usesGenericCallSyntax(binding, base);

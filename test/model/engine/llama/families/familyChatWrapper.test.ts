@@ -158,6 +158,12 @@ describe("model families: template -> wrapper -> native outputs parsed (test-cha
                     assert.ok(result.thought, JSON.stringify(parse(expectation.thought)));
                 assert.ok(result.forced, "the forced prompt ends with the call opener");
                 assert.ok(result.resultAsText, renderedWithResult(wrapper));
+                if (family === "gemma-4") {
+                    const prompt = renderedWithResult(wrapper);
+                    assert.ok(prompt.includes("<|tool_call>call:get_weather{city:<|\"|>Paris<|\"|>}<tool_call|>"), prompt);
+                    const result = `<|tool_response>response:get_weather{value:<|"|>${toolOutput}<|"|>}<tool_response|>`;
+                    assert.ok(prompt.includes(result), prompt);
+                }
                 if (family === "seed-oss")
                     assert.match(renderedWithResult(wrapper), /<seed:bos>user\nList the files/, "a user turn has the user's role");
                 if (expectation.call !== "none")
