@@ -10,15 +10,7 @@ const run = promisify(execFile);
 const templatesDir = path.join(sharedDir, "models/templates");
 const bundle = path.join(repoRoot, "node_modules/node-llama-cpp/llama/gitRelease.bundle");
 
-/** What `../shared/models/templates/families.mjs` exports: the families, their native call texts and scripts. */
-export type TemplateFamilies = {
-    families: Record<string, {name: string, scripts?: {call?: {request?: object}, think?: {request?: object}}}>,
-    nativeCalls: Record<string, string | undefined>
-};
-
-export function templateFamilies(): Promise<TemplateFamilies> {
-    return import(path.join(templatesDir, "families.mjs")) as Promise<TemplateFamilies>;
-}
+export {templateFamilies, type TemplateFamilies} from "./templateFamilies.js";
 
 /**
  * A model with a real family's tokenizer and chat template (`../shared/models/templates/`), `script` making it write the

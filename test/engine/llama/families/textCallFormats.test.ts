@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import {describe, it} from "node:test";
 import {TextCallReader} from "../../../../src/engine/llama/families/TextCallReader.js";
 import {textCallFormats, type TextCallFormatName, type TextCallTools} from "../../../../src/engine/llama/families/textCallFormats.js";
-import {templateFamilies} from "../../../helpers/templateModel.js";
+import {templateFamilies} from "../../../helpers/templateFamilies.js";
 
 const tools: TextCallTools = new Map([
     ["get_weather", {params: {type: "object", properties: {city: {type: "string"}, days: {type: "integer"}}}}],
