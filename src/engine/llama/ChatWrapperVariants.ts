@@ -59,10 +59,9 @@ export class ChatWrapperVariants {
         return this.levels.get(promptLevel(shape.reasoningEffort)) ?? this.thinking;
     }
 
-    /** The text call format a wrapper `for` chose generates with, if it is a free-generation view. */
+    /** The text call format a wrapper `for` chose generates with: every variant but the forced call's is free. */
     public textCallsOf(wrapper: ChatWrapper): TextCallFormat | undefined {
-        const free = wrapper === this.thinking || wrapper === this.thinkingOff || [...this.levels.values()].includes(wrapper);
-        return free ? this.textCalls : undefined;
+        return wrapper === this.forced ? undefined : this.textCalls;
     }
 }
 

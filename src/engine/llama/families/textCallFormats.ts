@@ -28,68 +28,46 @@ export type TextCallFormat = {
  * Nemotron 3 Nano; Seed-OSS the same inside `<seed:tool_call>`. One newline either side of a value is the format's.
  */
 function functionParameterFormat(opener: string, closer: string): TextCallFormat {
-    return {
-        opener,
-        closer,
-        parse: (text, tools) => readBlocks(text, opener, closer, (block) => {
-            const head = /^\s*<function=([^>\n]+)>/.exec(block);
-            if (head == null || !block.trimEnd().endsWith("</function>"))
-                return undefined;
-            const body = block.slice(head[0].length, block.trimEnd().length - "</function>".length);
-            // node-llama-cpp's Seed wrapper renders earlier calls' arguments as one JSON object: the model may copy it.
-            const json = body.trim().startsWith("{") ? parseJson(body.trim()) : undefined;
-            if (typeof json?.value === "object" && json.value != null)
-                return {name: head[1]!.trim(), pairs: [["params", body.trim()]]};
-            const pairs = readPairs(body, /<parameter=([^>\n]+)>/y, "</parameter>", /^\s*(<parameter=|$)/);
-            return pairs && {name: head[1]!.trim(), pairs: pairs.map(([key, value]) => [key, stripOneNewline(value)] as const)};
-        }, tools)
-    };
+    return blockFormat(opener, closer, (block) => {
+        const head = /^\s*<function=([^>\n]+)>/.exec(block);
+        if (head == null || !block.trimEnd().endsWith("</function>"))
+            return undefined;
+        const body = block.slice(head[0].length, block.trimEnd().length - "</function>".length);
+        // node-llama-cpp's Seed wrapper renders earlier calls' arguments as one JSON object: the model may copy it.
+        const json = body.trim().startsWith("{") ? parseJson(body.trim()) : undefined;
+        if (typeof json?.value === "object" && json.value != null)
+            return {name: head[1]!.trim(), pairs: [["params", body.trim()]]};
+        const pairs = readPairs(body, /<parameter=([^>\n]+)>/y, "</parameter>", /^\s*(<parameter=|$)/);
+        return pairs && {name: head[1]!.trim(), pairs: pairs.map(([key, value]) => [key, stripOneNewline(value)] as const)};
+    });
 }
 
 /** `<tool_call>NAME\n<arg_key>KEY</arg_key>\n<arg_value>VALUE</arg_value>\n…</tool_call>`: GLM-4.5, 4.6, 4.7. */
-const argKeyValueFormat: TextCallFormat = {
-    opener: "<tool_call>",
-    closer: "</tool_call>",
-    parse: (text, tools) => readBlocks(text, "<tool_call>", "</tool_call>", (block) => {
-        const head = /^\s*([^<\n]+?)\s*(?=<arg_key>|$)/.exec(block);
-        if (head == null)
-            return undefined;
-        const pairs: [string, string][] = [];
-        const pair = /\s*<arg_key>([\s\S]*?)<\/arg_key>\s*<arg_value>/y;
-        let at = head[0].length;
-        while (at < block.trimEnd().length) {
-            pair.lastIndex = at;
-            const match = pair.exec(block);
-            const end = match == null ? -1 : closingBefore(block, pair.lastIndex, "</arg_value>", /^\s*(<arg_key>|$)/);
-            if (match == null || end < 0)
-                return undefined;
-            pairs.push([match[1]!.trim(), block.slice(pair.lastIndex, end)]);
-            at = end + "</arg_value>".length;
-        }
-        return {name: head[1]!, pairs};
-    }, tools)
-};
+const argKeyValueFormat = blockFormat("<tool_call>", "</tool_call>", (block) => {
+    const head = /^\s*([^<\n]+?)\s*(?=<arg_key>|$)/.exec(block);
+    if (head == null)
+        return undefined;
+    const pairs = readPairs(block.slice(head[0].length), /<arg_key>([\s\S]*?)<\/arg_key>\s*<arg_value>/y, "</arg_value>",
+        /^\s*(<arg_key>|$)/);
+    return pairs && {name: head[1]!, pairs};
+});
 
 /** `<minimax:tool_call>\n<invoke name="NAME">\n<parameter name="KEY">VALUE</parameter>\n</invoke>\n…</minimax:tool_call>`. */
-const invokeFormat: TextCallFormat = {
-    opener: "<minimax:tool_call>",
-    closer: "</minimax:tool_call>",
-    parse: (text, tools) => readBlocks(text, "<minimax:tool_call>", "</minimax:tool_call>", (section) => {
-        const invoke = /\s*<invoke name="([^"]+)">([\s\S]*?)<\/invoke>/y;
-        let at = 0;
-        const found: {name: string, pairs: (readonly [string, string])[]}[] = [];
-        while (section.slice(at).trim() !== "") {
-            invoke.lastIndex = at;
-            const match = invoke.exec(section);
-            const pairs = match && readPairs(match[2]!.trim(), /<parameter name="([^"]+)">/y, "</parameter>", /^\s*(<parameter |$)/);
-            if (match == null || pairs == null)
-                return undefined;
-            found.push({name: match[1]!, pairs});
-            at = invoke.lastIndex;
-        }
-        return found;
-    }, tools)
-};
+const invokeFormat = blockFormat("<minimax:tool_call>", "</minimax:tool_call>", (section) => {
+    const invoke = /\s*<invoke name="([^"]+)">([\s\S]*?)<\/invoke>/y;
+    let at = 0;
+    const found: {name: string, pairs: (readonly [string, string])[]}[] = [];
+    while (section.slice(at).trim() !== "") {
+        invoke.lastIndex = at;
+        const match = invoke.exec(section);
+        const pairs = match && readPairs(match[2]!.trim(), /<parameter name="([^"]+)">/y, "</parameter>", /^\s*(<parameter |$)/);
+        if (match == null || pairs == null)
+            return undefined;
+        found.push({name: match[1]!, pairs});
+        at = invoke.lastIndex;
+    }
+    return found;
+});
 
 /**
  * `<|tool_call>call:NAME{key:<|"|>text<|"|>,n:5,list:[…],obj:{…}}<tool_call|>`: Gemma 4, whose strings are quoted with
@@ -216,6 +194,12 @@ export const textCallFormats = {
 } satisfies Record<string, TextCallFormat>;
 
 type ParsedBlock = {name: string, pairs: readonly (readonly [string, string])[]};
+
+/** A format whose calls sit in `opener … closer` blocks, each read by `readBlock` (see readBlocks). */
+function blockFormat(opener: string, closer: string,
+    readBlock: (block: string) => ParsedBlock | ParsedBlock[] | undefined): TextCallFormat {
+    return {opener, closer, parse: (text, tools) => readBlocks(text, opener, closer, readBlock, tools)};
+}
 
 /**
  * Reads `opener … closer` blocks separated by whitespace to the end of `text`; each block holds one call (or several,

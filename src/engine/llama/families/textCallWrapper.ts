@@ -1,11 +1,8 @@
 import type {ChatWrapper, ChatWrapperGenerateContextStateOptions, ChatWrapperGeneratedContextState} from "node-llama-cpp";
 import type {NodeLlamaCpp} from "../../models/loadBinding.js";
 
-/**
- * A text no model writes (NUL characters): as the call prefix, LlamaChat never engages its function calling.
- * Exported for the test that checks the view never engages it.
- */
-export const neverWrittenCallPrefix = "\u0000\u0000call\u0000";
+/** A text no model writes (NUL characters): as the call prefix, LlamaChat never engages its function calling. */
+const neverWrittenCallPrefix = "\u0000\u0000call\u0000";
 
 /**
  * A view of `wrapper` for free generation with tools (text call formats, textCallFormats.ts): the prompt renders exactly
