@@ -1,11 +1,11 @@
-import type {ChatEngine, EngineLease} from "../engine/types.js";
+import type {ChatEngine} from "../engine/types.js";
 import type {ResponseRepository} from "./ports.js";
 import {toApiError} from "./engineErrors.js";
 import {invalidRequestBody} from "../protocol/errors.js";
 import {isObject} from "../protocol/isObject.js";
 import {GenerationRunner, type RunnerOptions, type RunOptions} from "./pipeline/GenerationRunner.js";
 import {HistoryResolver, type HistoryOptions} from "./pipeline/HistoryResolver.js";
-import type {PreparedResponse, PreviousResponse} from "./pipeline/preparedResponse.js";
+import type {AdmittedResponse, GenerationOutcome, PreparedResponse, PreviousResponse} from "./pipeline/preparedResponse.js";
 import {ReasoningReplay, type ReasoningReplayOptions} from "./reasoning/ReasoningReplay.js";
 import {RequestPreparer, type PrepareOptions, type PreparerOptions} from "./pipeline/RequestPreparer.js";
 import {ResponseAdmission, type AdmissionOptions} from "./pipeline/ResponseAdmission.js";
@@ -66,22 +66,23 @@ export class ResponsesService {
         return this.preparer.prepare(owner, body, options);
     }
 
-    /** Sends `response.created` of a request that must wait for a sequence (see `GenerationRunner.announce`). */
-    public announce(prepared: PreparedResponse, sink: EventSink): void {
-        this.runner.announce(prepared, sink);
-    }
-
     /**
      * Takes a sequence for the prepared request: a full queue or an oversized prompt fails here, before any event.
-     * `onQueued` is called if the request then has to wait for a sequence (see `announce`).
+     * With `announceTo`, a request that has to wait for a sequence opens its stream there first (`response.created`,
+     * see `GenerationRunner.announce`), and the run continues that stream.
      */
-    public admit(prepared: PreparedResponse, signal?: AbortSignal, onQueued?: () => void): Promise<EngineLease> {
-        return this.admission.admit(prepared, signal, onQueued);
+    public async admit(prepared: PreparedResponse, signal?: AbortSignal, announceTo?: EventSink): Promise<AdmittedResponse> {
+        let announcedThrough: number | undefined;
+        const onQueued = announceTo == null ? undefined : () => {
+            announcedThrough ??= this.runner.announce(prepared, announceTo);
+        };
+        const admitted = await this.admission.admit(prepared, signal, onQueued);
+        return announcedThrough == null ? admitted : {...admitted, announcedThrough};
     }
 
     /** Generates on an admitted lease and stores the result; the lease is released when done. */
-    public run(prepared: PreparedResponse, lease: EngineLease, options: RunOptions = {}): Promise<ResponseObject> {
-        return this.runner.run(prepared, lease, options);
+    public run(admitted: AdmittedResponse, options: RunOptions = {}): Promise<GenerationOutcome> {
+        return this.runner.run(admitted, options);
     }
 
     /** Whose cached prompts a request of `owner` may reuse: the owner's own, unless the operator shares them. */
@@ -123,9 +124,8 @@ export class ResponsesService {
     }
 
     /** A background job runs admit + run like a foreground request, on the engine's own sequence pool and queue. */
-    private async runJob(prepared: PreparedResponse, sink: (event: LoggedEvent) => void, signal: AbortSignal): Promise<ResponseObject> {
-        const lease = await this.admit(prepared, signal);
-        return this.run(prepared, lease, {sink, signal});
+    private async runJob(prepared: PreparedResponse, sink: (event: LoggedEvent) => void, signal: AbortSignal): Promise<GenerationOutcome> {
+        return this.run(await this.admit(prepared, signal), {sink, signal});
     }
 }
 

@@ -14,8 +14,8 @@ const notFound = (error: unknown) => error instanceof ApiError && error.status =
 async function finishedResponse(input: Item[] | string): Promise<{response: ResponseObject, history: Item[]}> {
     const service = new ResponsesService(new ScriptedEngine({events: [{type: "text", text: "ok"}]}), new ResponseStore());
     const prepared = service.prepare("owner", {model: "m", input, store: false});
-    const response = await service.run(prepared, await service.admit(prepared));
-    return {response, history: prepared.history};
+    const {response, history} = await service.run(await service.admit(prepared));
+    return {response, history: [...history]};
 }
 
 describe("ResponseLookup", () => {

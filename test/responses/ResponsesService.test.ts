@@ -14,8 +14,7 @@ async function run(body: Record<string, unknown>, ...scripts: Script[]) {
     const service = new ResponsesService(engine, store);
     const events: StreamEvent[] = [];
     const prepared = service.prepare("owner", {model: "m", ...body});
-    const lease = await service.admit(prepared);
-    const response = await service.run(prepared, lease, {sink: (event) => events.push(event)});
+    const {response} = await service.run(await service.admit(prepared), {sink: (event) => events.push(event)});
     return {response, events, engine, store, service};
 }
 

@@ -218,11 +218,11 @@ describe("durable stores (LevelDB data folder)", () => {
 
     it("restores finished background jobs with their retained events; active ones are not kept", async () => {
         const dir = tempDir();
-        const runner = async (payload: {owner: string, response: ResponseObject, history: Item[]}, sink: (event: any) => void) => {
+        const runner = async (payload: {owner: string, response: ResponseObject, history: readonly Item[]}, sink: (event: any) => void) => {
             for (const delta of ["a", "b", "c"])
                 sink({type: "response.output_text.delta", delta});
             payload.response.status = "completed";
-            return payload.response;
+            return {response: payload.response, history: payload.history};
         };
         const db = await StoreDatabase.open(dir);
         const jobs = new BackgroundJobs(runner, {events: {maxEvents: 3}});

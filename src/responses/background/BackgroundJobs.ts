@@ -282,7 +282,11 @@ export class BackgroundJobs {
                 job.log.append(withoutSequence(event));
         };
         this.runner(prepared, sink, job.controller.signal).then(
-            () => this.finish(job, null),
+            (outcome) => {
+                job.payload = {owner: job.owner, response: outcome.response, history: outcome.history,
+                    ...(outcome.timings != null ? {timings: outcome.timings} : {})};
+                this.finish(job, null);
+            },
             (error: unknown) => this.finish(job, error)
         ).finally(() => {
             this.running--;

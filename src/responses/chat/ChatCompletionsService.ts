@@ -1,8 +1,7 @@
-import type {EngineLease} from "../../engine/types.js";
 import type {ChatCompletion} from "../../protocol/chatWire.js";
 import type {ResponseObject} from "../../protocol/wire.js";
 import {failedResponseError} from "../engineErrors.js";
-import type {PreparedResponse} from "../pipeline/preparedResponse.js";
+import type {AdmittedResponse, PreparedResponse} from "../pipeline/preparedResponse.js";
 import type {ResponsesService} from "../ResponsesService.js";
 import {ChatChunkWriter, type ChunkSink} from "./ChatChunkWriter.js";
 import {toChatCompletion} from "./chatCompletion.js";
@@ -39,25 +38,23 @@ export class ChatCompletionsService {
     }
 
     /** A sequence for the prompt (a full queue or an oversized prompt fails here); a stream's first chunk goes out if it waits. */
-    public admit(chat: PreparedChat, signal?: AbortSignal, stream?: ChatStream): Promise<EngineLease> {
-        const onQueued = stream == null
-            ? undefined
-            : () => this.responses.announce(chat.prepared, (event) => stream.writer.onEvent(event));
-        return this.responses.admit(chat.prepared, signal, onQueued);
+    public admit(chat: PreparedChat, signal?: AbortSignal, stream?: ChatStream): Promise<AdmittedResponse> {
+        return this.responses.admit(chat.prepared, signal, stream == null ? undefined : (event) => stream.writer.onEvent(event));
     }
 
     /** Generates a streamed answer: its chunks go to the stream's writer, the finished response is returned. */
-    public runStream(chat: PreparedChat, lease: EngineLease, stream: ChatStream, signal?: AbortSignal): Promise<ResponseObject> {
-        return this.responses.run(chat.prepared, lease, {signal, sink: (event) => stream.writer.onEvent(event)});
+    public async runStream(admitted: AdmittedResponse, stream: ChatStream, signal?: AbortSignal): Promise<ResponseObject> {
+        const {response} = await this.responses.run(admitted, {signal, sink: (event) => stream.writer.onEvent(event)});
+        return response;
     }
 
     /**
      * Generates an answer in one body: the `chat.completion` and the response it came from (its usage). A failed
      * response is the request's error, as OpenAI answers one, never a 200.
      */
-    public async complete(chat: PreparedChat, lease: EngineLease,
+    public async complete(chat: PreparedChat, admitted: AdmittedResponse,
         signal?: AbortSignal): Promise<{completion: ChatCompletion, response: ResponseObject}> {
-        const response = await this.responses.run(chat.prepared, lease, {signal});
+        const {response} = await this.responses.run(admitted, {signal});
         if (response.status === "failed")
             throw failedResponseError(response);
         return {completion: toChatCompletion(response, {logprobs: chat.request.logprobs}), response};

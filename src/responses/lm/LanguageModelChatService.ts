@@ -39,10 +39,10 @@ export class LanguageModelChatService {
         // The editor picked a model this server listed; another one loaded since is not what it asked for.
         if (prepared.response.model !== model)
             throw modelNotFound(model, prepared.response.model);
-        const lease = await this.responses.admit(prepared, signal);
+        const admitted = await this.responses.admit(prepared, signal);
         // Set inside the sink: declared with `as`, so that TypeScript does not narrow it to `null` for good.
         let unparsed = null as ApiError | null;
-        const response = await this.responses.run(prepared, lease, {signal, sink: (event) => {
+        const {response} = await this.responses.run(admitted, {signal, sink: (event) => {
             const call = event.type === "response.output_item.done" && event.item.type === "function_call" ? event.item : null;
             if (event.type === "response.output_text.delta")
                 sink.text(event.delta);

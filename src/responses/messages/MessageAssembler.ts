@@ -15,18 +15,20 @@ export type PromptUsage = {promptTokens: number, cachedPrefixTokens: number};
  * they make: its stream events (`message_start`, the content blocks, `message_delta`, `message_stop`) to `sink`, and
  * the message object itself for a client that did not stream. Reasoning items become `thinking` blocks, message
  * items `text` blocks, function calls `tool_use` blocks. The engine stops the answer at a stop sequence and cuts the text
- * there; `stoppedAt` says which one it was once the response is complete.
+ * there; the run's outcome says which one it was, so the message's end (`message_delta`, `message_stop`) is written by
+ * `end`, after the run returned.
  */
 export class MessageAssembler {
     private readonly message: MessageObject;
     /** The block index of each open output item, by its `output_index`. */
     private readonly open = new Map<number, number>();
     private readonly omitThinking: boolean;
+    /** The response as it completed (or stopped incomplete), until `end` writes the message's end. */
+    private ended: ResponseObject | undefined;
 
     public constructor(
         request: Pick<MessagesRequest, "model" | "omitThinking">,
-        private readonly sink: MessagesEventSink,
-        private readonly stoppedAt: () => string | undefined = () => undefined
+        private readonly sink: MessagesEventSink
     ) {
         const {model} = request;
         this.omitThinking = request.omitThinking;
@@ -67,7 +69,8 @@ export class MessageAssembler {
                 break;
             case "response.completed":
             case "response.incomplete":
-                this.finish(event.response);
+                // Finished by `end`, once the run returned where the answer stopped.
+                this.ended = event.response;
                 break;
             case "response.failed":
                 this.sink({type: "error", error: {type: "api_error", message: event.response.error?.message ?? "The generation failed."}});
@@ -116,8 +119,13 @@ export class MessageAssembler {
         this.sink({type: "content_block_stop", index});
     }
 
-    private finish(response: ResponseObject): void {
-        const stopSequence = this.stoppedAt() ?? null;
+    /** Ends a completed or incomplete message: its stop reason (`stopSequence` when the answer ended at one) and usage. */
+    public end(stoppedAt?: string): void {
+        const response = this.ended;
+        if (response == null)
+            return;
+        this.ended = undefined;
+        const stopSequence = stoppedAt ?? null;
         const stopReason: MessageStopReason = stopSequence != null ? "stop_sequence"
             : response.status === "incomplete" ? "max_tokens"
                 : this.message.content.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn";

@@ -1,7 +1,6 @@
-import type {EngineLease} from "../../engine/types.js";
 import type {MessageObject} from "../../protocol/messagesWire.js";
 import type {StreamEvent} from "../../protocol/wire.js";
-import type {PreparedResponse} from "../pipeline/preparedResponse.js";
+import type {AdmittedResponse, PreparedResponse} from "../pipeline/preparedResponse.js";
 import type {ResponsesService} from "../ResponsesService.js";
 import {failedResponseError, isOutputFailure} from "../engineErrors.js";
 import {MessageAssembler, type MessagesEventSink} from "./MessageAssembler.js";
@@ -31,16 +30,17 @@ export class MessagesService {
     }
 
     /** A sequence for the prompt: a full queue or an oversized prompt fails here, before any event. */
-    public admit(message: PreparedMessage, signal?: AbortSignal): Promise<EngineLease> {
+    public admit(message: PreparedMessage, signal?: AbortSignal): Promise<AdmittedResponse> {
         return this.responses.admit(message.prepared, signal);
     }
 
     /** Generates on an admitted lease (released when done); the events go to `sink`, the message is returned. */
-    public async run(message: PreparedMessage, lease: EngineLease, options: MessageRunOptions = {}): Promise<MessageObject> {
-        const assembler = new MessageAssembler(message.request, options.sink ?? (() => undefined), () => message.prepared.stoppedAt);
-        assembler.start(lease);
+    public async run(message: PreparedMessage, admitted: AdmittedResponse, options: MessageRunOptions = {}): Promise<MessageObject> {
+        const assembler = new MessageAssembler(message.request, options.sink ?? (() => undefined));
+        assembler.start(admitted.lease);
         const sink = (event: StreamEvent) => assembler.onEvent(event);
-        const response = await this.responses.run(message.prepared, lease, {signal: options.signal, sink});
+        const {response, stopSequence} = await this.responses.run(admitted, {signal: options.signal, sink});
+        assembler.end(stopSequence);
         // A message answered in one body whose output failed validation is the request's error, as on the other
         // protocols, never a 200 with no stop reason (an engine failure is answered by the route with its own status;
         // a stream carried either as its `error` event already).

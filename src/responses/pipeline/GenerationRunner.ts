@@ -1,17 +1,15 @@
 import type {EngineLease, GenerationRequest, GenerationResult, GenerationUsage, PromptProgress} from "../../engine/types.js";
 import {describeForLog, requestAborted} from "../../protocol/errors.js";
 import {abortKindOf, type AbortKind} from "../abortReasons.js";
-import type {AutoCompaction} from "../compaction/Compactor.js";
 import {toApiError} from "../engineErrors.js";
 import {generationRequest} from "./generationRequest.js";
 import type {HistoryOptions} from "./HistoryResolver.js";
 import {OutputValidator} from "../outputValidation/OutputValidator.js";
 import type {ResponseRepository} from "../ports.js";
-import type {ApiProtocol, PreparedResponse} from "./preparedResponse.js";
+import type {AdmittedResponse, ApiProtocol, GenerationOutcome, PreparedResponse} from "./preparedResponse.js";
 import type {ReasoningReplay} from "../reasoning/ReasoningReplay.js";
 import {PublicationBuffer, type EventSink} from "../publication/PublicationBuffer.js";
 import {ResponseAssembler} from "./ResponseAssembler.js";
-import {toUsage} from "../wireShapes.js";
 import {TerminalEventGate} from "../publication/TerminalEventGate.js";
 import {responseTimings} from "../timings.js";
 import type {ResponseObject, ResponseStatus} from "../../protocol/wire.js";
@@ -61,21 +59,22 @@ export class GenerationRunner {
     /**
      * Opens the stream of a request that passed every check and must wait for a sequence: `response.created` goes out
      * before the wait, as OpenAI sends it at once, so a client whose idle timer counts events (Codex) sees the stream
-     * begin, then its keep-alives, instead of minutes of nothing. `run` continues the sequence after it.
+     * begin, then its keep-alives, instead of minutes of nothing. Returns the stream's next sequence number, which
+     * `run` continues from (`AdmittedResponse.announcedThrough`).
      */
-    public announce(prepared: PreparedResponse, sink: EventSink): void {
-        if (prepared.announcedThrough != null)
-            return;
+    public announce(prepared: PreparedResponse, sink: EventSink): number {
         const publication = new PublicationBuffer(sink);
         new ResponseAssembler(prepared.response, publication).created();
-        prepared.announcedThrough = publication.nextSequenceNumber;
+        return publication.nextSequenceNumber;
     }
 
     /** Generates on an admitted lease and stores the result; the lease is released when done. */
-    public async run(prepared: PreparedResponse, lease: EngineLease, options: RunOptions = {}): Promise<ResponseObject> {
+    public async run(admitted: AdmittedResponse, options: RunOptions = {}): Promise<GenerationOutcome> {
+        const {prepared, compaction} = admitted;
+        const {history} = prepared;
         const validator = new OutputValidator(prepared.params.textFormat, prepared.params.tools.strict);
         const gate = new TerminalEventGate(options.sink ?? (() => undefined));
-        const assembler = this.openStream(prepared, validator.holds, gate.publish);
+        const assembler = this.openStream(admitted, validator.holds, gate.publish);
         const request = generationRequest(prepared, {
             signal: options.signal,
             onEvent: (event) => assembler.onEngineEvent(event),
@@ -83,46 +82,42 @@ export class GenerationRunner {
                 : (progress) => this.options.onPromptProgress!(prepared.response.id, progress)
         });
         const started = performance.now();
-        const generated = await this.generate(lease, request, assembler, options.signal);
+        const generated = await this.generate(admitted.lease, request, assembler, options.signal);
         if (generated.kind === "failed")
-            return generated.response;
+            return {response: generated.response, history};
         const {result} = generated;
-        prepared.stoppedAt = result.stopSequence;
-        prepared.timings = responseTimings({
+        const timings = responseTimings({
             acceptedAt: prepared.acceptedAt, startedAt: started, endedAt: performance.now(), timeToFirstTokenMs: result.timeToFirstTokenMs,
             usage: result.usage
         });
+        const ended = {history, timings, ...(result.stopSequence != null ? {stopSequence: result.stopSequence} : {})};
 
         // OpenAI bills automatic compaction as part of the response: its summary generation counts in `usage`.
-        const usage = prepared.compaction == null ? result.usage : addUsage(result.usage, prepared.compaction.usage);
+        const usage = compaction == null ? result.usage : addUsage(result.usage, compaction.usage);
         const rejection = validator.check(result);
         if (rejection != null)
-            return assembler.fail(rejection.code, rejection.message, usage);
-        const response = complete(assembler, validator, result, usage);
-        const writes = this.record(prepared, response, result, started);
+            return {response: assembler.fail(rejection.code, rejection.message, usage), ...ended};
+        const response = assembler.finish(result, usage, validator.holds ? validator.unvalidatedCut : null);
+        const writes = this.record(prepared, {response, ...ended}, result, started);
         // Durable before acknowledged: a write the disk refused, retries included, rejects (507 or 503, the store's
         // error) and the terminal event stays held; the transport reports the error instead of a response not stored.
         if (writes.length > 0)
             await Promise.all(writes);
         gate.open();
-        return response;
+        return {response, ...ended};
     }
 
     /** The response's assembler, its stream opened: created (unless announced), in progress, then any compaction's events. */
-    private openStream(prepared: PreparedResponse, holdContent: boolean, sink: EventSink = () => undefined): ResponseAssembler {
-        const {params} = prepared;
-        const publication = new PublicationBuffer(sink, {holdContent, firstSequenceNumber: prepared.announcedThrough});
-        const assembler = new ResponseAssembler(prepared.response, publication, {
+    private openStream(admitted: AdmittedResponse, holdContent: boolean, sink: EventSink): ResponseAssembler {
+        const {params, response} = admitted.prepared;
+        const publication = new PublicationBuffer(sink, {holdContent, firstSequenceNumber: admitted.announcedThrough});
+        const assembler = new ResponseAssembler(response, publication, {
             customTools: params.tools.custom,
             namespacedTools: params.tools.namespaced,
             toolSearch: params.tools.toolSearch,
             sealReasoning: this.reasoning.sealerFor(params)
         });
-        if (prepared.announcedThrough == null)
-            assembler.created();
-        assembler.inProgress();
-        if (prepared.compaction != null)
-            announceCompaction(assembler, prepared.compaction);
+        assembler.begin({announced: admitted.announcedThrough != null, compaction: admitted.compaction});
         return assembler;
     }
 
@@ -159,11 +154,12 @@ export class GenerationRunner {
      * What a finished response leaves behind: reasoning to re-inject, the stored response, its conversation's new items,
      * metrics. Returns the storage writes to wait for before the response is reported finished (none if nothing was kept).
      */
-    private record(prepared: PreparedResponse, response: ResponseObject, result: GenerationResult, started: number): Promise<void>[] {
+    private record(prepared: PreparedResponse, outcome: GenerationOutcome, result: GenerationResult, started: number): Promise<void>[] {
         const {params} = prepared;
+        const {response} = outcome;
         const writes: Promise<void>[] = [];
         this.reasoning.remember(prepared.owner, response.output);
-        if (params.store && this.store.put(prepared.owner, response, prepared.history, prepared.timings))
+        if (params.store && this.store.put(prepared.owner, response, outcome.history, outcome.timings))
             writes.push(this.store.written());
         const conversations = this.options.conversations;
         if (params.conversationId != null && response.output.length > 0
@@ -181,33 +177,6 @@ export class GenerationRunner {
         });
         return writes;
     }
-}
-
-/**
- * Completes a validated result. Held content is published only once valid: a cut result's unfinished part is never
- * validated, so it is withdrawn; what it finished (each completed call is checked) is published, the cut call marked
- * incomplete.
- */
-function complete(assembler: ResponseAssembler, validator: OutputValidator, result: GenerationResult,
-    usage: GenerationUsage): ResponseObject {
-    if (result.stopReason === "length" && validator.holds)
-        assembler.withdrawCut(validator.unvalidatedCut);
-    if (result.logprobs != null)
-        assembler.attachLogprobs(result.logprobs);
-    return result.stopReason === "length"
-        ? assembler.complete("incomplete", usage, "max_output_tokens")
-        : assembler.complete("completed", usage);
-}
-
-/** The two extension events and the compaction item that open the output of an auto-compacted response. */
-function announceCompaction(assembler: ResponseAssembler, compaction: AutoCompaction): void {
-    assembler.custom({type: "response.compaction.started", input_tokens: compaction.tokensBefore});
-    // The summary's own usage, so a client can tell it apart from the answer's within the response's `usage`.
-    assembler.custom({
-        type: "response.compaction.completed", input_tokens_before: compaction.tokensBefore, input_tokens_after: compaction.tokensAfter,
-        usage: toUsage(compaction.usage)
-    });
-    assembler.addCompleteItem(compaction.item);
 }
 
 /** Two generations' usage as one: the answer and the summary an automatic compaction generated for it. */

@@ -1,10 +1,10 @@
-import type {ChatEngine, EngineLease} from "../../engine/types.js";
-import type {Compactor} from "../compaction/Compactor.js";
+import type {ChatEngine} from "../../engine/types.js";
+import type {AutoCompaction, Compactor} from "../compaction/Compactor.js";
 import type {PromptCacheRetention} from "../createRequest.js";
 import {toApiError} from "../engineErrors.js";
 import {generationShape} from "./generationShape.js";
 import type {HistoryResolver} from "./HistoryResolver.js";
-import type {PreparedResponse} from "./preparedResponse.js";
+import type {AdmittedResponse, PreparedResponse} from "./preparedResponse.js";
 
 /**
  * Admission of a prepared request: `context_management` compaction when its history crossed the threshold, then a
@@ -51,26 +51,33 @@ export class ResponseAdmission {
         return this.options.sharedPromptCache === true ? sharedPartition : owner;
     }
 
-    /** Takes a sequence for the prepared request; `onQueued` is called if the request then has to wait for one. */
-    public async admit(prepared: PreparedResponse, signal?: AbortSignal, onQueued?: () => void): Promise<EngineLease> {
-        await this.compactIfNeeded(prepared, signal);
+    /**
+     * Takes a sequence for the prepared request, compacting its history first when it crossed the request's
+     * threshold; `onQueued` is called if the request then has to wait for one.
+     */
+    public async admit(prepared: PreparedResponse, signal?: AbortSignal, onQueued?: () => void): Promise<AdmittedResponse> {
+        const compacted = await this.compactIfNeeded(prepared, signal);
+        const admitted = compacted?.prepared ?? prepared;
         try {
-            const shape = generationShape(prepared.params);
+            const shape = generationShape(admitted.params);
             // An upstream engine keeps requests of one cache key or conversation on one server (its KV cache).
-            const affinityKey = prepared.params.promptCacheKey ?? prepared.params.conversationId ?? undefined;
+            const affinityKey = admitted.params.promptCacheKey ?? admitted.params.conversationId ?? undefined;
             // Only a prompt the client asked to store may be written to the prompt cache on disk.
-            const partition = {cachePartition: this.cachePartition(prepared.owner), keepPromptOnDisk: this.keepsPromptOnDisk(prepared)};
-            return await this.engine.acquire(prepared.turns, shape.tools ?? [], signal, {...shape, ...partition, affinityKey, onQueued});
+            const partition = {cachePartition: this.cachePartition(admitted.owner), keepPromptOnDisk: this.keepsPromptOnDisk(admitted)};
+            const lease = await this.engine.acquire(admitted.turns, shape.tools ?? [], signal,
+                {...shape, ...partition, affinityKey, onQueued});
+            return {prepared: admitted, lease, ...(compacted != null ? {compaction: compacted.compaction} : {})};
         } catch (error) {
             throw toApiError(error);
         }
     }
 
-    /** Replaces the history by its compaction (and re-renders the turns) when it is over the request's threshold; once. */
-    private async compactIfNeeded(prepared: PreparedResponse, signal?: AbortSignal): Promise<void> {
+    /** The request with its history replaced by its compaction (turns re-rendered) when over its threshold, else undefined. */
+    private async compactIfNeeded(prepared: PreparedResponse,
+        signal?: AbortSignal): Promise<{prepared: PreparedResponse, compaction: AutoCompaction} | undefined> {
         const threshold = prepared.params.contextManagement?.compactThreshold;
-        if (threshold == null || this.compactor == null || prepared.compaction != null)
-            return;
+        if (threshold == null || this.compactor == null)
+            return undefined;
         const result = await this.compactor.compactIfNeeded(prepared.history, threshold, {
             instructions: prepared.params.instructions,
             tools: prepared.params.toolChoice.offered,
@@ -78,10 +85,9 @@ export class ResponseAdmission {
             signal
         });
         if (result == null)
-            return;
+            return undefined;
         const {history, ...compaction} = result;
-        prepared.history = history;
-        prepared.turns = this.history.render(prepared.owner, [...history, compaction.item], prepared.params.instructions);
-        prepared.compaction = compaction;
+        const turns = this.history.render(prepared.owner, [...history, compaction.item], prepared.params.instructions);
+        return {prepared: {...prepared, history, turns}, compaction};
     }
 }

@@ -1,4 +1,4 @@
-import type {GenerationEvent, GenerationUsage, TokenLogprob} from "../../engine/types.js";
+import type {GenerationEvent, GenerationResult, GenerationUsage, TokenLogprob} from "../../engine/types.js";
 import {FreeformInputDecoder} from "../FreeformInputDecoder.js";
 import {newId, nowSeconds} from "../../protocol/ids.js";
 import type {PublicationBuffer} from "../publication/PublicationBuffer.js";
@@ -21,6 +21,9 @@ export type UnvalidatedCut = {
     /** Whether the arguments of a cut call of this tool would have been validated (a strict tool's), so are withdrawn. */
     callArguments: (name: string) => boolean
 };
+
+/** What an automatic compaction did, as the stream reports it (declared here, not imported: the compactor's imports reach this module). */
+export type CompactionNotice = {tokensBefore: number, tokensAfter: number, usage: GenerationUsage, item: OutputItem};
 
 export type AssemblerOptions = {
     /** Names of tools the model calls as freeform `custom` tools: their calls become `custom_tool_call` items. */
@@ -52,6 +55,37 @@ export class ResponseAssembler {
         private readonly publication: PublicationBuffer,
         private readonly options: AssemblerOptions = {}
     ) {}
+
+    /** Opens the stream: created (unless announced while the request waited), in progress, then a compaction's events. */
+    public begin(options: {announced: boolean, compaction?: CompactionNotice}): void {
+        if (!options.announced)
+            this.created();
+        this.inProgress();
+        const {compaction} = options;
+        if (compaction == null)
+            return;
+        this.custom({type: "response.compaction.started", input_tokens: compaction.tokensBefore});
+        // The summary's own usage, so a client can tell it apart from the answer's within the response's `usage`.
+        this.custom({
+            type: "response.compaction.completed", input_tokens_before: compaction.tokensBefore, input_tokens_after: compaction.tokensAfter,
+            usage: toUsage(compaction.usage)
+        });
+        this.addCompleteItem(compaction.item);
+    }
+
+    /**
+     * Ends a validated result. Held content is published only once valid: a cut result's unfinished part (`cut`, when
+     * content was held) is never validated, so it is withdrawn; what it finished is published, a cut call incomplete.
+     */
+    public finish(result: GenerationResult, usage: GenerationUsage, cut: UnvalidatedCut | null): ResponseObject {
+        if (result.stopReason === "length" && cut != null)
+            this.withdrawCut(cut);
+        if (result.logprobs != null)
+            this.attachLogprobs(result.logprobs);
+        return result.stopReason === "length"
+            ? this.complete("incomplete", usage, "max_output_tokens")
+            : this.complete("completed", usage);
+    }
 
     /** `response.created` (and `response.queued` for a job) with the object as it stands. */
     public created(): void {

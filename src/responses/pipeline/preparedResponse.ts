@@ -1,4 +1,4 @@
-import type {ChatTurn} from "../../engine/types.js";
+import type {ChatTurn, EngineLease} from "../../engine/types.js";
 import type {AutoCompaction} from "../compaction/Compactor.js";
 import type {CreateParams} from "../createRequest.js";
 import type {ResponseTimings} from "../../protocol/timings.js";
@@ -11,36 +11,53 @@ import type {Item, ResponseObject} from "../../protocol/wire.js";
 export type ApiProtocol = "responses" | "chat_completions" | "messages" | "vscode_lm";
 
 /**
- * A request checked and resolved up to the point where generation starts: what `RequestPreparer` makes,
- * `ResponseAdmission` compacts and admits, `GenerationRunner` runs, and a background job carries.
+ * A request checked and resolved up to the point where generation starts: what `RequestPreparer` makes and a
+ * background job carries. Each stage returns its own value instead of writing into this one: admission an
+ * `AdmittedResponse`, the run a `GenerationOutcome`.
  */
 export type PreparedResponse = {
     readonly params: CreateParams,
     readonly owner: string,
     /** The API the request came in through (a Chat Completions or Messages body is mapped onto a create body). */
     readonly protocol: ApiProtocol,
-    /** The full input history (inherited turns, then this request's input); replaced when `admit` compacts it. */
-    history: Item[],
+    /** The full input history: inherited turns, then this request's input. */
+    readonly history: readonly Item[],
     /** This request's own input items (appended to its conversation when it finishes). */
-    readonly input: Item[],
-    turns: ChatTurn[],
-    /** Set by `admit` when `context_management` compacted the history. */
-    compaction?: AutoCompaction,
-    /** The response object as created, before generation. */
+    readonly input: readonly Item[],
+    /** The history rendered as the engine's chat turns. */
+    readonly turns: ChatTurn[],
+    /** The response object as created, before generation; the run's assembler fills it in (a background job polls it). */
     readonly response: ResponseObject,
     /** `performance.now()` when the request was accepted: queue wait is measured from here. */
     readonly acceptedAt: number,
-    /** Set by `run` when generation finished (a background job's record shows them in the editor's inspector). */
-    timings?: ResponseTimings,
-    /** Set by `announce`: the stream's next sequence number once its opening events went out before admission. */
-    announcedThrough?: number,
     /**
      * Text that ends the answer: Chat Completions' `stop` and Messages' `stop_sequences`, set by their adapters (the
      * Responses API has none).
      */
-    readonly stopSequences?: readonly string[],
-    /** Set by `run` when the answer ended at one of the stop sequences (Messages reports it as `stop_sequence`). */
-    stoppedAt?: string
+    readonly stopSequences?: readonly string[]
+};
+
+/**
+ * A prepared request holding a sequence: what admission returns and the run takes. When `context_management`
+ * compacted its history, `prepared` carries the compacted history and turns, and `compaction` what it did.
+ */
+export type AdmittedResponse = {
+    readonly prepared: PreparedResponse,
+    readonly lease: EngineLease,
+    readonly compaction?: AutoCompaction,
+    /** The stream's next sequence number when its opening events went out while the request waited (`announce`). */
+    readonly announcedThrough?: number
+};
+
+/** What a run returns: the finished (or failed) response, the history it answers, where it stopped and its timings. */
+export type GenerationOutcome = {
+    readonly response: ResponseObject,
+    /** The input history the response answers (compacted when admission compacted it): what is stored with it. */
+    readonly history: readonly Item[],
+    /** The stop sequence the answer ended at (Messages reports it as `stop_sequence`); absent when none. */
+    readonly stopSequence?: string,
+    /** What the generation measured; absent when the engine failed before a result. */
+    readonly timings?: ResponseTimings
 };
 
 /** A finished response and its input history, as `previous_response_id` continues it. */

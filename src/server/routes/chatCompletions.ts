@@ -27,7 +27,7 @@ export function chatCompletionsRouter(service: ChatCompletionsService, options: 
 async function complete(service: ChatCompletionsService, chat: PreparedChat, res: Response): Promise<void> {
     const answer = await answerInOneBody(res, {
         admit: (signal) => service.admit(chat, signal),
-        run: (lease, signal) => service.complete(chat, lease, signal)
+        run: (admitted, signal) => service.complete(chat, admitted, signal)
     });
     if (answer == null)
         return;
@@ -42,7 +42,7 @@ async function stream(service: ChatCompletionsService, chat: PreparedChat, res: 
     const sendError = (error: ApiError) => sse.sendData(JSON.stringify(error.toBody()), false);
     await answerAsStream(res, sse, {
         admit: (signal) => service.admit(chat, signal, chunks),
-        run: (lease, signal) => service.runStream(chat, lease, chunks, signal)
+        run: (admitted, signal) => service.runStream(admitted, chunks, signal)
     }, sendError, (response) => {
         if (response.status === "failed")
             sendError(failedResponseError(response));

@@ -2,6 +2,7 @@ import type {Response} from "express";
 import type {EngineLease} from "../../engine/types.js";
 import type {ApiError} from "../../protocol/errors.js";
 import type {ResponseObject} from "../../protocol/wire.js";
+import type {AdmittedResponse} from "../../responses/pipeline/preparedResponse.js";
 import {GenerationAbort} from "../../responses/abortReasons.js";
 import {toApiError} from "../../responses/engineErrors.js";
 import {sendApiError} from "../middleware/errorHandler.js";
@@ -38,8 +39,8 @@ export function notingFailure(lease: EngineLease, note: (error: unknown) => void
 
 /** One request's two steps on the service of its protocol: take a sequence, then generate on it. */
 export type ForegroundSteps<Result> = {
-    admit: (signal: AbortSignal) => Promise<EngineLease>,
-    run: (lease: EngineLease, signal: AbortSignal) => Promise<Result>
+    admit: (signal: AbortSignal) => Promise<AdmittedResponse>,
+    run: (admitted: AdmittedResponse, signal: AbortSignal) => Promise<Result>
 };
 
 /**
@@ -51,9 +52,9 @@ export type ForegroundSteps<Result> = {
  */
 export async function answerInOneBody<Result>(res: Response, steps: ForegroundSteps<Result>): Promise<Result | undefined> {
     const signal = disconnectSignal(res);
-    const lease = await steps.admit(signal);
+    const admitted = await steps.admit(signal);
     let engineFailure: unknown = undefined;
-    const result = await steps.run(notingFailure(lease, (error) => (engineFailure = error)), signal);
+    const result = await steps.run({...admitted, lease: notingFailure(admitted.lease, (error) => (engineFailure = error))}, signal);
     if (engineFailure !== undefined) {
         sendApiError(res, toApiError(engineFailure));
         return undefined;
@@ -70,9 +71,9 @@ export async function answerInOneBody<Result>(res: Response, steps: ForegroundSt
 export async function answerAsStream<Result>(res: Response, stream: SseStream, steps: ForegroundSteps<Result>,
     sendError: (error: ApiError) => void, finish: (result: Result) => void): Promise<void> {
     const signal = disconnectSignal(res);
-    let lease;
+    let admitted;
     try {
-        lease = await steps.admit(signal);
+        admitted = await steps.admit(signal);
     } catch (error) {
         if (!stream.started) {
             stream.stopKeepAlive();
@@ -84,7 +85,7 @@ export async function answerAsStream<Result>(res: Response, stream: SseStream, s
         return;
     }
     try {
-        finish(await steps.run(lease, signal));
+        finish(await steps.run(admitted, signal));
     } catch (error) {
         if (signal.aborted)
             return;

@@ -4,7 +4,7 @@ import {toApiError} from "../../responses/engineErrors.js";
 import type {MessageObject} from "../../protocol/messagesWire.js";
 import {toMessagesError} from "../messagesErrors.js";
 import {SseStream} from "../sse.js";
-import type {EngineLease} from "../../engine/types.js";
+import type {AdmittedResponse} from "../../responses/pipeline/preparedResponse.js";
 import {answerAsStream, answerInOneBody} from "./foreground.js";
 import type {ResponsesRouteOptions} from "./responses.js";
 
@@ -34,7 +34,7 @@ export function messagesRouter(service: MessagesService, options: ResponsesRoute
         const admit = (signal: AbortSignal) => service.admit(message, signal);
         if (!message.request.stream) {
             // As for Responses: a failed generation answers with its own status, never a 200.
-            const result = await answerInOneBody(res, {admit, run: (lease, signal) => service.run(message, lease, {signal})});
+            const result = await answerInOneBody(res, {admit, run: (admitted, signal) => service.run(message, admitted, {signal})});
             if (result != null) {
                 recordUsage(res, result);
                 res.json(result);
@@ -45,7 +45,8 @@ export function messagesRouter(service: MessagesService, options: ResponsesRoute
         const stream = new SseStream(res, {
             keepAliveMs: options.streamKeepAliveMs, keepAliveEvent: ping, writeTimeoutMs: options.streamWriteTimeoutMs
         });
-        const run = (lease: EngineLease, signal: AbortSignal) => service.run(message, lease, {signal, sink: (event) => stream.send(event)});
+        const run = (admitted: AdmittedResponse, signal: AbortSignal) =>
+            service.run(message, admitted, {signal, sink: (event) => stream.send(event)});
         await answerAsStream(res, stream, {admit, run}, (error) => stream.send(errorEvent(error)), (result) => recordUsage(res, result));
     });
 

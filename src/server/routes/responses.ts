@@ -30,7 +30,7 @@ export function responsesRouter(service: ResponsesService, options: ResponsesRou
         if (!prepared.params.stream) {
             const response = await answerInOneBody(res, {
                 admit: (signal) => service.admit(prepared, signal),
-                run: (lease, signal) => service.run(prepared, lease, {signal})
+                run: async (admitted, signal) => (await service.run(admitted, {signal})).response
             });
             if (response != null) {
                 recordUsage(res, response);
@@ -44,11 +44,11 @@ export function responsesRouter(service: ResponsesService, options: ResponsesRou
         // A refusal after the stream opened is its only event (number 0); a failure while it runs takes the next number.
         let next = 0;
         await answerAsStream(res, stream, {
-            admit: (signal) => service.admit(prepared, signal, () => service.announce(prepared, (event) => stream.send(event))),
-            run: (lease, signal) => service.run(prepared, lease, {signal, sink: (event) => {
+            admit: (signal) => service.admit(prepared, signal, (event) => stream.send(event)),
+            run: async (admitted, signal) => (await service.run(admitted, {signal, sink: (event) => {
                 next = event.sequence_number + 1;
                 stream.send(event);
-            }})
+            }})).response
         }, (error) => stream.send({...streamErrorEvent(error.toBody().error), sequence_number: next}),
         (response) => recordUsage(res, response));
     });

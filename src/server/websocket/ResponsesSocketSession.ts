@@ -84,15 +84,15 @@ export class ResponsesSocketSession {
             const body = parseCreateMessage(data, isBinary);
             previousId = typeof body.previous_response_id === "string" ? body.previous_response_id : undefined;
             const prepared = this.service.prepare(this.owner, body, {resolvePrevious: (id) => this.local.get(id)});
-            const lease = await this.service.admit(prepared, signal);
-            const response = await this.service.run(prepared, lease, {signal, sink: (event) => this.send(event)});
+            const admitted = await this.service.admit(prepared, signal);
+            const {response, history} = await this.service.run(admitted, {signal, sink: (event) => this.send(event)});
             if (response.status === "failed") {
                 this.forget(previousId);
                 return;
             }
             // Stored responses are continued from the shared store; only the others need the connection.
             if (!prepared.params.store)
-                this.local.put({response, inputItems: prepared.history});
+                this.local.put({response, inputItems: history});
         } catch (error) {
             if (signal.aborted)
                 return;

@@ -4,7 +4,7 @@ import {ApiError} from "../../../src/protocol/errors.js";
 import type {LoggedEvent, ResponseObject} from "../../../src/protocol/wire.js";
 import {BackgroundJobs, type BackgroundJobsOptions} from "../../../src/responses/background/BackgroundJobs.js";
 import type {JobPayload} from "../../../src/responses/background/backgroundJob.js";
-import type {PreparedResponse} from "../../../src/responses/pipeline/preparedResponse.js";
+import type {GenerationOutcome, PreparedResponse} from "../../../src/responses/pipeline/preparedResponse.js";
 import {preparedJob} from "../../helpers/preparedJob.js";
 
 /** A fake clock with timers, so deadlines and retention run without waiting. */
@@ -44,7 +44,7 @@ function payload(owner = "a", historyText = "hi"): PreparedResponse {
 function controllableRunner() {
     const running = new Map<string, {finish: () => void, sink: (event: LoggedEvent) => void}>();
     const runner = (job: JobPayload, sink: (event: LoggedEvent) => void,
-        signal: AbortSignal) => new Promise<ResponseObject>((resolve, reject) => {
+        signal: AbortSignal) => new Promise<GenerationOutcome>((resolve, reject) => {
         job.response.status = "in_progress";
         sink({type: "response.created", sequence_number: 0});
         sink({type: "response.in_progress", sequence_number: 1});
@@ -59,7 +59,7 @@ function controllableRunner() {
                     }
                 ];
                 sink({type: "response.completed", sequence_number: 2});
-                resolve(job.response);
+                resolve({response: job.response, history: job.history});
             }
         });
         signal.addEventListener("abort", () => setImmediate(() => reject(new Error("aborted"))), {once: true});

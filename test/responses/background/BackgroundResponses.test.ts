@@ -23,7 +23,7 @@ function scriptedJobs() {
     const jobs = new BackgroundJobs((job, _sink: (event: LoggedEvent) => void, signal) => new Promise((resolve, reject) => {
         pending.push(() => {
             job.response.status = "completed";
-            resolve(job.response);
+            resolve({response: job.response, history: job.history});
         });
         signal.addEventListener("abort", () => reject(signal.reason as Error));
     }), {cancelWaitMs: 1000});

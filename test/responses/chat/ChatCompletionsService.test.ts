@@ -28,7 +28,7 @@ describe("ChatCompletionsService: a Chat Completions request on the Responses pa
         const chat = service.prepare("owner", body({stream: true}));
         const chunks: ChatCompletionChunk[] = [];
         const stream = service.stream(chat, (chunk) => chunks.push(chunk));
-        const response = await service.runStream(chat, await service.admit(chat, undefined, stream), stream);
+        const response = await service.runStream(await service.admit(chat, undefined, stream), stream);
         assert.equal(response.status, "completed");
         assert.equal(chunks[0]!.choices[0]!.delta.role, "assistant");
         assert.deepEqual(chunks.map((chunk) => chunk.choices[0]?.delta.content).filter((text) => text), ["Hel", "lo"]);

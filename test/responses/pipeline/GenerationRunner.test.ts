@@ -35,9 +35,8 @@ describe("GenerationRunner", () => {
     it("continues the sequence that announce opened, without a second response.created", async () => {
         const {runner, prepared, lease} = await setUp({input: "Hi", stream: true}, [{events: [text("Hello")]}]);
         const events: StreamEvent[] = [];
-        runner.announce(prepared, (event) => events.push(event));
-        runner.announce(prepared, (event) => events.push(event));
-        await runner.run(prepared, lease, {sink: (event) => events.push(event)});
+        const announcedThrough = runner.announce(prepared, (event) => events.push(event));
+        await runner.run({prepared, lease, announcedThrough}, {sink: (event) => events.push(event)});
         assert.equal(events.filter((event) => event.type === "response.created").length, 1, "announced once, not again by run");
         assert.deepEqual(events.map((event) => event.sequence_number), events.map((_event, index) => index));
         assert.equal(events.at(-1)!.type, "response.completed");
@@ -49,7 +48,7 @@ describe("GenerationRunner", () => {
         store.written = () => new Promise<void>((resolve) => (written = resolve));
         const events: StreamEvent[] = [];
         let finished = false;
-        const running = runner.run(prepared, lease, {sink: (event) => events.push(event)}).then(() => (finished = true));
+        const running = runner.run({prepared, lease}, {sink: (event) => events.push(event)}).then(() => (finished = true));
         while (events.every((event) => event.type !== "response.output_text.done"))
             await new Promise((resolve) => setImmediate(resolve));
         await new Promise((resolve) => setImmediate(resolve));
@@ -68,11 +67,11 @@ describe("GenerationRunner", () => {
         const conversation = conversations.create("owner", [], {});
         const {runner, prepared, lease, store, stats, released} = await setUp({input: "Hi", conversation: conversation.id},
             [{events: [text("Hello")]}], {conversations});
-        const response = await runner.run(prepared, lease);
+        const {response, timings} = await runner.run({prepared, lease});
         assert.equal(response.status, "completed");
         const stored = store.get("owner", response.id);
         assert.deepEqual(stored?.inputItems, prepared.history);
-        assert.ok(stored?.timings != null && prepared.timings === stored.timings);
+        assert.ok(stored?.timings != null && timings === stored.timings);
         assert.deepEqual(conversations.items("owner", conversation.id)!.map((item) => item.type), ["message", "message"],
             "its input and output");
         assert.deepEqual(stats.map((entry) => entry.status), ["completed"]);
@@ -83,7 +82,7 @@ describe("GenerationRunner", () => {
         // No script left: the scripted engine throws, as an engine whose generation broke would.
         const {runner, prepared, lease, store, stats, logged, released} = await setUp({input: "Hi"}, []);
         const events: StreamEvent[] = [];
-        const response = await runner.run(prepared, lease, {sink: (event) => events.push(event)});
+        const {response} = await runner.run({prepared, lease}, {sink: (event) => events.push(event)});
         assert.equal(response.status, "failed");
         assert.equal(response.error?.code, "server_error");
         assert.equal(events.at(-1)!.type, "response.failed");
@@ -98,7 +97,7 @@ describe("GenerationRunner", () => {
             [{events: [text("Hel")], stopReason: "abort"}]);
         const controller = new AbortController();
         controller.abort(new GenerationAbort("client_disconnected", "gone"));
-        await assert.rejects(runner.run(prepared, lease, {signal: controller.signal}),
+        await assert.rejects(runner.run({prepared, lease}, {signal: controller.signal}),
             (error: unknown) => error instanceof ApiError && error.status === 499);
         assert.deepEqual(aborted, ["client_disconnected"]);
         assert.equal(store.get("owner", prepared.response.id), undefined);
@@ -110,7 +109,7 @@ describe("GenerationRunner", () => {
         const format = {type: "json_object"};
         const {runner, prepared, lease, store} = await setUp({input: "JSON?", text: {format}}, [{events: [text("[1, 2]")]}]);
         const events: StreamEvent[] = [];
-        const response = await runner.run(prepared, lease, {sink: (event) => events.push(event)});
+        const {response} = await runner.run({prepared, lease}, {sink: (event) => events.push(event)});
         assert.equal(response.status, "failed");
         assert.equal(response.error?.code, "invalid_output");
         assert.ok(response.usage != null && response.usage.output_tokens === 1);
