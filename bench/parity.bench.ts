@@ -30,10 +30,10 @@ import {parseArgs} from "node:util";
 import type {
     ChatHistoryItem, Llama, LlamaChat, LlamaCompletion, LlamaContext, LlamaContextSequence, LlamaModel, Token
 } from "node-llama-cpp";
-import {BusyPoll, defaultBusyPollBelowTokenMs} from "../src/engine/llama/BusyPoll.js";
+import {BusyPoll, defaultBusyPollBelowTokenMs} from "../src/engine/llama/runtime/BusyPoll.js";
 import {defaultBatchSize} from "../src/engine/engineDefaults.js";
 import {defaultKeyCacheType, requireKeyCacheType} from "../src/engine/keyCacheType.js";
-import {nativeKeyCacheType, usableKeyCacheType} from "../src/engine/llama/nativeKeyCacheType.js";
+import {nativeKeyCacheType, usableKeyCacheType} from "../src/engine/llama/runtime/nativeKeyCacheType.js";
 import {loadNodeLlamaCpp} from "../src/engine/models/loadBinding.js";
 import {defaultConfig} from "../src/host/config.js";
 import {LocalResponsesHost} from "../src/host/LocalResponsesHost.js";

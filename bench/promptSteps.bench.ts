@@ -1,5 +1,5 @@
 /**
- * npm run bench:steps — what evaluating a prompt in abortable steps (src/engine/llama/PromptPrefill.ts) costs against one
+ * npm run bench:steps — what evaluating a prompt in abortable steps (src/engine/llama/runtime/PromptPrefill.ts) costs against one
  * native call of node-llama-cpp on the same tokens, same context (alternating, several rounds; synthetic SmolLM2-135M).
  * `--step-ms` takes a list of step targets to compare (each against the one call in the same rounds); `--threads` the
  * threads that evaluate the prompt (the server's default is every core).
@@ -8,7 +8,7 @@
 import {parseArgs} from "node:util";
 import {loadNodeLlamaCpp} from "../src/engine/models/loadBinding.js";
 import {defaultBatchSize} from "../src/engine/engineDefaults.js";
-import {defaultPromptStepMs, prefillPrompt} from "../src/engine/llama/PromptPrefill.js";
+import {defaultPromptStepMs, prefillPrompt} from "../src/engine/llama/runtime/PromptPrefill.js";
 import {syntheticModel} from "../test/helpers/syntheticModel.js";
 import {median} from "./pairs.js";
 

@@ -20,7 +20,7 @@ import {loadNodeLlamaCpp} from "../src/engine/models/loadBinding.js";
 import {defaultPromptThreads} from "../src/engine/engineDefaults.js";
 import {defaultBatchSize} from "../src/engine/engineDefaults.js";
 import {defaultKeyCacheType, requireKeyCacheType} from "../src/engine/keyCacheType.js";
-import {nativeKeyCacheType, usableKeyCacheType} from "../src/engine/llama/nativeKeyCacheType.js";
+import {nativeKeyCacheType, usableKeyCacheType} from "../src/engine/llama/runtime/nativeKeyCacheType.js";
 import {capturesDir, models} from "../test/helpers/paths.js";
 import {syntheticModel} from "../test/helpers/syntheticModel.js";
 import {median} from "./pairs.js";

@@ -31,8 +31,8 @@ await Promise.all([
     build({
         ...common, entryPoints: ["src/cli.ts"], outfile: "dist/cli.js", banner: {js: `#!/usr/bin/env node\n"use strict";\n${nodeCheck}`}
     }),
-    // The prompt tokenizer's worker thread (src/engine/llama/TokenizerWorker.ts), loaded from beside the bundles.
-    build({...common, entryPoints: ["src/engine/llama/tokenizerWorkerMain.ts"], outfile: "dist/tokenizerWorkerMain.js"}),
+    // The prompt tokenizer's worker thread (src/engine/llama/prompt/TokenizerWorker.ts), loaded from beside the bundles.
+    build({...common, entryPoints: ["src/engine/llama/prompt/tokenizerWorkerMain.ts"], outfile: "dist/tokenizerWorkerMain.js"}),
     ...(process.argv.includes("--cli-only") ? [] : await extensionBuilds())
 ]);
 

@@ -1,5 +1,7 @@
 import {parseArgs} from "node:util";
-import {defaultPromptCacheMaxBytes, defaultPromptCacheMinTokens, defaultPromptCacheTtlSeconds} from "../engine/llama/PromptStateCache.js";
+import {
+    defaultPromptCacheMaxBytes, defaultPromptCacheMinTokens, defaultPromptCacheTtlSeconds
+} from "../engine/llama/runtime/PromptStateCache.js";
 import {defaultConfig, type HostConfig} from "./config.js";
 import {defaultDataDir} from "./dataFolder.js";
 import type {Setting} from "./settings/setting.js";

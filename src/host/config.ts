@@ -1,5 +1,5 @@
 import {defaultChatFormatChoice, type ChatFormatChoice} from "../engine/llama/families/chatFormatChoice.js";
-import {defaultBusyPollBelowTokenMs} from "../engine/llama/BusyPoll.js";
+import {defaultBusyPollBelowTokenMs} from "../engine/llama/runtime/BusyPoll.js";
 import {defaultPromptThreads, defaultQueueLimit, defaultThreads} from "../engine/engineDefaults.js";
 import type {GpuChoice, SpeculativeKind} from "../engine/types.js";
 import {defaultKeyCacheType, type KeyCacheType} from "../engine/keyCacheType.js";
@@ -125,7 +125,7 @@ export type StorageSettings = {
     /**
      * Disk budget of the prompt cache (`prompt-states/` in `dataDir`, durable store only): evaluated prompts saved to
      * be loaded after a restart instead of evaluated again. 0 turns it off. Defaults to `defaultPromptCacheMaxBytes`
-     * (src/engine/llama/PromptStateCache.ts).
+     * (src/engine/llama/runtime/PromptStateCache.ts).
      */
     promptCacheMaxBytes?: number,
     /** Prompts shorter than this are not saved. Defaults to `defaultPromptCacheMinTokens`. */

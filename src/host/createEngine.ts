@@ -1,9 +1,11 @@
 import type {HostedEngine} from "../engine/HostedEngine.js";
 import {LlamaEngine} from "../engine/llama/LlamaEngine.js";
-import type {SpeculativeSetting} from "../engine/llama/SpeculativeDecoding.js";
+import type {SpeculativeSetting} from "../engine/llama/runtime/SpeculativeDecoding.js";
 import {UpstreamEngine} from "../engine/upstream/UpstreamEngine.js";
 import path from "node:path";
-import {defaultPromptCacheMaxBytes, defaultPromptCacheMinTokens, defaultPromptCacheTtlSeconds} from "../engine/llama/PromptStateCache.js";
+import {
+    defaultPromptCacheMaxBytes, defaultPromptCacheMinTokens, defaultPromptCacheTtlSeconds
+} from "../engine/llama/runtime/PromptStateCache.js";
 import type {HostConfig} from "./config.js";
 
 /** The engine the configuration names: node-llama-cpp on a local GGUF file, or upstream Chat Completions servers. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
-import {defaultBusyPollBelowTokenMs} from "../../src/engine/llama/BusyPoll.js";
+import {defaultBusyPollBelowTokenMs} from "../../src/engine/llama/runtime/BusyPoll.js";
 import {CliUsageError, parseCliOptions} from "../../src/host/cliOptions.js";
 
 describe("--cache-type-k", () => {

@@ -1,28 +1,28 @@
 import path from "node:path";
 import type {Llama, LlamaContext, LlamaModel} from "node-llama-cpp";
-import {AfterDispatch} from "./AfterDispatch.js";
-import {ChatWrapperVariants, type PromptShape} from "./ChatWrapperVariants.js";
+import {AfterDispatch} from "./runtime/AfterDispatch.js";
+import {ChatWrapperVariants, type PromptShape} from "./prompt/ChatWrapperVariants.js";
 import type {ChatFormatChoice} from "./families/chatFormatChoice.js";
 import {resolveChosenChatWrapper} from "./families/chosenChatWrapper.js";
-import {JsonGrammars} from "./grammars.js";
+import {JsonGrammars} from "./prompt/grammars.js";
 import {Emitter} from "../../protocol/Emitter.js";
-import {BatchThreads} from "./BatchThreads.js";
-import {BusyPoll} from "./BusyPoll.js";
+import {BatchThreads} from "./runtime/BatchThreads.js";
+import {BusyPoll} from "./runtime/BusyPoll.js";
 import {defaultBatchSize, defaultPromptThreads, defaultQueueLimit, defaultThreads, planContext} from "../engineDefaults.js";
 import {EngineError} from "../errors.js";
 import {generateOnLease} from "../generateOnLease.js";
 import {GenerationActivity} from "../GenerationActivity.js";
 import {LlamaLease, type LeaseContext} from "./LlamaLease.js";
-import {LoadedModel, promptTooLong} from "./LoadedModel.js";
+import {LoadedModel, promptTooLong} from "./runtime/LoadedModel.js";
 import {loadLlama, loadNodeLlamaCpp, modelGpuLayers, type NodeLlamaCpp} from "../models/loadBinding.js";
-import {modelFingerprint, PromptStateCache} from "./PromptStateCache.js";
-import {PromptTokenizer} from "./PromptTokenizer.js";
-import {createSegmentTokenizer} from "./SegmentTokenizer.js";
-import {TokenizerWorker} from "./TokenizerWorker.js";
-import {SequencePool} from "./SequencePool.js";
-import {SpeculativeDecoding, type SpeculativeSetting} from "./SpeculativeDecoding.js";
+import {modelFingerprint, PromptStateCache} from "./runtime/PromptStateCache.js";
+import {PromptTokenizer} from "./prompt/PromptTokenizer.js";
+import {createSegmentTokenizer} from "./prompt/SegmentTokenizer.js";
+import {TokenizerWorker} from "./prompt/TokenizerWorker.js";
+import {SequencePool} from "./runtime/SequencePool.js";
+import {SpeculativeDecoding, type SpeculativeSetting} from "./runtime/SpeculativeDecoding.js";
 import {defaultKeyCacheType, type KeyCacheType} from "../keyCacheType.js";
-import {nativeKeyCacheType, usableKeyCacheType} from "./nativeKeyCacheType.js";
+import {nativeKeyCacheType, usableKeyCacheType} from "./runtime/nativeKeyCacheType.js";
 import type {
     ChatEngine, ChatTurn, EngineLease, EngineState, EngineStats, GenerationRequest, GenerationResult, GenerationSummary, GpuChoice,
     LoadProgress, ModelInfo, ToolSpec

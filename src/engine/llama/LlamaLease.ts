@@ -1,11 +1,11 @@
 import type {ChatWrapper, LlamaContextSequence} from "node-llama-cpp";
-import type {BusyPoll} from "./BusyPoll.js";
-import {toChatHistory} from "./chatHistory.js";
+import type {BusyPoll} from "./runtime/BusyPoll.js";
+import {toChatHistory} from "./prompt/chatHistory.js";
 import type {GenerationActivity} from "../GenerationActivity.js";
-import type {LoadedModel, RenderedPrompt} from "./LoadedModel.js";
-import {planPlainCompletion} from "./plainCompletion.js";
-import {runGeneration} from "./runGeneration.js";
-import type {SequenceLease} from "./SequencePool.js";
+import type {LoadedModel, RenderedPrompt} from "./runtime/LoadedModel.js";
+import {planPlainCompletion} from "./generation/plainCompletion.js";
+import {runGeneration} from "./generation/runGeneration.js";
+import type {SequenceLease} from "./runtime/SequencePool.js";
 import type {EngineLease, GenerationRequest, GenerationResult, GenerationSummary, PromptShape} from "../types.js";
 
 /** What a lease takes from its engine for a generation: live activity, busy polling, stop text, where summaries go. */

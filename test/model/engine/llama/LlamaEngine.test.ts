@@ -131,7 +131,7 @@ describe("LlamaEngine lifecycle (real node-llama-cpp, stories260K)", () => {
             }];
             // A real rendering holds at least what the bound counts (it stays a lower bound).
             const rendered = await engine.countPromptTokens(turns, tools);
-            const {maxTokenCharacters, minimumPromptTokens} = await import("../../../../src/engine/llama/promptBounds.js");
+            const {maxTokenCharacters, minimumPromptTokens} = await import("../../../../src/engine/llama/prompt/promptBounds.js");
             const {getLlama} = await import("node-llama-cpp");
             const model = await (await getLlama({gpu: false})).loadModel({modelPath: models.chatml});
             try {

@@ -7,7 +7,7 @@ import {resolveFamilyChatWrapper, type ChatFormat} from "../../../../../src/engi
 import {parseModelOutput, type ParsedModelOutput} from "../../../../../src/engine/llama/families/parseModelOutput.js";
 import {TextCallReader} from "../../../../../src/engine/llama/families/TextCallReader.js";
 import type {TextCallFormat, TextCallTools} from "../../../../../src/engine/llama/families/textCallFormats.js";
-import {ChatWrapperVariants} from "../../../../../src/engine/llama/ChatWrapperVariants.js";
+import {ChatWrapperVariants} from "../../../../../src/engine/llama/prompt/ChatWrapperVariants.js";
 import {loadNodeLlamaCpp, type NodeLlamaCpp} from "../../../../../src/engine/models/loadBinding.js";
 import {repoRoot} from "../../../../helpers/paths.js";
 import {templateFamilies, templateModel} from "../../../../helpers/templateModel.js";

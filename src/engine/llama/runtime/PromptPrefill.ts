@@ -1,0 +1,86 @@
+import type {LlamaContextSequence, Token} from "node-llama-cpp";
+import {EngineError} from "../../errors.js";
+import type {PromptProgress} from "../../types.js";
+
+export type PromptPrefillOptions = {
+    /** Largest step, in tokens: the context's batch size (a larger step only queues more behind it). */
+    maxStepTokens: number,
+    /**
+     * How long one step should take, in milliseconds; the step size follows the measured rate, and a step may take up
+     * to twice this to hold `efficientStepTokens`. It bounds how long an abort waits for the step in flight, and how
+     * long other sequences' tokens wait behind it. Defaults to `defaultPromptStepMs`.
+     */
+    targetStepMs?: number,
+    signal?: AbortSignal,
+    onProgress?: (progress: PromptProgress) => void
+};
+
+/** A step of about half a second: an abort frees the sequence well inside 2 s, at no measurable cost in speed. */
+export const defaultPromptStepMs = 500;
+
+/** The first step, before any rate is known: small, so that the first abort check comes soon on any model. */
+const firstStepTokens = 64;
+const minStepTokens = 16;
+/**
+ * Each step has a fixed cost besides its tokens': a pass over the weights and over the whole KV cache. Deep in a long
+ * prompt, where attention makes every token slow, a half-second step holds few tokens and that cost shows (synthetic
+ * SmolLM2-135M, 2 threads, depth 8,000–16,000: steps of 16 tokens took 1.16–1.22× the time of steps of 64, steps of
+ * 32 1.09–1.13×; 64 and 256 were even, docs/api.md). So a step holds this many tokens when they fit in twice the
+ * target, still well inside 2 s.
+ */
+const efficientStepTokens = 64;
+
+/**
+ * The size of the next step, from the last one's: what the target time holds at the measured rate (attention grows
+ * with depth, so the rate is re-measured on every step), at least `efficientStepTokens` if they fit in twice the
+ * target, never fewer than `minStepTokens` nor more than `maxStepTokens`.
+ */
+export function nextStepTokens(last: {tokens: number, ms: number}, targetStepMs: number, maxStepTokens: number): number {
+    const tokensIn = (ms: number) => Math.floor(last.tokens * ms / Math.max(1, last.ms));
+    const efficient = Math.min(efficientStepTokens, tokensIn(2 * targetStepMs));
+    return Math.min(maxStepTokens, Math.max(minStepTokens, tokensIn(targetStepMs), efficient));
+}
+
+/**
+ * Evaluates a prompt on `sequence` in steps that an abort can stop between, up to its last step.
+ *
+ * node-llama-cpp queues a whole prompt as one decode and splits it into batches natively, with no abort check
+ * between them: a 17k-token prompt on a full-size model kept its sequence busy for minutes after the client had gone.
+ * Evaluated here step by step, the prompt is the same tokens in the same cells; `LlamaChat.generateResponse` (or
+ * `LlamaCompletion`) then finds them in the sequence (it keeps the longest common prefix) and evaluates the rest, at
+ * most one step and the last token, in the decode whose logits it samples from. Leaving that last step to it saves a
+ * decode, whose fixed cost shows when there is little to evaluate: a warm turn's ~75 new tokens took three decodes
+ * (64, 10, then the last token), now one. The sequence's token meter counts these evaluations as input, as it would
+ * have counted LlamaChat's.
+ */
+export async function prefillPrompt(sequence: LlamaContextSequence, prompt: readonly number[],
+    options: PromptPrefillOptions): Promise<PromptProgress> {
+    const {signal, onProgress, maxStepTokens} = options;
+    const targetStepMs = options.targetStepMs ?? defaultPromptStepMs;
+    const body = prompt.slice(0, -1) as Token[];
+    const {firstDifferentIndex} = sequence.compareContextTokens(body);
+    if (firstDifferentIndex < sequence.nextTokenIndex)
+        await sequence.eraseContextTokenRanges([{start: firstDifferentIndex, end: sequence.nextTokenIndex}]);
+    const reused = sequence.nextTokenIndex;
+    let position = reused;
+    let step = Math.min(firstStepTokens, maxStepTokens);
+    const progress = (): PromptProgress => ({evaluated: position, total: prompt.length, reused});
+    onProgress?.(progress());
+    while (prompt.length - position > step) {
+        throwIfAborted(signal);
+        const chunk = body.slice(position, position + step);
+        const started = performance.now();
+        await sequence.evaluateWithoutGeneratingNewTokens(chunk);
+        const ms = performance.now() - started;
+        position += chunk.length;
+        onProgress?.(progress());
+        step = nextStepTokens({tokens: chunk.length, ms}, targetStepMs, maxStepTokens);
+    }
+    throwIfAborted(signal);
+    return progress();
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+    if (signal?.aborted)
+        throw new EngineError("aborted", "The generation was aborted during prompt evaluation.");
+}
