@@ -8,10 +8,12 @@ const below = {
     protocol: [],
     engine: ["protocol"],
     responses: ["protocol", "engine"],
+    // Each foreign protocol (Chat Completions, Messages, vscode.lm) maps onto the Responses domain.
+    protocols: ["protocol", "engine", "responses"],
     // Storage implements the ports src/responses declares (structurally), knowing only the wire vocabulary.
     store: ["protocol"],
-    server: ["protocol", "engine", "responses", "store"],
-    host: ["protocol", "engine", "responses", "store", "server"]
+    server: ["protocol", "engine", "responses", "protocols", "store"],
+    host: ["protocol", "engine", "responses", "protocols", "store", "server"]
 };
 const layerRule = (layer) => ({
     name: `${layer}-imports-only-below`,
@@ -41,11 +43,11 @@ module.exports = {
         },
         {
             name: "a-foreign-protocol-imports-no-other",
-            comment: "each foreign protocol's folder (chat, messages, lm) maps onto the Responses domain alone: none imports "
-                + "another's",
+            comment: "each foreign protocol's folder of src/protocols (chat, messages, lm) maps onto the Responses domain "
+                + "alone: none imports another's",
             severity: "error",
-            from: {path: "^src/responses/(chat|messages|lm)/"},
-            to: {path: "^src/responses/(chat|messages|lm)/", pathNot: "^src/responses/$1/"}
+            from: {path: "^src/protocols/([^/]+)/"},
+            to: {path: "^src/protocols/", pathNot: "^src/protocols/$1/"}
         },
         {
             name: "protocol-routes-mount-their-service",
@@ -54,8 +56,8 @@ module.exports = {
             severity: "error",
             from: {path: "^src/server/routes/(chatCompletions|messages)\\.ts$"},
             to: {
-                path: "^src/responses/(chat|messages)/",
-                pathNot: "^src/responses/(chat/ChatCompletionsService|messages/MessagesService)\\.ts$"
+                path: "^src/protocols/(chat|messages)/",
+                pathNot: "^src/protocols/(chat/ChatCompletionsService|messages/MessagesService)\\.ts$"
             }
         },
         {

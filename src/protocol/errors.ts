@@ -16,7 +16,7 @@ export type ApiErrorType =
 
 /**
  * The `code` of a 400 about the request's content. Request bodies are checked by JSON Schema
- * (`src/responses/schemas/`), whose failures `schemaErrors.ts` maps to these codes.
+ * (`src/responses/requestSchemas/`), whose failures `schemaErrors.ts` maps to these codes.
  */
 export type InvalidRequestCode =
     | "invalid_value" | "invalid_type" | "missing_required_parameter" | "unknown_parameter" | "unsupported_parameter"

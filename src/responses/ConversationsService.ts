@@ -4,8 +4,8 @@ import type {ConversationObject, Item} from "../protocol/wire.js";
 import {normalizeInput} from "./inputItems.js";
 import {pageById} from "./pagination.js";
 import type {ConversationRepository, ResponseRepository} from "./ports.js";
-import type {InputItemBody} from "./schemas/itemDefs.js";
-import {checkBody, validateConversationCreate, validateConversationItems, validateConversationUpdate} from "./schemas/validators.js";
+import type {InputItemBody} from "./requestSchemas/itemDefs.js";
+import {checkBody, validateConversationCreate, validateConversationItems, validateConversationUpdate} from "./requestSchemas/validators.js";
 
 /** A page of items, as the Conversations API lists them. */
 type ItemPage = ReturnType<typeof pageById<Item>>;

@@ -1,4 +1,4 @@
-import {EngineError} from "../engine/errors.js";
+import {EngineError} from "../engine/EngineError.js";
 
 /** Why a generation was stopped before it finished (the `reason` label of the aborted-generations metric). */
 export const abortKinds = ["client_disconnected", "cancelled", "deadline", "shutdown", "model_unloaded", "other"] as const;

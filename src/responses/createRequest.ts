@@ -3,11 +3,11 @@ import {isObject} from "../protocol/isObject.js";
 import {checkClientSchema} from "./outputValidation/OutputValidator.js";
 import {parseToolChoice, parseTools, type ParsedToolChoice, type ParsedTools, type ToolOptions} from "./tools.js";
 import type {ReasoningEffort, ReasoningSummary, TextFormat} from "../protocol/wire.js";
-import type {InputBody} from "./schemas/itemDefs.js";
-import type {ContextManagementBody, TextFormatBody} from "./schemas/defs.js";
-import type {ToolChoiceBody} from "./schemas/toolDefs.js";
-import {checkBody, validateCreateRequest} from "./schemas/validators.js";
-import {checkShapeBounds} from "./schemas/shapeBounds.js";
+import type {InputBody} from "./requestSchemas/itemDefs.js";
+import type {ContextManagementBody, TextFormatBody} from "./requestSchemas/defs.js";
+import type {ToolChoiceBody} from "./requestSchemas/toolDefs.js";
+import {checkBody, validateCreateRequest} from "./requestSchemas/validators.js";
+import {checkShapeBounds} from "./requestSchemas/shapeBounds.js";
 
 export type {ReasoningEffort};
 

@@ -1,4 +1,4 @@
-import {EngineError} from "../engine/errors.js";
+import {EngineError} from "../engine/EngineError.js";
 import {
     ApiError, contextLengthExceeded, engineFailed, generatedOutputInvalid, internalError, invalidRequest, modelNotLoaded, rateLimited,
     requestAborted,

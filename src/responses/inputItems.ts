@@ -1,7 +1,7 @@
 import {itemNotFound} from "../protocol/errors.js";
 import {newId} from "../protocol/ids.js";
 import type {Item, MessageContentPart, MessageItem} from "../protocol/wire.js";
-import type {ContentPartBody, InputBody, InputItemBody} from "./schemas/itemDefs.js";
+import type {ContentPartBody, InputBody, InputItemBody} from "./requestSchemas/itemDefs.js";
 
 /** Looks up an item this server stored before (for `item_reference` input items). */
 export type ItemResolver = (id: string) => Item | undefined;

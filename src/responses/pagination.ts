@@ -1,5 +1,5 @@
 import {invalidRequest} from "../protocol/errors.js";
-import {checkBody, validatePageQuery} from "./schemas/validators.js";
+import {checkBody, validatePageQuery} from "./requestSchemas/validators.js";
 
 export type Page<T> = {object: "list", data: T[], first_id: string | null, last_id: string | null, has_more: boolean};
 

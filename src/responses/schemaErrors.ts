@@ -1,7 +1,7 @@
 import type {ErrorObject} from "ajv";
 import {invalidRequest, invalidRequestBody, unknownParameter, type ApiError, type InvalidRequestCode} from "../protocol/errors.js";
 import {paramOfPath} from "./jsonNesting.js";
-import {errorNotesKeyword, type ErrorNote, type ErrorNotes} from "./schemas/errorNotes.js";
+import {errorNotesKeyword, type ErrorNote, type ErrorNotes} from "./requestSchemas/errorNotes.js";
 
 type Path = Array<string | number>;
 

@@ -4,7 +4,7 @@ import {isObject} from "../protocol/isObject.js";
 import {checkSchemaNesting} from "./outputValidation/jsonSchemaRules.js";
 import {checkClientSchema} from "./outputValidation/OutputValidator.js";
 import type {FunctionToolWire, Item, ToolChoiceWire, ToolWire} from "../protocol/wire.js";
-import type {CustomToolBody, FunctionToolBody, ToolBody, ToolChoiceBody} from "./schemas/toolDefs.js";
+import type {CustomToolBody, FunctionToolBody, ToolBody, ToolChoiceBody} from "./requestSchemas/toolDefs.js";
 
 /** What a call of a function inside a `namespace` tool carries on the wire: the namespace and the function's own name. */
 export type NamespacedName = {namespace: string, name: string};

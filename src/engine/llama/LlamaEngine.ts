@@ -9,7 +9,7 @@ import {Emitter} from "../../protocol/Emitter.js";
 import {BatchThreads} from "./runtime/BatchThreads.js";
 import {BusyPoll} from "./runtime/BusyPoll.js";
 import {defaultBatchSize, defaultPromptThreads, defaultQueueLimit, defaultThreads, planContext} from "../engineDefaults.js";
-import {EngineError} from "../errors.js";
+import {EngineError} from "../EngineError.js";
 import {generateOnLease} from "../generateOnLease.js";
 import {GenerationActivity} from "../GenerationActivity.js";
 import {LlamaLease, type LeaseContext} from "./LlamaLease.js";

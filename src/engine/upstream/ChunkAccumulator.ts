@@ -1,4 +1,4 @@
-import {EngineError} from "../errors.js";
+import {EngineError} from "../EngineError.js";
 import type {GenerationEvent, GenerationResult, TokenLogprob} from "../types.js";
 
 /** The parts of a Chat Completions stream chunk this engine reads (vLLM, SGLang, llama-server and Ollama send them). */

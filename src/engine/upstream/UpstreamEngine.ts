@@ -1,6 +1,6 @@
 import {createHash} from "node:crypto";
 import {defaultContextSize, defaultParallel, defaultQueueLimit} from "../engineDefaults.js";
-import {EngineError} from "../errors.js";
+import {EngineError} from "../EngineError.js";
 import {GenerationActivity} from "../GenerationActivity.js";
 import {Emitter} from "../../protocol/Emitter.js";
 import {generateOnLease} from "../generateOnLease.js";
@@ -10,7 +10,7 @@ import type {
     PromptShape,
     ToolSpec
 } from "../types.js";
-import {estimatePromptTokens, toChatCompletionsBody, toChatMessages, toChatTools} from "./chatRequest.js";
+import {estimatePromptTokens, toChatCompletionsBody, toChatMessages, toChatTools} from "./upstreamChatRequest.js";
 import {streamCompletion} from "./streamCompletion.js";
 import {Upstream} from "./Upstream.js";
 import {discoverModel, probeHealth} from "./upstreamProbes.js";

@@ -1,4 +1,4 @@
-import {EngineError} from "../errors.js";
+import {EngineError} from "../EngineError.js";
 
 /** One Server-Sent Event's payload: its `data` (lines joined with "\n"), or its `error` field. */
 export type SseDataEvent = {data: string} | {error: string};

@@ -1,7 +1,7 @@
 import type {IncomingMessage} from "node:http";
-import {EngineError} from "../errors.js";
+import {EngineError} from "../EngineError.js";
 import type {GenerationEvent, GenerationResult} from "../types.js";
-import type {ChatCompletionsBody} from "./chatRequest.js";
+import type {ChatCompletionsBody} from "./upstreamChatRequest.js";
 import {ChunkAccumulator, type ChatCompletionChunk} from "./ChunkAccumulator.js";
 import {maxErrorBodyBytes, PostFailure, postRequest, readText} from "./postRequest.js";
 import {SseDataParser, type SseDataEvent} from "./sseData.js";

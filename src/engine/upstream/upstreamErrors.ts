@@ -1,4 +1,4 @@
-import {EngineError} from "../errors.js";
+import {EngineError} from "../EngineError.js";
 
 /** A request that never reached the upstream (refused, reset, DNS): safe to send to another upstream. */
 export class UpstreamConnectError extends Error {

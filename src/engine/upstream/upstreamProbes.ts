@@ -1,4 +1,4 @@
-import {EngineError} from "../errors.js";
+import {EngineError} from "../EngineError.js";
 import type {Upstream} from "./Upstream.js";
 import {causeText, errorMessage} from "./upstreamErrors.js";
 

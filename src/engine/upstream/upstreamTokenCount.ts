@@ -1,4 +1,4 @@
-import type {ChatCompletionsBody, ChatMessage} from "./chatRequest.js";
+import type {ChatCompletionsBody, ChatMessage} from "./upstreamChatRequest.js";
 import type {Upstream} from "./Upstream.js";
 
 type Style = "messages" | "template" | "none";

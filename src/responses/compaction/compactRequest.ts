@@ -4,7 +4,7 @@ import {newId, nowSeconds} from "../../protocol/ids.js";
 import {normalizeInput, type ItemResolver} from "../inputItems.js";
 import {isObject} from "../../protocol/isObject.js";
 import {toUsage} from "../wireShapes.js";
-import {checkBody, validateCompactRequest} from "../schemas/validators.js";
+import {checkBody, validateCompactRequest} from "../requestSchemas/validators.js";
 import type {Item, Usage} from "../../protocol/wire.js";
 
 /** `POST /v1/responses/compact`'s answer. */

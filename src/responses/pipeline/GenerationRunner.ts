@@ -11,7 +11,7 @@ import type {ReasoningReplay} from "../reasoning/ReasoningReplay.js";
 import {PublicationBuffer, type EventSink} from "../publication/PublicationBuffer.js";
 import {ResponseAssembler} from "./ResponseAssembler.js";
 import {TerminalEventGate} from "../publication/TerminalEventGate.js";
-import {responseTimings} from "../timings.js";
+import {responseTimings} from "../responseTimings.js";
 import type {ResponseObject, ResponseStatus} from "../../protocol/wire.js";
 
 export type GenerationStats = {

@@ -2,7 +2,7 @@ import {STATUS_CODES} from "node:http";
 import type {ErrorRequestHandler, Response} from "express";
 import {toApiError} from "../../responses/engineErrors.js";
 import {ApiError, describeForLog, httpLibraryError, invalidPath, retryAfterSeconds} from "../../protocol/errors.js";
-import {isMessagesPath, toMessagesError} from "../messagesErrors.js";
+import {isMessagesPath, toMessagesError} from "../../protocols/messages/messagesErrors.js";
 
 /**
  * The last handler: every error leaves as `{"error": {...}}` with its status; the server keeps serving.

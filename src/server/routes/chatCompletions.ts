@@ -1,6 +1,6 @@
 import {Router, type Request, type Response} from "express";
 import type {ApiError} from "../../protocol/errors.js";
-import type {ChatCompletionsService, PreparedChat} from "../../responses/chat/ChatCompletionsService.js";
+import type {ChatCompletionsService, PreparedChat} from "../../protocols/chat/ChatCompletionsService.js";
 import {failedResponseError} from "../../responses/engineErrors.js";
 import {SseStream} from "../sse.js";
 import {answerAsStream, answerInOneBody, recordUsage} from "./foreground.js";

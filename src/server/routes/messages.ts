@@ -1,8 +1,8 @@
 import {Router, type Request, type Response} from "express";
-import type {MessagesService} from "../../responses/messages/MessagesService.js";
+import type {MessagesService} from "../../protocols/messages/MessagesService.js";
 import {toApiError} from "../../responses/engineErrors.js";
-import type {MessageObject} from "../../protocol/messagesWire.js";
-import {toMessagesError} from "../messagesErrors.js";
+import type {MessageObject} from "../../protocols/messages/messagesWire.js";
+import {toMessagesError} from "../../protocols/messages/messagesErrors.js";
 import {SseStream} from "../sse.js";
 import type {AdmittedResponse} from "../../responses/pipeline/preparedResponse.js";
 import {answerAsStream, answerInOneBody} from "./foreground.js";

@@ -1,7 +1,7 @@
 import type {RawData} from "ws";
 import {invalidJson, invalidRequest, type ApiError} from "../../protocol/errors.js";
 import {checkJsonNesting} from "../../responses/jsonNesting.js";
-import {checkBody, validateSocketMessage} from "../../responses/schemas/validators.js";
+import {checkBody, validateSocketMessage} from "../../responses/requestSchemas/validators.js";
 
 /** The Open Responses `WebSocketErrorEvent`: an HTTP-style status and OpenAI's error payload. */
 export type SocketErrorEvent = {

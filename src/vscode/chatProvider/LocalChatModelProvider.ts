@@ -1,6 +1,6 @@
 import {modelNotLoaded} from "../../protocol/errors.js";
 import {GenerationAbort} from "../../responses/abortReasons.js";
-import type {LanguageModelChatService} from "../../responses/lm/LanguageModelChatService.js";
+import type {LanguageModelChatService} from "../../protocols/lm/LanguageModelChatService.js";
 import type {HostController} from "../controller/HostController.js";
 import {chatModelInformation, chatModelKey} from "./chatModelInformation.js";
 import type {

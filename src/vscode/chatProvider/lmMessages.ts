@@ -1,4 +1,4 @@
-import type {LmMessage, LmPart, LmRequestOptions, LmResultPart} from "../../responses/lm/lmRequest.js";
+import type {LmMessage, LmPart, LmRequestOptions, LmResultPart} from "../../protocols/lm/lmRequest.js";
 import {
     lmRoles, lmToolModes, type LanguageModelChatRequestMessage, type LmPartClasses, type ProvideLanguageModelChatResponseOptions
 } from "./lmApi.js";

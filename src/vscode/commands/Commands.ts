@@ -1,7 +1,7 @@
 import * as vscode from "vscode";
 import {configureClaudeCode} from "../claude/configureClaudeCode.js";
 import {configureCodex} from "../codex/configureCodex.js";
-import {downloadModelCommand} from "../models/downloadModel.js";
+import {downloadModelCommand} from "../models/downloadModelCommand.js";
 import {loadModelCommand} from "../models/loadModel.js";
 import {listResponsesCommand} from "./listResponses.js";
 import {commandIds} from "../manifest/commandIds.js";

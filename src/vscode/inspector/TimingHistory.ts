@@ -1,5 +1,5 @@
 import type {GenerationSummary} from "../../engine/types.js";
-import {responseTimings} from "../../responses/timings.js";
+import {responseTimings} from "../../responses/responseTimings.js";
 import type {TimingSample} from "./shared/inspectorProtocol.js";
 import {Emitter} from "../../protocol/Emitter.js";
 

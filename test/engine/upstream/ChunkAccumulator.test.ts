@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
-import {EngineError} from "../../../src/engine/errors.js";
+import {EngineError} from "../../../src/engine/EngineError.js";
 import {ChunkAccumulator} from "../../../src/engine/upstream/ChunkAccumulator.js";
 import type {GenerationEvent} from "../../../src/engine/types.js";
 

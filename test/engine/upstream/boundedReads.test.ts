@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import type {AddressInfo, Socket} from "node:net";
 import {describe, it} from "node:test";
-import {EngineError} from "../../../src/engine/errors.js";
+import {EngineError} from "../../../src/engine/EngineError.js";
 import {maxErrorBodyBytes} from "../../../src/engine/upstream/postRequest.js";
 import {maxSseEventChars, SseDataParser} from "../../../src/engine/upstream/sseData.js";
 import {UpstreamEngine} from "../../../src/engine/upstream/UpstreamEngine.js";

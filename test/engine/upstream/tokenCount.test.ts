@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
-import {estimatePromptTokens} from "../../../src/engine/upstream/chatRequest.js";
+import {estimatePromptTokens} from "../../../src/engine/upstream/upstreamChatRequest.js";
 import {UpstreamEngine} from "../../../src/engine/upstream/UpstreamEngine.js";
 import {scriptedUpstream} from "../../helpers/scriptedUpstream.js";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import {after, before, test} from "node:test";
-import {responseTimings} from "../../../src/responses/timings.js";
+import {responseTimings} from "../../../src/responses/responseTimings.js";
 import {startTestServer, type TestServer} from "../../helpers/testServer.js";
 
 test("timings: queue wait, time to first token, generation time and rates from the marks", () => {

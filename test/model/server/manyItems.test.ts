@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import {monitorEventLoopDelay} from "node:perf_hooks";
 import {after, before, describe, it} from "node:test";
-import {maxConversationEntries} from "../../../src/responses/schemas/shapeBounds.js";
+import {maxConversationEntries} from "../../../src/responses/requestSchemas/shapeBounds.js";
 import {clientInAnotherProcess} from "../../helpers/clientInAnotherProcess.js";
 import {startTestServer, type TestServer} from "../../helpers/testServer.js";
 

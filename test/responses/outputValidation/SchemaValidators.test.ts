@@ -8,10 +8,10 @@ import {anonymousSchema} from "../../../src/responses/outputValidation/anonymous
 import {parseCreateRequest} from "../../../src/responses/createRequest.js";
 import {checkClientSchema, OutputValidator} from "../../../src/responses/outputValidation/OutputValidator.js";
 import {ResponsesService} from "../../../src/responses/ResponsesService.js";
-import {ChatCompletionsService} from "../../../src/responses/chat/ChatCompletionsService.js";
-import {MessagesService} from "../../../src/responses/messages/MessagesService.js";
+import {ChatCompletionsService} from "../../../src/protocols/chat/ChatCompletionsService.js";
+import {MessagesService} from "../../../src/protocols/messages/MessagesService.js";
 import {compiledSchemaLimit, SchemaValidators, schemaValidators} from "../../../src/responses/outputValidation/SchemaValidators.js";
-import {maxTools} from "../../../src/responses/schemas/createRequest.js";
+import {maxTools} from "../../../src/responses/requestSchemas/createRequestSchema.js";
 import {ResponseStore} from "../../../src/store/ResponseStore.js";
 import {ScriptedEngine} from "../../helpers/ScriptedEngine.js";
 import {refusal} from "../../helpers/refusal.js";

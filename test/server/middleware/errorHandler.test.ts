@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type {AddressInfo} from "node:net";
 import {after, before, describe, it} from "node:test";
 import express from "express";
-import {EngineError} from "../../../src/engine/errors.js";
+import {EngineError} from "../../../src/engine/EngineError.js";
 import {toApiError} from "../../../src/responses/engineErrors.js";
 import {ApiError} from "../../../src/protocol/errors.js";
 import {errorHandler} from "../../../src/server/middleware/errorHandler.js";

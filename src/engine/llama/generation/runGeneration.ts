@@ -4,7 +4,7 @@ import type {AfterDispatch} from "../runtime/AfterDispatch.js";
 import {AnswerAccountant} from "./AnswerAccountant.js";
 import type {BusyPoll} from "../runtime/BusyPoll.js";
 import {CallArgumentsStream} from "./CallArgumentsStream.js";
-import {EngineError} from "../../errors.js";
+import {EngineError} from "../../EngineError.js";
 import type {TextCallFormat} from "../families/textCallFormats.js";
 import {generateChat, generatePlain, type CommonGenerationOptions, type StrategyResponse} from "./generationStrategies.js";
 import type {PlainCompletion} from "./plainCompletion.js";

@@ -1,5 +1,5 @@
 import type {Llama, LlamaGrammar} from "node-llama-cpp";
-import {EngineError} from "../../errors.js";
+import {EngineError} from "../../EngineError.js";
 import {toGrammarSchema} from "./grammarSchema.js";
 import type {GenerationRequest, ToolSpec} from "../../types.js";
 

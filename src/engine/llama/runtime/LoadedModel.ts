@@ -5,7 +5,7 @@ import type {AfterDispatch} from "./AfterDispatch.js";
 import {toChatHistory, toChatModelFunctions} from "../prompt/chatHistory.js";
 import type {ChatWrapperVariants} from "../prompt/ChatWrapperVariants.js";
 import type {JsonGrammars} from "../prompt/grammars.js";
-import {EngineError} from "../../errors.js";
+import {EngineError} from "../../EngineError.js";
 import {loadNodeLlamaCpp} from "../../models/loadBinding.js";
 import {maxTokenCharacters, minimumPromptTokens} from "../prompt/promptBounds.js";
 import type {PromptStateCache} from "./PromptStateCache.js";

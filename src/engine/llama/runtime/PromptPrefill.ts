@@ -1,5 +1,5 @@
 import type {LlamaContextSequence, Token} from "node-llama-cpp";
-import {EngineError} from "../../errors.js";
+import {EngineError} from "../../EngineError.js";
 import type {PromptProgress} from "../../types.js";
 
 export type PromptPrefillOptions = {

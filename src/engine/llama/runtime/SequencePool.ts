@@ -1,5 +1,5 @@
 import {defaultQueueLimit} from "../../engineDefaults.js";
-import {EngineError} from "../../errors.js";
+import {EngineError} from "../../EngineError.js";
 
 export type SequencePoolOptions = {
     /**

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
-import {EngineError} from "../../../../src/engine/errors.js";
+import {EngineError} from "../../../../src/engine/EngineError.js";
 import {commonPrefixLength, SequencePool} from "../../../../src/engine/llama/runtime/SequencePool.js";
 
 type FakeSequence = {name: string, tokens: number[]};

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import {after, before, describe, it} from "node:test";
-import {EngineError} from "../../../../src/engine/errors.js";
+import {EngineError} from "../../../../src/engine/EngineError.js";
 import {UpstreamEngine} from "../../../../src/engine/upstream/UpstreamEngine.js";
 import {defaultConfig} from "../../../../src/host/config.js";
 import {freePort} from "../../../helpers/llamaServer.js";

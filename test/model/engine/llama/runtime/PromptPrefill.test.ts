@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
-import {EngineError} from "../../../../../src/engine/errors.js";
+import {EngineError} from "../../../../../src/engine/EngineError.js";
 import {LlamaEngine} from "../../../../../src/engine/llama/LlamaEngine.js";
 import type {ChatTurn, PromptProgress} from "../../../../../src/engine/types.js";
 import {models} from "../../../../helpers/paths.js";

@@ -1,6 +1,6 @@
-import {always, note} from "./errorNotes.js";
-import {clientSchema, namePattern, objectRequired} from "./fields.js";
-import {maxTools} from "./createRequest.js";
+import {always, note} from "../../responses/requestSchemas/errorNotes.js";
+import {clientSchema, namePattern, objectRequired} from "../../responses/requestSchemas/fields.js";
+import {maxTools} from "../../responses/requestSchemas/createRequestSchema.js";
 
 /**
  * JSON Schema (draft 2020-12) of Anthropic's `POST /v1/messages` body, which `POST /v1/messages/count_tokens` takes

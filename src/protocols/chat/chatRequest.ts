@@ -1,14 +1,18 @@
 import {invalidRequest, invalidRequestBody} from "../../protocol/errors.js";
 import {isObject} from "../../protocol/isObject.js";
-import type {ChatCompletionRequestBody, ChatMessageBody, ChatResponseFormatBody} from "../schemas/chatCompletionRequest.js";
-import type {CreateRequestBody} from "../schemas/createRequest.js";
-import type {TextFormatBody} from "../schemas/defs.js";
-import type {InputItemBody} from "../schemas/itemDefs.js";
-import type {ToolChoiceBody} from "../schemas/toolDefs.js";
-import {checkBody, validateChatCompletionRequest} from "../schemas/validators.js";
-import {checkShapeBounds} from "../schemas/shapeBounds.js";
+import {
+    chatCompletionRequestSchema, type ChatCompletionRequestBody, type ChatMessageBody, type ChatResponseFormatBody
+} from "./chatRequestSchema.js";
+import type {CreateRequestBody} from "../../responses/requestSchemas/createRequestSchema.js";
+import type {TextFormatBody} from "../../responses/requestSchemas/defs.js";
+import type {InputItemBody} from "../../responses/requestSchemas/itemDefs.js";
+import type {ToolChoiceBody} from "../../responses/requestSchemas/toolDefs.js";
+import {checkBody, compileRequestSchema} from "../../responses/requestSchemas/validators.js";
+import {checkShapeBounds} from "../../responses/requestSchemas/shapeBounds.js";
 
 /** A Chat Completions request as the Responses domain runs it, and what only the Chat Completions answer needs. */
+const validateChatCompletionRequest = compileRequestSchema<ChatCompletionRequestBody>(chatCompletionRequestSchema);
+
 export type ChatRequest = {
     /** The same request as a Responses create body: prepared, admitted and run like any other (never stored). */
     responsesBody: CreateRequestBody,

@@ -1,6 +1,6 @@
 import type {
     ChatCompletion, ChatCompletionMessage, ChatFinishReason, ChatLogprobs, ChatToolCall, ChatUsage
-} from "../../protocol/chatWire.js";
+} from "./chatWire.js";
 import type {Logprob, ResponseObject, Usage} from "../../protocol/wire.js";
 
 /** A Chat Completions id made from the response's own (`resp_…` → `chatcmpl-…`), so logs can match the two. */

@@ -1,7 +1,7 @@
 import {newId} from "../../protocol/ids.js";
 import type {
     MessageContentBlock, MessageObject, MessagesBlockDelta, MessagesStreamEvent, MessageStopReason, MessageUsage
-} from "../../protocol/messagesWire.js";
+} from "./messagesWire.js";
 import type {OutputItem, ResponseObject, StreamEvent} from "../../protocol/wire.js";
 import type {MessagesRequest} from "./messagesRequest.js";
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
-import type {ChatCompletionChunk} from "../../../src/protocol/chatWire.js";
+import type {ChatCompletionChunk} from "../../../src/protocols/chat/chatWire.js";
 import {ApiError} from "../../../src/protocol/errors.js";
-import {ChatCompletionsService} from "../../../src/responses/chat/ChatCompletionsService.js";
+import {ChatCompletionsService} from "../../../src/protocols/chat/ChatCompletionsService.js";
 import {ResponsesService} from "../../../src/responses/ResponsesService.js";
 import {ResponseStore} from "../../../src/store/ResponseStore.js";
 import {ScriptedEngine, type Script} from "../../helpers/ScriptedEngine.js";

@@ -1,14 +1,12 @@
 import {Ajv2020, type ValidateFunction} from "ajv/dist/2020.js";
 import {requestSchemaError} from "../schemaErrors.js";
-import {chatCompletionRequestSchema, type ChatCompletionRequestBody} from "./chatCompletionRequest.js";
-import {compactRequestSchema, type CompactRequestBody} from "./compactRequest.js";
+import {compactRequestSchema, type CompactRequestBody} from "./compactRequestSchema.js";
 import {conversationCreateSchema, type ConversationCreateBody} from "./conversationCreate.js";
 import {conversationItemsSchema, type ConversationItemsBody} from "./conversationItems.js";
 import {conversationUpdateSchema, type ConversationUpdateBody} from "./conversationUpdate.js";
-import {createRequestSchema, type CreateRequestBody} from "./createRequest.js";
+import {createRequestSchema, type CreateRequestBody} from "./createRequestSchema.js";
 import {defsSchema} from "./defs.js";
 import {errorNotesKeyword} from "./errorNotes.js";
-import {messagesRequestSchema, type MessagesRequestBody} from "./messagesRequest.js";
 import {pageQuerySchema, type PageQuery} from "./pageQuery.js";
 import {socketMessageSchema, type SocketMessageBody} from "./socketMessage.js";
 
@@ -25,21 +23,22 @@ ajv.addSchema(defsSchema);
  * A schema whose top-level properties name every field of the body type it is compiled for: a field added to the
  * type and not to the schema (or renamed in one only) fails the typecheck.
  */
-type SchemaOf<T> = {properties: {[K in keyof Required<T>]: unknown}};
+export type SchemaOf<T> = {properties: {[K in keyof Required<T>]: unknown}};
 
-function compile<T>(schema: SchemaOf<T>): ValidateFunction<T> {
+/** Compiles a request schema on the shared instance (its `$defs` and error notes): each protocol's folder compiles its own. */
+export function compileRequestSchema<T>(schema: SchemaOf<T>): ValidateFunction<T> {
     return ajv.compile<T>(schema);
 }
 
+const compile = compileRequestSchema;
+
 export const validateCreateRequest = compile<CreateRequestBody>(createRequestSchema);
-export const validateChatCompletionRequest = compile<ChatCompletionRequestBody>(chatCompletionRequestSchema);
 export const validateCompactRequest = compile<CompactRequestBody>(compactRequestSchema);
 export const validateConversationCreate = compile<ConversationCreateBody>(conversationCreateSchema);
 export const validateConversationUpdate = compile<ConversationUpdateBody>(conversationUpdateSchema);
 export const validateConversationItems = compile<ConversationItemsBody>(conversationItemsSchema);
 export const validatePageQuery = compile<PageQuery>(pageQuerySchema);
 export const validateSocketMessage = compile<SocketMessageBody>(socketMessageSchema);
-export const validateMessagesRequest = compile<MessagesRequestBody>(messagesRequestSchema);
 
 /**
  * The body typed as its schema says, or a 400 naming the first parameter that does not fit. Callers bound the

@@ -1,7 +1,7 @@
 import {unsupported} from "../../protocol/errors.js";
-import type {CreateRequestBody} from "../schemas/createRequest.js";
-import type {InputItemBody} from "../schemas/itemDefs.js";
-import type {FunctionToolBody} from "../schemas/toolDefs.js";
+import type {CreateRequestBody} from "../../responses/requestSchemas/createRequestSchema.js";
+import type {InputItemBody} from "../../responses/requestSchemas/itemDefs.js";
+import type {FunctionToolBody} from "../../responses/requestSchemas/toolDefs.js";
 
 /**
  * A request of VS Code's Language Model Chat Provider API (`vscode.lm`) as plain data: the editor's part classes are

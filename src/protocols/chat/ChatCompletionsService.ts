@@ -1,8 +1,8 @@
-import type {ChatCompletion} from "../../protocol/chatWire.js";
+import type {ChatCompletion} from "./chatWire.js";
 import type {ResponseObject} from "../../protocol/wire.js";
-import {failedResponseError} from "../engineErrors.js";
-import type {AdmittedResponse, PreparedResponse} from "../pipeline/preparedResponse.js";
-import type {ResponsesService} from "../ResponsesService.js";
+import {failedResponseError} from "../../responses/engineErrors.js";
+import type {AdmittedResponse, PreparedResponse} from "../../responses/pipeline/preparedResponse.js";
+import type {ResponsesService} from "../../responses/ResponsesService.js";
 import {ChatChunkWriter, type ChunkSink} from "./ChatChunkWriter.js";
 import {toChatCompletion} from "./chatCompletion.js";
 import {parseChatRequest, type ChatRequest} from "./chatRequest.js";

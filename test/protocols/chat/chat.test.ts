@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
 import type {GenerationEvent} from "../../../src/engine/types.js";
-import type {ChatCompletionChunk} from "../../../src/protocol/chatWire.js";
+import type {ChatCompletionChunk} from "../../../src/protocols/chat/chatWire.js";
 import {ApiError} from "../../../src/protocol/errors.js";
 import type {ResponseObject} from "../../../src/protocol/wire.js";
-import {ChatChunkWriter} from "../../../src/responses/chat/ChatChunkWriter.js";
-import {toChatCompletion} from "../../../src/responses/chat/chatCompletion.js";
-import {parseChatRequest} from "../../../src/responses/chat/chatRequest.js";
+import {ChatChunkWriter} from "../../../src/protocols/chat/ChatChunkWriter.js";
+import {toChatCompletion} from "../../../src/protocols/chat/chatCompletion.js";
+import {parseChatRequest} from "../../../src/protocols/chat/chatRequest.js";
 import {PublicationBuffer} from "../../../src/responses/publication/PublicationBuffer.js";
 import {ResponseAssembler} from "../../../src/responses/pipeline/ResponseAssembler.js";
 

@@ -1,18 +1,20 @@
 import {invalidRequest, invalidRequestBody} from "../../protocol/errors.js";
 import {isObject} from "../../protocol/isObject.js";
 import type {ReasoningEffort} from "../../protocol/wire.js";
-import {thoughtBudgets} from "../reasoning/reasoningEffort.js";
-import type {
-    ContentBlockBody, MessageBody, MessagesRequestBody, MessagesToolBody, MessagesToolChoiceBody, OutputConfigBody, ThinkingBody,
-    ToolResultBody
-} from "../schemas/messagesRequest.js";
-import type {CreateRequestBody} from "../schemas/createRequest.js";
-import type {InputItemBody} from "../schemas/itemDefs.js";
-import type {FunctionToolBody} from "../schemas/toolDefs.js";
-import {checkBody, validateMessagesRequest} from "../schemas/validators.js";
-import {checkShapeBounds} from "../schemas/shapeBounds.js";
+import {thoughtBudgets} from "../../responses/reasoning/reasoningEffort.js";
+import {
+    messagesRequestSchema, type ContentBlockBody, type MessageBody, type MessagesRequestBody, type MessagesToolBody,
+    type MessagesToolChoiceBody, type OutputConfigBody, type ThinkingBody, type ToolResultBody
+} from "./messagesRequestSchema.js";
+import type {CreateRequestBody} from "../../responses/requestSchemas/createRequestSchema.js";
+import type {InputItemBody} from "../../responses/requestSchemas/itemDefs.js";
+import type {FunctionToolBody} from "../../responses/requestSchemas/toolDefs.js";
+import {checkBody, compileRequestSchema} from "../../responses/requestSchemas/validators.js";
+import {checkShapeBounds} from "../../responses/requestSchemas/shapeBounds.js";
 
 /** A Messages request in the Responses domain's terms: the create body it runs as, and what only Messages has. */
+const validateMessagesRequest = compileRequestSchema<MessagesRequestBody>(messagesRequestSchema);
+
 export type MessagesRequest = {
     /** A `POST /v1/responses` body (never stored): the same preparation, admission and generation as Responses. */
     responsesBody: CreateRequestBody,

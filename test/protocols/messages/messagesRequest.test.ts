@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
 import {ApiError} from "../../../src/protocol/errors.js";
-import {parseMessagesRequest} from "../../../src/responses/messages/messagesRequest.js";
+import {parseMessagesRequest} from "../../../src/protocols/messages/messagesRequest.js";
 
 const base = {model: "m", max_tokens: 32, messages: [{role: "user", content: "Hi"}]};
 const tool = {name: "get_weather", description: "Weather", input_schema: {type: "object", properties: {city: {type: "string"}}}};

@@ -1,7 +1,7 @@
 import {generatedOutputInvalid, modelNotFound, type ApiError} from "../../protocol/errors.js";
 import type {ResponseObject} from "../../protocol/wire.js";
-import {failedResponseError} from "../engineErrors.js";
-import type {ResponsesService} from "../ResponsesService.js";
+import {failedResponseError} from "../../responses/engineErrors.js";
+import type {ResponsesService} from "../../responses/ResponsesService.js";
 import {toCreateBody, type LmMessage, type LmRequestOptions} from "./lmRequest.js";
 
 /**

@@ -11,7 +11,7 @@ import {normalizeInput} from "../../../src/responses/inputItems.js";
 import {pageById} from "../../../src/responses/pagination.js";
 import {
     checkBody, validateConversationCreate, validateConversationUpdate, validateSocketMessage
-} from "../../../src/responses/schemas/validators.js";
+} from "../../../src/responses/requestSchemas/validators.js";
 import {capturesDir} from "../../helpers/paths.js";
 import {refusal} from "../../helpers/refusal.js";
 

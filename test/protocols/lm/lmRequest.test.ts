@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
 import {ApiError} from "../../../src/protocol/errors.js";
-import {LanguageModelChatService, type LmToolCall} from "../../../src/responses/lm/LanguageModelChatService.js";
-import {toCreateBody, type LmMessage} from "../../../src/responses/lm/lmRequest.js";
+import {LanguageModelChatService, type LmToolCall} from "../../../src/protocols/lm/LanguageModelChatService.js";
+import {toCreateBody, type LmMessage} from "../../../src/protocols/lm/lmRequest.js";
 import {ResponsesService} from "../../../src/responses/ResponsesService.js";
 import {ResponseStore} from "../../../src/store/ResponseStore.js";
 import {ScriptedEngine} from "../../helpers/ScriptedEngine.js";

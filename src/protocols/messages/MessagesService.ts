@@ -1,8 +1,8 @@
-import type {MessageObject} from "../../protocol/messagesWire.js";
+import type {MessageObject} from "./messagesWire.js";
 import type {StreamEvent} from "../../protocol/wire.js";
-import type {AdmittedResponse, PreparedResponse} from "../pipeline/preparedResponse.js";
-import type {ResponsesService} from "../ResponsesService.js";
-import {failedResponseError, isOutputFailure} from "../engineErrors.js";
+import type {AdmittedResponse, PreparedResponse} from "../../responses/pipeline/preparedResponse.js";
+import type {ResponsesService} from "../../responses/ResponsesService.js";
+import {failedResponseError, isOutputFailure} from "../../responses/engineErrors.js";
 import {MessageAssembler, type MessagesEventSink} from "./MessageAssembler.js";
 import {parseMessagesRequest, type MessagesRequest} from "./messagesRequest.js";
 

@@ -1,6 +1,6 @@
-import {always, note} from "./errorNotes.js";
-import {clientSchema, namePattern, objectRequired, strictFlag} from "./fields.js";
-import {maxTools} from "./createRequest.js";
+import {always, note} from "../../responses/requestSchemas/errorNotes.js";
+import {clientSchema, namePattern, objectRequired, strictFlag} from "../../responses/requestSchemas/fields.js";
+import {maxTools} from "../../responses/requestSchemas/createRequestSchema.js";
 
 /**
  * JSON Schema (draft 2020-12) of the `POST /v1/chat/completions` body. Top-level names outside this list are refused,

@@ -1,5 +1,5 @@
-import type {ApiError} from "../protocol/errors.js";
-import type {MessagesErrorBody, MessagesErrorType} from "../protocol/messagesWire.js";
+import type {ApiError} from "../../protocol/errors.js";
+import type {MessagesErrorBody, MessagesErrorType} from "./messagesWire.js";
 
 /** Anthropic's status for an overloaded server: its clients retry it (and 503 on Anthropic's paths means nothing else). */
 const overloadedStatus = 529;

@@ -1,4 +1,4 @@
-import type {ChatCompletionChunk, ChatDelta, ChatFinishReason, ChatLogprobs} from "../../protocol/chatWire.js";
+import type {ChatCompletionChunk, ChatDelta, ChatFinishReason, ChatLogprobs} from "./chatWire.js";
 import type {ResponseObject, StreamEvent} from "../../protocol/wire.js";
 import {chatCompletionId, finishReason, toChatLogprobs, toChatUsage} from "./chatCompletion.js";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
-import {estimatePromptTokens, toChatCompletionsBody, toChatMessages} from "../../../src/engine/upstream/chatRequest.js";
+import {estimatePromptTokens, toChatCompletionsBody, toChatMessages} from "../../../src/engine/upstream/upstreamChatRequest.js";
 import type {GenerationRequest} from "../../../src/engine/types.js";
 
 describe("engine turns → Chat Completions messages", () => {
