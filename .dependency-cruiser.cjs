@@ -47,17 +47,17 @@ module.exports = {
                 + "alone: none imports another's",
             severity: "error",
             from: {path: "^src/protocols/([^/]+)/"},
-            to: {path: "^src/protocols/", pathNot: "^src/protocols/$1/"}
+            to: {path: "^src/protocols/[^/]+/", pathNot: "^src/protocols/$1/"}
         },
         {
-            name: "protocol-routes-mount-their-service",
-            comment: "the Chat Completions and Messages routes mount their service: they import nothing else of their "
-                + "protocol's folder",
+            name: "protocol-routes-mount-their-adapter",
+            comment: "routes mount a protocol's adapter (its service, a ProtocolAdapter): they import nothing else of "
+                + "src/protocols",
             severity: "error",
-            from: {path: "^src/server/routes/(chatCompletions|messages)\\.ts$"},
+            from: {path: "^src/server/routes/"},
             to: {
-                path: "^src/protocols/(chat|messages)/",
-                pathNot: "^src/protocols/(chat/ChatCompletionsService|messages/MessagesService)\\.ts$"
+                path: "^src/protocols/",
+                pathNot: "^src/protocols/(ProtocolAdapter|chat/ChatCompletionsService|messages/MessagesService)\\.ts$"
             }
         },
         {

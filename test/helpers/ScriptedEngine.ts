@@ -8,7 +8,9 @@ export type Script = {
     events: GenerationEvent[],
     stopReason?: GenerationResult["stopReason"],
     /** Calls in the result (defaults to those the events build). */
-    calls?: GenerationResult["calls"]
+    calls?: GenerationResult["calls"],
+    /** The stop sequence the answer ended at (as the engine reports one it cut the text at). */
+    stopSequence?: string
 };
 
 /**
@@ -73,7 +75,8 @@ export class ScriptedEngine implements ChatEngine {
             text,
             calls: resultCalls,
             usage: {inputTokens: promptTokens, cachedTokens: 0, outputTokens: script.events.length, reasoningTokens: 0},
-            timeToFirstTokenMs: 0
+            timeToFirstTokenMs: 0,
+            ...(script.stopSequence != null ? {stopSequence: script.stopSequence} : {})
         };
     }
 }

@@ -1,6 +1,7 @@
 import type {ChatCompletion} from "./chatWire.js";
 import type {ResponseObject} from "../../protocol/wire.js";
 import {failedResponseError} from "../../responses/engineErrors.js";
+import {responseUsage, type OneBodyAnswer, type ProtocolAdapter} from "../ProtocolAdapter.js";
 import type {AdmittedResponse, PreparedResponse} from "../../responses/pipeline/preparedResponse.js";
 import type {ResponsesService} from "../../responses/ResponsesService.js";
 import {ChatChunkWriter, type ChunkSink} from "./ChatChunkWriter.js";
@@ -19,7 +20,7 @@ export type ChatStream = {writer: ChatChunkWriter};
  * run (one engine, queue, limits, metrics and prompt cache); the result is a `chat.completion`, or `chat.completion.chunk`s
  * written by `ChatChunkWriter`. Transport-free: the route only mounts it.
  */
-export class ChatCompletionsService {
+export class ChatCompletionsService implements ProtocolAdapter<PreparedChat, ChatCompletion, ChatStream> {
     public constructor(private readonly responses: ResponsesService) {}
 
     /** Every check that can refuse the request, before any generation. */
@@ -30,6 +31,10 @@ export class ChatCompletionsService {
             prepared: this.responses.prepare(owner, request.responsesBody,
                 {stopSequences: request.stopSequences, protocol: "chat_completions"})
         };
+    }
+
+    public streams(chat: PreparedChat): boolean {
+        return chat.request.stream;
     }
 
     /** The writer of a streamed request's chunks, handed to `sink`. */
@@ -46,6 +51,11 @@ export class ChatCompletionsService {
     public async runStream(admitted: AdmittedResponse, stream: ChatStream, signal?: AbortSignal): Promise<ResponseObject> {
         const {response} = await this.responses.run(admitted, {signal, sink: (event) => stream.writer.onEvent(event)});
         return response;
+    }
+
+    public async answer(chat: PreparedChat, admitted: AdmittedResponse, signal?: AbortSignal): Promise<OneBodyAnswer<ChatCompletion>> {
+        const {completion, response} = await this.complete(chat, admitted, signal);
+        return {body: completion, usage: responseUsage(response)};
     }
 
     /**

@@ -3,7 +3,7 @@ import type {ApiError} from "../../protocol/errors.js";
 import type {ChatCompletionsService, PreparedChat} from "../../protocols/chat/ChatCompletionsService.js";
 import {failedResponseError} from "../../responses/engineErrors.js";
 import {SseStream} from "../sse.js";
-import {answerAsStream, answerInOneBody, recordUsage} from "./foreground.js";
+import {answerAsStream, answerWithAdapter, recordUsage} from "./foreground.js";
 import type {ResponsesRouteOptions} from "./responses.js";
 
 /**
@@ -15,24 +15,13 @@ export function chatCompletionsRouter(service: ChatCompletionsService, options: 
 
     router.post("/chat/completions", async (req: Request, res: Response) => {
         const chat = service.prepare(req.owner, req.body);
-        if (chat.request.stream)
+        if (service.streams(chat))
             await stream(service, chat, res, options);
         else
-            await complete(service, chat, res);
+            await answerWithAdapter(res, service, chat);
     });
 
     return router;
-}
-
-async function complete(service: ChatCompletionsService, chat: PreparedChat, res: Response): Promise<void> {
-    const answer = await answerInOneBody(res, {
-        admit: (signal) => service.admit(chat, signal),
-        run: (admitted, signal) => service.complete(chat, admitted, signal)
-    });
-    if (answer == null)
-        return;
-    recordUsage(res, answer.response);
-    res.json(answer.completion);
 }
 
 /** The stream ends in `data: [DONE]`; a failure is a `data: {"error": …}` chunk, as OpenAI sends one. */

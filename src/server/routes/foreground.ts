@@ -3,6 +3,7 @@ import type {EngineLease} from "../../engine/types.js";
 import type {ApiError} from "../../protocol/errors.js";
 import type {ResponseObject} from "../../protocol/wire.js";
 import type {AdmittedResponse} from "../../responses/pipeline/preparedResponse.js";
+import type {ProtocolAdapter} from "../../protocols/ProtocolAdapter.js";
 import {GenerationAbort} from "../../responses/abortReasons.js";
 import {toApiError} from "../../responses/engineErrors.js";
 import {sendApiError} from "../middleware/errorHandler.js";
@@ -60,6 +61,20 @@ export async function answerInOneBody<Result>(res: Response, steps: ForegroundSt
         return undefined;
     }
     return result;
+}
+
+/** A foreign protocol's request answered in one body: its adapter's answer, sent as JSON and counted in the request log. */
+export async function answerWithAdapter<Prepared, Body>(res: Response, adapter: ProtocolAdapter<Prepared, Body, unknown>,
+    prepared: Prepared): Promise<void> {
+    const answer = await answerInOneBody(res, {
+        admit: (signal) => adapter.admit(prepared, signal),
+        run: (admitted, signal) => adapter.answer(prepared, admitted, signal)
+    });
+    if (answer == null)
+        return;
+    if (answer.usage != null)
+        res.locals.usage = answer.usage;
+    res.json(answer.body);
 }
 
 /**
