@@ -167,7 +167,8 @@ describe("background deadline (real engine)", () => {
         });
         assert.equal(chain.status, 400);
         assert.equal((await chain.json()).error.code, "previous_response_unusable");
+        // The synthetic model's text is noise (it may end at once): the next request is served, whatever it writes.
         const after = await client.responses.create({model: "m", input: "hi", max_output_tokens: 4});
-        assert.ok(after.output.length > 0, "the sequence serves the next request");
+        assert.ok(after.status === "completed" || after.status === "incomplete", `the sequence serves the next request: ${after.status}`);
     });
 });
