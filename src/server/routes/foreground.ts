@@ -3,7 +3,7 @@ import type {EngineLease} from "../../engine/types.js";
 import type {ApiError} from "../../protocol/errors.js";
 import type {ResponseObject} from "../../protocol/wire.js";
 import type {AdmittedResponse} from "../../responses/pipeline/preparedResponse.js";
-import type {ProtocolAdapter} from "../../protocols/ProtocolAdapter.js";
+import {responseUsage, type ProtocolAdapter} from "../../protocols/ProtocolAdapter.js";
 import {GenerationAbort} from "../../responses/abortReasons.js";
 import {toApiError} from "../../responses/engineErrors.js";
 import {sendApiError} from "../middleware/errorHandler.js";
@@ -21,8 +21,9 @@ export function disconnectSignal(res: Response): AbortSignal {
 
 /** What the request log counts for this request: the response's tokens. */
 export function recordUsage(res: Response, response: ResponseObject): void {
-    if (response.usage != null)
-        res.locals.usage = {input: response.usage.input_tokens, output: response.usage.output_tokens};
+    const usage = responseUsage(response);
+    if (usage != null)
+        res.locals.usage = usage;
 }
 
 /** The lease, telling `note` what its generation threw (the service still turns it into a `failed` result). */

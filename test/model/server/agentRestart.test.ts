@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import {spawn, type ChildProcess} from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import {after, before, describe, it} from "node:test";
-import {capturesDir, repoRoot, sharedDir} from "../../helpers/paths.js";
+import {serveCli, type CliServer} from "../../helpers/cliServer.js";
+import {capturesDir, sharedDir} from "../../helpers/paths.js";
 import {stateFiles, waitForStates} from "../../helpers/promptStates.js";
 import {syntheticModel} from "../../helpers/syntheticModel.js";
 
@@ -16,7 +16,6 @@ import {syntheticModel} from "../../helpers/syntheticModel.js";
  * Qwen2's real tokenizer and template, so the prompts have a real model's token counts (the SmolLM2 body's cold Codex
  * prompt takes minutes on a CI machine: `npm run bench:restart` gives that figure).
  */
-const cli = path.join(repoRoot, "dist/cli.js");
 const key = "sk-agent-restart-0123456789";
 const otherKey = "sk-agent-restart-other-98765";
 const codexCapture = JSON.parse(fs.readFileSync(path.join(capturesDir, "codex-request.json"), "utf8")) as Record<string, unknown>;
@@ -24,25 +23,12 @@ const codexCapture = JSON.parse(fs.readFileSync(path.join(capturesDir, "codex-re
 const claudeCapture = (JSON.parse(fs.readFileSync(path.join(sharedDir, "reference/anthropic/claude-code-request.json"), "utf8")) as
     {body: Record<string, unknown>}).body;
 
-type Server = {child: ChildProcess, url: string};
+type Server = CliServer;
 
-/** The headless server (dist/cli.js, built by npm test) on a data folder, both keys accepted; resolves once it listens. */
-async function serve(model: string, dataDir: string, keyFile: string): Promise<Server> {
-    const child = spawn(process.execPath, [cli, "serve", "--model", model, "--api-key-file", keyFile, "--port", "0", "--threads", "2",
-        "--parallel", "1", "--context-size", "32768", "--data-dir", dataDir], {stdio: ["ignore", "pipe", "pipe"]});
-    let stdout = "";
-    let stderr = "";
-    child.stderr!.on("data", (chunk) => (stderr += chunk));
-    const url = await new Promise<string>((resolve, reject) => {
-        child.stdout!.on("data", (chunk) => {
-            stdout += chunk;
-            const match = /listening on (\S+)/.exec(stdout);
-            if (match != null)
-                resolve(match[1]!);
-        });
-        child.on("exit", (code) => reject(new Error(`server exited ${code}: ${stderr}`)));
-    });
-    return {child, url};
+/** The headless server on a data folder, both keys accepted, one sequence of 32k. */
+function serve(model: string, dataDir: string, keyFile: string): Promise<Server> {
+    return serveCli(["--model", model, "--api-key-file", keyFile, "--threads", "2", "--parallel", "1", "--context-size", "32768",
+        "--data-dir", dataDir]);
 }
 
 /** `kill -9`: nothing is flushed or closed; what is on disk is what the answers left there. */

@@ -1,32 +1,14 @@
 import assert from "node:assert/strict";
-import {spawn, type ChildProcess} from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import {describe, it} from "node:test";
-import {models, repoRoot} from "../../helpers/paths.js";
+import {serveCli, type CliServer} from "../../helpers/cliServer.js";
+import {models} from "../../helpers/paths.js";
 
-const cli = path.join(repoRoot, "dist/cli.js");
-
-/** The headless server (dist/cli.js, built by npm test) on a data folder; resolves once it listens. */
-async function serve(dataDir: string): Promise<{child: ChildProcess, url: string, stderr: () => string}> {
-    const child = spawn(process.execPath, [cli, "serve", "--model", models.chatml, "--no-auth", "--port", "0", "--threads", "1",
-        "--parallel", "4", "--data-dir", dataDir], {
-        stdio: ["ignore", "pipe", "pipe"]
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stderr!.on("data", (chunk) => (stderr += chunk));
-    const url = await new Promise<string>((resolve, reject) => {
-        child.stdout!.on("data", (chunk) => {
-            stdout += chunk;
-            const match = /listening on (\S+)/.exec(stdout);
-            if (match != null)
-                resolve(match[1]!);
-        });
-        child.on("exit", (code) => reject(new Error(`server exited ${code}: ${stderr}`)));
-    });
-    return {child, url, stderr: () => stderr};
+/** The headless server on a data folder: four sequences, no key. */
+function serve(dataDir: string): Promise<CliServer> {
+    return serveCli(["--model", models.chatml, "--no-auth", "--threads", "1", "--parallel", "4", "--data-dir", dataDir]);
 }
 
 type Reported = {id: string, response: any, input: string};
