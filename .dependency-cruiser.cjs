@@ -74,6 +74,14 @@ module.exports = {
             to: {path: "^src/(vscode/|extension\\.ts$|cli\\.ts$)"}
         },
         {
+            name: "editor-features-import-not-their-composition",
+            comment: "an editor feature (a folder of src/vscode) imports no file of src/vscode's root: the root composes the "
+                + "features (LocalResponsesExtension, HostSession), so a feature that imported it back would make a folder loop",
+            severity: "error",
+            from: {path: "^src/vscode/[^/]+/"},
+            to: {path: "^src/vscode/[^/]+\\.ts$"}
+        },
+        {
             name: "webview-imports-only-the-shared-inspector-files",
             comment: "the browser bundle shares with the extension only src/vscode/inspector/shared/ (and the protocol types it names)",
             severity: "error",

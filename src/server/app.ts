@@ -7,10 +7,8 @@ import type {ChatCompletionsService} from "../protocols/chat/ChatCompletionsServ
 import type {MessagesService} from "../protocols/messages/MessagesService.js";
 import type {ConversationsService} from "../responses/ConversationsService.js";
 import type {BackgroundJobs} from "../responses/background/BackgroundJobs.js";
-import type {ConversationStore} from "../store/ConversationStore.js";
-import type {ResponseStore} from "../store/ResponseStore.js";
 import type {StreamReaderSlots} from "./StreamReaderSlots.js";
-import type {ServerMetrics} from "./metrics.js";
+import type {ServerMetrics, StoreOccupancy} from "./metrics.js";
 import {apiKeyAuth} from "./middleware/auth.js";
 import {errorHandler} from "./middleware/errorHandler.js";
 import {hostCheck} from "./middleware/hostCheck.js";
@@ -49,9 +47,9 @@ export type AppOptions = {
 export type StatefulOptions = {
     jobs: BackgroundJobs,
     readers: StreamReaderSlots,
-    /** The response store itself (the service sees it through its port): its occupancy for status and metrics. */
-    store: ResponseStore,
-    conversations: ConversationStore,
+    /** The stores' occupancy for status and metrics (the services hold the stores themselves behind their ports). */
+    store: StoreOccupancy,
+    conversations: StoreOccupancy,
     compactor: Compactor,
     conversationsService: ConversationsService,
     metrics: ServerMetrics,

@@ -5,15 +5,20 @@ import {abortKinds, type AbortKind} from "../responses/abortReasons.js";
 import type {GenerationStats} from "../responses/pipeline/GenerationRunner.js";
 import type {ApiProtocol} from "../responses/pipeline/preparedResponse.js";
 import type {BackgroundJobs} from "../responses/background/BackgroundJobs.js";
-import type {ConversationStore} from "../store/ConversationStore.js";
-import type {ResponseStore} from "../store/ResponseStore.js";
+import type {AppliedBounds} from "../store/BoundedStore.js";
 import type {StoreCounters} from "../store/storeBounds.js";
 import type {StreamReaderSlots} from "./StreamReaderSlots.js";
 
+/**
+ * A store as status and metrics read it: its occupancy and cumulative counts, and the bounds it applies. The host
+ * passes the stores; the server reads nothing else of them (the services hold them behind their ports).
+ */
+export type StoreOccupancy = {stats(): StoreCounters, readonly bounds: AppliedBounds};
+
 export type MetricsSources = {
     engine: ChatEngine,
-    store: ResponseStore,
-    conversations: ConversationStore,
+    store: StoreOccupancy,
+    conversations: StoreOccupancy,
     jobs: BackgroundJobs,
     readers: StreamReaderSlots
 };

@@ -4,7 +4,7 @@ import {Emitter} from "../protocol/Emitter.js";
 import type {HostController} from "./controller/HostController.js";
 import type {BackgroundJobsView} from "./inspector/BackgroundJobsView.js";
 import {hostJobs} from "./inspector/hostJobs.js";
-import type {InspectorJobs, InspectorResponses} from "./inspector/inspectorSources.js";
+import type {CoreSources, InspectorJobs, InspectorResponses} from "./inspector/inspectorSources.js";
 import {StoreResponses} from "./inspector/StoreResponses.js";
 import type {TimingHistory} from "./inspector/TimingHistory.js";
 import {EventLoopMonitor} from "./log/EventLoopMonitor.js";
@@ -15,7 +15,7 @@ import type {ServerStats} from "./status/ServerStats.js";
  * creates a new core (settings that rebuild it), with the token stats, the timing history and the event-loop monitor
  * following it.
  */
-export class HostSession implements vscode.Disposable {
+export class HostSession implements CoreSources, vscode.Disposable {
     private responsesSource: InspectorResponses | undefined;
     private jobsSource: BackgroundJobsView | null = null;
     private forgetStates: (() => Promise<number>) | null = null;

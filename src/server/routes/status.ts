@@ -1,6 +1,5 @@
 import {Router} from "express";
-import type {AppliedBounds} from "../../store/BoundedStore.js";
-import type {ServerMetrics, MetricsSources} from "../metrics.js";
+import type {ServerMetrics, MetricsSources, StoreOccupancy} from "../metrics.js";
 import {chatFormatWire} from "./chatFormatWire.js";
 
 /**
@@ -55,7 +54,7 @@ function engineStatus(sources: MetricsSources): Record<string, unknown> {
 }
 
 /** A store's occupancy and counters, then the bounds it applies. */
-function storeStatus(store: {stats(): object, bounds: AppliedBounds}): Record<string, unknown> {
+function storeStatus(store: StoreOccupancy): Record<string, unknown> {
     return {
         ...snake(store.stats()), max_entries: store.bounds.maxEntries, max_bytes: store.bounds.maxBytes,
         ttl_seconds: store.bounds.ttlSeconds

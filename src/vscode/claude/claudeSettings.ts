@@ -1,7 +1,7 @@
 import path from "node:path";
 import {isDeepStrictEqual} from "node:util";
 import {applyEdits, modify, type JSONPath} from "jsonc-parser";
-import {clientKeyShellHint, clientKeyVariable} from "../clientKey.js";
+import {clientKeyShellHint, clientKeyVariable} from "../clientConfig/clientKey.js";
 
 export type ClaudeProvider = {
     /** The server's endpoint as the host reports it (`http://127.0.0.1:PORT/v1`). */

@@ -2,7 +2,7 @@ import os from "node:os";
 import * as vscode from "vscode";
 import {claudeBaseUrl, claudeSettingsFile, claudeSettingsPreview, type ClaudeProvider} from "./claudeSettings.js";
 import {writeClaudeSettings} from "./writeClaudeSettings.js";
-import {clientKeyVariable} from "../clientKey.js";
+import {clientKeyVariable} from "../clientConfig/clientKey.js";
 import type {HostController} from "../controller/HostController.js";
 import type {FirstRunRecorder} from "../firstRun/FirstRunProgress.js";
 import type {LogChannel} from "../log/LogChannel.js";

@@ -1,5 +1,5 @@
 import {mergeClaudeSettings, type ClaudeProvider} from "./claudeSettings.js";
-import {ConfigFileRefusal, readConfigFile, replaceConfigFile} from "../configFile.js";
+import {ConfigFileRefusal, readConfigFile, replaceConfigFile} from "../clientConfig/configFile.js";
 
 /**
  * Asks the person whether the `env` keys that would override the key helper may be removed from their file. The

@@ -1,7 +1,7 @@
 import {isDeepStrictEqual} from "node:util";
 import {parse, stringify, type TomlTable} from "smol-toml";
 import {editCodexConfigLines} from "./codexConfigLines.js";
-import {clientKeyShellHint, clientKeyVariable} from "../clientKey.js";
+import {clientKeyShellHint, clientKeyVariable} from "../clientConfig/clientKey.js";
 
 /** The environment variable Codex reads the key from: the key itself never goes into config.toml. */
 export const codexKeyVariable = clientKeyVariable;

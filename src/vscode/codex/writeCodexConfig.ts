@@ -1,5 +1,5 @@
 import {mergeCodexConfig, type CodexProvider} from "./codexConfig.js";
-import {ConfigFileRefusal, readConfigFile, replaceConfigFile} from "../configFile.js";
+import {ConfigFileRefusal, readConfigFile, replaceConfigFile} from "../clientConfig/configFile.js";
 
 /**
  * What Configure Codex… did to config.toml: written (with where the previous file was kept), already as it should be,

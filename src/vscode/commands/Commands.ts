@@ -8,7 +8,7 @@ import {commandIds} from "../manifest/commandIds.js";
 import type {ApiKeySecret} from "../controller/ApiKeySecret.js";
 import type {UpstreamApiKeySecret} from "../controller/UpstreamApiKeySecret.js";
 import type {FirstRunRecorder} from "../firstRun/FirstRunProgress.js";
-import type {HostSession} from "../HostSession.js";
+import type {CoreSources} from "../inspector/inspectorSources.js";
 import type {ModelCommandPorts} from "../models/modelCommandPorts.js";
 import type {ListResponsesPorts} from "./listResponses.js";
 
@@ -19,7 +19,7 @@ import type {ListResponsesPorts} from "./listResponses.js";
 export type CommandPorts = ModelCommandPorts & ListResponsesPorts & {
     secret: ApiKeySecret,
     upstreamSecret: UpstreamApiKeySecret,
-    session: Pick<HostSession, "hasHost" | "responses" | "jobs" | "forgetPromptStates">,
+    session: Pick<CoreSources, "hasHost" | "responses" | "jobs" | "forgetPromptStates">,
     firstRun: FirstRunRecorder & {open(): Promise<void>}
 };
 

@@ -1,12 +1,12 @@
 import * as vscode from "vscode";
-import type {HostSession} from "../HostSession.js";
+import type {CoreSources} from "../inspector/inspectorSources.js";
 import type {InspectorTarget} from "../inspector/InspectorPanel.js";
 import type {LogChannel} from "../log/LogChannel.js";
 
 /** List Stored Responses: a quick pick with status, time and tokens; open one in the inspector or delete it. */
 /** What listing the stored responses uses of the face. */
 export type ListResponsesPorts = {
-    session: Pick<HostSession, "responses">,
+    session: Pick<CoreSources, "responses">,
     log: LogChannel,
     openInspector(target?: string | InspectorTarget): void
 };

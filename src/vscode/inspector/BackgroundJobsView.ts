@@ -3,7 +3,7 @@ import type {BackgroundJob} from "../../responses/background/backgroundJob.js";
 import type {LoggedEvent} from "../../protocol/wire.js";
 import type {JobEventView, JobSummary} from "./shared/inspectorProtocol.js";
 import type {InspectorJobs} from "./inspectorSources.js";
-import {Throttle} from "../Throttle.js";
+import {Throttle} from "../util/Throttle.js";
 import {Emitter} from "../../protocol/Emitter.js";
 
 /** A job emits an event per token: listeners hear about a job at most this often. */

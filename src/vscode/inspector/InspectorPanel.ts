@@ -2,7 +2,7 @@ import * as vscode from "vscode";
 import {inspectorHtml} from "./inspectorHtml.js";
 import {isFromWebview, type FromWebview, type InspectorState, type TimingSample, type ToWebview} from "./shared/inspectorProtocol.js";
 import type {InspectorJobs, InspectorResponses} from "./inspectorSources.js";
-import {Throttle} from "../Throttle.js";
+import {Throttle} from "../util/Throttle.js";
 import type {StatusView} from "../status/statusView.js";
 
 export const inspectorViewType = "localResponses.inspector";

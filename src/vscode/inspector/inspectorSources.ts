@@ -26,3 +26,21 @@ export interface InspectorJobs {
     /** Fires with the job's id when it changes state or emits an event. */
     onChange(listener: (jobId: string) => void): () => void;
 }
+
+/**
+ * The current core's stored responses and jobs as the editor's features read them. `HostSession` provides it and swaps
+ * what is behind it when a new core replaces the old one; each feature takes the part it uses (`Pick`), so no feature
+ * imports the session that is composed from them.
+ */
+export interface CoreSources {
+    /** Whether the first core exists yet (the store and jobs are read from it). */
+    readonly hasHost: boolean;
+    /** The current core's store; throws before the first core exists. */
+    readonly responses: InspectorResponses;
+    /** The current core's background jobs, or null when it runs none. */
+    readonly jobs: InspectorJobs | null;
+    /** Deletes every saved prompt state of the current core's prompt cache on disk; resolves with how many. */
+    forgetPromptStates(): Promise<number>;
+    /** Fires when a new core replaces the old one (its store and jobs are new). */
+    onHostChanged(listener: () => void): () => void;
+}

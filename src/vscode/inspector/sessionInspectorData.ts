@@ -1,4 +1,4 @@
-import type {HostSession} from "../HostSession.js";
+import type {CoreSources} from "./inspectorSources.js";
 import type {StatusBar} from "../status/StatusBar.js";
 import type {FirstRunEvent} from "../firstRun/FirstRunProgress.js";
 import type {InspectorData} from "./InspectorPanel.js";
@@ -8,8 +8,8 @@ import type {TimingHistory} from "./TimingHistory.js";
  * What the inspector shows, read from the current core: when the core is replaced, the panel's store and job
  * subscriptions move to the new one and it is told to reload (`sources`).
  */
-export function sessionInspectorData(session: HostSession, statusBar: StatusBar, timings: TimingHistory,
-    firstRun: {record(event: FirstRunEvent): void}): InspectorData {
+export function sessionInspectorData(session: Pick<CoreSources, "responses" | "jobs" | "onHostChanged">, statusBar: StatusBar,
+    timings: TimingHistory, firstRun: {record(event: FirstRunEvent): void}): InspectorData {
     return {
         responses: () => session.responses,
         jobs: () => session.jobs,

@@ -17,7 +17,7 @@ import {contextKeys, sidebarViewIds} from "../manifest/viewIds.js";
 import {defaultThreads} from "../../engine/engineDefaults.js";
 import type {VscodeChatState} from "../chatProvider/vscodeChatState.js";
 import type {HostController} from "../controller/HostController.js";
-import type {HostSession} from "../HostSession.js";
+import type {CoreSources} from "../inspector/inspectorSources.js";
 import type {InspectorTarget} from "../inspector/InspectorPanel.js";
 import type {LogChannel} from "../log/LogChannel.js";
 import type {ModelFiles} from "../models/ModelFiles.js";
@@ -31,7 +31,7 @@ export type SidebarContext = {
     log: LogChannel,
     controller: HostController,
     stats: ServerStats,
-    session: Pick<HostSession, "hasHost" | "responses" | "jobs" | "onHostChanged">,
+    session: Pick<CoreSources, "hasHost" | "responses" | "jobs" | "onHostChanged">,
     models: ModelFiles,
     openInspector(target?: string | InspectorTarget): void,
     /** Whether the served model is offered to the editor's own chat (`vscode.lm`), and when that changes. */

@@ -1,6 +1,6 @@
 import * as vscode from "vscode";
 import type {SidebarRow} from "./SidebarRow.js";
-import {Throttle} from "../Throttle.js";
+import {Throttle} from "../util/Throttle.js";
 
 /**
  * One native tree view of the sidebar, flat rows built by a vscode-free function. It refreshes when told

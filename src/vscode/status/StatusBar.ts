@@ -2,7 +2,7 @@ import * as vscode from "vscode";
 import type {HostController} from "../controller/HostController.js";
 import type {ServerStats} from "./ServerStats.js";
 import {formatStatus, type StatusView} from "./statusView.js";
-import {Throttle} from "../Throttle.js";
+import {Throttle} from "../util/Throttle.js";
 import {commandIds} from "../manifest/commandIds.js";
 import {Emitter} from "../../protocol/Emitter.js";
 

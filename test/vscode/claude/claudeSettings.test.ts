@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import {test} from "node:test";
-import {clientKeyVariable} from "../../../src/vscode/clientKey.js";
+import {clientKeyVariable} from "../../../src/vscode/clientConfig/clientKey.js";
 import {claudeBaseUrl, claudeSettingsFile, claudeSettingsPreview, mergeClaudeSettings} from "../../../src/vscode/claude/claudeSettings.js";
 
 const provider = {endpoint: "http://127.0.0.1:8080/v1", model: "stories260K"};

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import {after, test} from "node:test";
 import {keepOverridingKeys, writeClaudeSettings, type ConfirmKeyRemoval} from "../../../src/vscode/claude/writeClaudeSettings.js";
-import {configBackupFile} from "../../../src/vscode/configFile.js";
+import {configBackupFile} from "../../../src/vscode/clientConfig/configFile.js";
 
 const provider = {endpoint: "http://127.0.0.1:8080/v1", model: "stories260K"};
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "lr-claude-write-"));

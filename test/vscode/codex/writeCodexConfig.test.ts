@@ -5,7 +5,7 @@ import path from "node:path";
 import {after, test} from "node:test";
 import {parse, type TomlTable} from "smol-toml";
 import {writeCodexConfig} from "../../../src/vscode/codex/writeCodexConfig.js";
-import {configBackupFile} from "../../../src/vscode/configFile.js";
+import {configBackupFile} from "../../../src/vscode/clientConfig/configFile.js";
 
 const provider = {endpoint: "http://127.0.0.1:8080/v1", model: "stories260K"};
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "lr-codex-write-"));

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import {test} from "node:test";
-import {Throttle, type Timers} from "../../src/vscode/Throttle.js";
+import {Throttle, type Timers} from "../../../src/vscode/util/Throttle.js";
 
 /** A manual clock: timers fire only when the test advances time. */
 class FakeTimers implements Timers {

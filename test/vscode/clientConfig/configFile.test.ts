@@ -5,7 +5,7 @@ import path from "node:path";
 import {after, test} from "node:test";
 import {
     ConfigFileRefusal, configBackupFile, newConfigFileMode, readConfigFile, replaceConfigFile
-} from "../../src/vscode/configFile.js";
+} from "../../../src/vscode/clientConfig/configFile.js";
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "lr-config-file-"));
 after(() => fs.rmSync(root, {recursive: true, force: true}));
