@@ -3,6 +3,7 @@ import {defaultApiKeyFile, readOrCreateApiKey} from "./host/apiKeyFile.js";
 import {cliHelp, CliUsageError, parseCliOptions} from "./host/cliOptions.js";
 import {checkExposure, describeAuth, ExposureRefusal} from "./host/exposure.js";
 import {LocalResponsesHost} from "./host/LocalResponsesHost.js";
+import {usesLibrary} from "./host/librarySpecs.js";
 import {demoModelPath, listenProblem, memoryProblem, modelFileProblem} from "./host/startupChecks.js";
 import {estimateModelFit} from "./engine/models/modelFit.js";
 import {formatRequestLine} from "./server/middleware/requestLog.js";
@@ -45,15 +46,23 @@ async function main(argv: string[]): Promise<number> {
     }
 
     const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+    const library = usesLibrary(config);
     if (config.engine !== "upstream") {
-        if (config.modelPath == null) {
+        if (config.modelPath == null && !library) {
             config.modelPath = demoModelPath();
             log(`model: no --model given, serving the bundled demo model ${config.modelPath} (a 260K-parameter toy that writes `
                 + "children's stories; pass --model FILE to serve a GGUF model of your own)");
         }
-        const problem = modelFileProblem(config.modelPath);
-        if (problem != null) {
-            process.stderr.write(`error: ${problem}\n`);
+        for (const file of [config.modelPath, ...config.library.extraModelPaths]) {
+            const problem = file == null ? null : modelFileProblem(file);
+            if (problem != null) {
+                process.stderr.write(`error: ${problem}\n`);
+                return 2;
+            }
+        }
+        const folder = config.library.modelsDir;
+        if (folder != null && !fs.statSync(folder, {throwIfNoEntry: false})?.isDirectory()) {
+            process.stderr.write(`error: --models-dir ${folder} is not a folder\n`);
             return 2;
         }
     }
@@ -88,7 +97,8 @@ async function main(argv: string[]): Promise<number> {
     });
 
     try {
-        if (config.engine !== "upstream" && config.modelPath != null) {
+        // A library checks each model against its memory budget when it loads it (503 model_memory_exceeded).
+        if (config.engine !== "upstream" && config.modelPath != null && !library) {
             // node-llama-cpp's own estimate from the file's header; where it cannot tell, the load itself says what failed.
             const fit = await estimateModelFit({uri: config.modelPath, contextSize: config.contextSize, sequences: config.parallel})
                 .catch(() => null);
@@ -101,7 +111,10 @@ async function main(argv: string[]): Promise<number> {
             if (problem != null)
                 log(`warning: ${problem} (loading anyway: --gpu ${String(config.gpu)} may offload it)`);
         }
-        await host.loadModel(config.modelPath ?? "");
+        if (library)
+            await host.openLibrary();
+        if (!library || config.modelPath != null)
+            await host.loadModel(config.modelPath ?? "");
     } catch (error) {
         process.stderr.write(`error: ${(error as Error).message}\n`);
         await host.engine.dispose().catch(() => undefined);

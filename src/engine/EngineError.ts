@@ -4,7 +4,15 @@ export class EngineError extends Error {
         public readonly kind: EngineErrorKind,
         message: string,
         /** For upstream failures: the upstream's HTTP status (429/503 are passed on) and its `Retry-After` in seconds. */
-        public readonly details: {status?: number, retryAfterSeconds?: number, tool?: string} = {}
+        public readonly details: {
+            status?: number, retryAfterSeconds?: number, tool?: string,
+            /** `model_not_found`: the name asked for; `model_memory_exceeded`: the model's id. */
+            model?: string,
+            /** `model_not_found`: the names the library serves. */
+            served?: readonly string[],
+            /** `model_memory_exceeded`: the model's estimated bytes and the budget. */
+            memory?: {requiredBytes: number, budgetBytes: number}
+        } = {}
     ) {
         super(message);
         this.name = "EngineError";
@@ -13,6 +21,10 @@ export class EngineError extends Error {
 
 export type EngineErrorKind =
     | "not_ready" | "queue_full" | "context_overflow" | "aborted" | "load_failed"
+    /** The request names no model of the library (404, listing the names it serves). */
+    | "model_not_found"
+    /** The model cannot be loaded within the memory budget, even with every other model unloaded (503). */
+    | "model_memory_exceeded"
     /** A tool's parameters or the output schema cannot be compiled to the engine's grammar (400, before evaluation). */
     | "invalid_schema"
     /** No upstream server could be reached (502). */

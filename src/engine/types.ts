@@ -33,7 +33,7 @@ export type ToolSpec = {
 export type ToolMode = {type: "auto"} | {type: "required", names?: string[]};
 
 /** What changes how a prompt renders beyond turns and tools: a forced call, thinking turned off (no budget, or JSON output). */
-type ShapeFields = "toolMode" | "thoughtBudget" | "reasoningEffort" | "json" | "cachePartition" | "keepPromptOnDisk";
+type ShapeFields = "toolMode" | "thoughtBudget" | "reasoningEffort" | "json" | "cachePartition" | "keepPromptOnDisk" | "model";
 export type PromptShape = Pick<GenerationRequest, ShapeFields> & {
     /**
      * Requests with the same key should run where the previous one ran (an upstream that holds their prefix in
@@ -75,6 +75,11 @@ export type TokenLogprob = {
 };
 
 export type GenerationRequest = {
+    /**
+     * The library model that answers (its id, as `ChatEngine.library.resolve` gave it); an engine of one model ignores
+     * it. Absent: the library's default model.
+     */
+    model?: string,
     turns: ChatTurn[],
     tools?: ToolSpec[],
     toolMode?: ToolMode,
@@ -196,8 +201,55 @@ export interface ChatEngine {
     /** Waits for a sequence for this prompt; rejects with `queue_full` or `context_overflow` at once. */
     acquire(turns: ChatTurn[], tools: ToolSpec[], signal?: AbortSignal, shape?: PromptShape): Promise<EngineLease>;
     generate(request: GenerationRequest): Promise<GenerationResult>;
-    countPromptTokens(turns: ChatTurn[], tools?: ToolSpec[]): Promise<number>;
+    /** The prompt's tokens as `model` (a library's model id; ignored by an engine of one model) renders it. */
+    countPromptTokens(turns: ChatTurn[], tools?: ToolSpec[], model?: string): Promise<number>;
     stats(): EngineStats;
+    /** With several models (`--models-dir`, more than one `--model`): which names it serves, and their state. */
+    readonly library?: ModelDirectory;
+}
+
+/** A library model's state: `failed` keeps the reason of its last load (a new request tries again). */
+export type LibraryModelStatus = "loaded" | "loading" | "unloaded" | "failed";
+
+/** One model of a library as `GET /v1/models`, `/v1/status` and the editor show it. */
+export type LibraryModel = {
+    id: string,
+    /** Other names that select it (the presets file's `aliases`). */
+    aliases: readonly string[],
+    path: string,
+    /** Bytes of its GGUF file(s). */
+    fileBytes: number,
+    /** The quantization its file name says (Q4_K_M, Q8_0, F16…), when it says. */
+    quantization: string | null,
+    status: LibraryModelStatus,
+    /** Why its last load failed (status `failed`). */
+    failure: string | null,
+    /** node-llama-cpp's estimate of the memory it takes loaded (weights + contexts), once estimated. */
+    estimatedBytes: number | null,
+    /** Its model info while loaded. */
+    info: ModelInfo | null,
+    /** Context size per sequence it is loaded with, or will be (its preset's, else the server's; null: the model's own). */
+    contextSize: number | null,
+    /** Requests holding or waiting for one of its sequences. */
+    inFlight: number,
+    /** Epoch milliseconds of its last request's end (null: never used since the server started). */
+    lastUsedAt: number | null,
+    stats: EngineStats | null
+};
+
+/** The names a library serves and the models behind them; loading and unloading by id. */
+export interface ModelDirectory {
+    /** The id of the model that serves `requested` (an id or an alias; null: the default model), else a `model_not_found` EngineError. */
+    resolve(requested: string | null): string;
+    list(): LibraryModel[];
+    /** The model loaded now (unloading least recently used idle ones to make room); resolves when it is ready. */
+    loadModel(id: string, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo>;
+    /** Unloads it once its requests have finished; false when it was not loaded. */
+    unloadModel(id: string): Promise<boolean>;
+    /** The server's limits: at most this many loaded, within this many bytes (estimates). */
+    readonly limits: {maxLoaded: number, memoryBudgetBytes: number, idleUnloadSeconds: number | null};
+    /** Fires when a model's status changes or the list changes (a rescan of the models folder). */
+    onChange(listener: () => void): () => void;
 }
 
 export type EngineStats = {

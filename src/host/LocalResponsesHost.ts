@@ -1,6 +1,7 @@
 import path from "node:path";
 import type {HostedEngine} from "../engine/HostedEngine.js";
-import type {EngineState, LoadProgress, ModelInfo} from "../engine/types.js";
+import type {EngineState, LoadProgress, ModelDirectory, ModelInfo} from "../engine/types.js";
+import {ModelLibrary} from "../engine/library/ModelLibrary.js";
 import {CompactionCodec} from "../responses/compaction/compaction.js";
 import {Compactor} from "../responses/compaction/Compactor.js";
 import {ResponsesService, type ResponsesServiceOptions} from "../responses/ResponsesService.js";
@@ -21,6 +22,8 @@ import {DurableStoreUnavailableError, StoreDatabase} from "../store/durable/Stor
 import type {HostConfig} from "./config.js";
 import {chatFormatWarning, describeChatFormat} from "./chatFormatText.js";
 import {createEngine} from "./createEngine.js";
+import {librarySpecs} from "./librarySpecs.js";
+import {watchFolder} from "./watchFolder.js";
 import {listUpstreamModels, type UpstreamModelListing} from "./upstreamModels.js";
 import {readOrCreateSecret} from "./dataFolder.js";
 
@@ -61,6 +64,9 @@ export class LocalResponsesHost {
     private endpoint: string | null = null;
     /** The durable stores' database, opened by the first `start()` (null for `--store memory`). */
     private storage: Promise<StoreDatabase | null> | null = null;
+    private libraryOpened: Promise<void> | null = null;
+    /** Stops following the models folder. */
+    private libraryWatch: (() => void) | null = null;
 
     public constructor(private readonly config: HostConfig, private readonly events: HostEvents = {}) {
         this.engine = createEngine(config, events.log);
@@ -165,6 +171,7 @@ export class LocalResponsesHost {
         // The data folder's lock first: the prompt cache opens with the model, in that folder, and another process's
         // files there must not be touched (nor a whole model loaded that could not be served).
         await this.openStorage();
+        await this.openLibrary();
         const info = await this.engine.load(this.config.engine === "upstream" ? this.config.upstream.model ?? "" : modelPath, onProgress);
         const keys = info.keyCache == null ? ""
             : `, ${info.keyCache.type} keys${info.keyCache.note == null ? "" : ` (${info.keyCache.note})`}`;
@@ -174,6 +181,37 @@ export class LocalResponsesHost {
         if (warning != null)
             this.events.log?.(`model: warning: ${warning}`);
         return info;
+    }
+
+    /** The model library (`--models-dir`, several `--model`, a presets file), or null when one model is served. */
+    public get library(): ModelDirectory | null {
+        return this.engine.library ?? null;
+    }
+
+    /**
+     * Lists the library's models (once; `start` and `loadModel` do it) and follows the models folder: a file added or
+     * removed there is in the list a moment later. Nothing is loaded: a request, `loadModel` or the load endpoint does that.
+     */
+    public openLibrary(): Promise<void> {
+        const engine = this.engine;
+        if (!(engine instanceof ModelLibrary))
+            return Promise.resolve();
+        this.libraryOpened ??= (async () => {
+            const rescan = async () => {
+                const {models, defaultModel} = await librarySpecs(this.config);
+                engine.replaceModels(models, defaultModel);
+            };
+            await rescan();
+            this.events.log?.(`models: library of ${engine.list().length} (${engine.list().map((model) => model.id).join(", ")}); at most `
+                + `${engine.limits.maxLoaded} loaded within ${(engine.limits.memoryBudgetBytes / 2 ** 30).toFixed(1)} GiB`
+                + (engine.limits.idleUnloadSeconds == null ? "" : `, unloaded after ${engine.limits.idleUnloadSeconds} s idle`));
+            const folder = this.config.library.modelsDir;
+            if (folder != null)
+                this.libraryWatch = watchFolder(folder, () => void rescan().catch(
+                    (error: unknown) => this.events.log?.(`models: rescanning ${folder} failed: ${(error as Error).message}`)
+                ));
+        })();
+        return this.libraryOpened;
     }
 
     /** The models each configured upstream lists now, or why it does not answer (with `--engine upstream`; none otherwise). */
@@ -235,6 +273,7 @@ export class LocalResponsesHost {
 
     public async start(): Promise<string> {
         await this.openStorage();
+        await this.openLibrary();
         const {url} = await this.http.listen(this.config.host, this.config.port);
         this.endpoint = url;
         return url;
@@ -251,6 +290,7 @@ export class LocalResponsesHost {
 
     /** Stops serving, lets in-flight requests end, then frees the model. */
     public async dispose(): Promise<void> {
+        this.libraryWatch?.();
         await this.jobs.shutdown();
         await this.stop();
         await this.engine.dispose();

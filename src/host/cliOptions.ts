@@ -13,6 +13,10 @@ import {cliSettings, settingsTable} from "./settings/settingsTable.js";
 export const cliFlags: Record<string, {type: "string" | "boolean", multiple: boolean, env: string, help: string}> = Object.fromEntries(
     cliSettings.map(({cli, kind}) => [cli.flag, {...kind.cli, env: cli.env ?? "", help: cli.help}])
 );
+// `--model` is repeatable on the command line (a model library); the editor's setting is one file.
+cliFlags.model = {
+    ...cliFlags.model!, multiple: true, help: `${cliFlags.model!.help}; repeat it to serve several (the first is the default)`
+};
 
 export type CliFlag = keyof typeof cliFlags;
 
@@ -27,6 +31,10 @@ export function parseCliOptions(argv: string[], env: NodeJS.ProcessEnv = process
         allowPositionals: false,
         strict: true
     });
+    const models = values.model;
+    const extraModelPaths = Array.isArray(models) ? models.slice(1).map(String) : [];
+    if (Array.isArray(models))
+        values.model = models[0] == null ? undefined : String(models[0]);
     const read = <V>(setting: Setting<V>): V | undefined => readFlag(setting, values, env);
 
     const config = cliDefaultConfig();
@@ -35,6 +43,7 @@ export function parseCliOptions(argv: string[], env: NodeJS.ProcessEnv = process
         if (value !== undefined)
             setting.apply?.(config, value);
     }
+    config.library.extraModelPaths = extraModelPaths;
     if (upstreamWithoutUrl(config.engine, config.upstream.urls))
         throw new CliUsageError("--engine upstream needs at least one --upstream URL.");
     // A draft model alone implies draft mode.

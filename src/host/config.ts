@@ -19,11 +19,34 @@ import {defaultOwnerQuotas} from "../store/storeBounds.js";
  * Everything a Local Responses server can be told, with the defaults both faces share. A default that a class applies
  * itself is declared once beside that class's options and taken from there; the rest are declared in `defaultConfig`.
  */
+/**
+ * A model library: the models `--model` (repeated), `--models-dir` and the presets file name, loaded on demand by the
+ * request's `model` within `maxLoaded` models and `memoryBudgetBytes` (node-llama-cpp's estimates), idle ones unloaded.
+ */
+export type LibrarySettings = {
+    /** The `--model` files after the first (the first is `modelPath`, the default model). */
+    extraModelPaths: string[],
+    /** Every GGUF in this folder (and its direct subfolders) is a model. */
+    modelsDir: string | null,
+    /** JSON or TOML: per-model path, aliases, context size, parallel sequences (docs/models.md). */
+    presetsFile: string | null,
+    maxLoaded: number,
+    /** null: what the machine has free when the server starts. */
+    memoryBudgetBytes: number | null,
+    /** null: never unload for idleness. */
+    idleUnloadSeconds: number | null
+};
+
+/** Models resident at once by default: llama.cpp's router's default. */
+export const defaultMaxLoadedModels = 4;
+
 export type HostConfig = {
     /** `local`: a GGUF file run by node-llama-cpp; `upstream`: OpenAI-compatible Chat Completions servers. */
     engine: "local" | "upstream",
     upstream: UpstreamSettings,
     modelPath: string | null,
+    /** Several models on one endpoint (docs/models.md "A model library"); off while none of its sources is set. */
+    library: LibrarySettings,
     /** Name reported for the model; defaults to the file name. */
     modelAlias: string | null,
     /** The chat format chosen over detection (`--chat-wrapper`, `--chat-template`; see ChatFormatChoice). */
@@ -181,6 +204,10 @@ export function defaultConfig(): HostConfig {
             healthIntervalMs: defaultUpstreamHealthIntervalMs
         },
         modelPath: null,
+        library: {
+            extraModelPaths: [], modelsDir: null, presetsFile: null, maxLoaded: defaultMaxLoadedModels, memoryBudgetBytes: null,
+            idleUnloadSeconds: null
+        },
         modelAlias: null,
         chatFormat: {...defaultChatFormatChoice},
         host: "127.0.0.1",

@@ -1,5 +1,9 @@
 import type {HostedEngine} from "../engine/HostedEngine.js";
-import {LlamaEngine} from "../engine/llama/LlamaEngine.js";
+import {autoChatWrapper} from "../engine/llama/families/chatFormatChoice.js";
+import {LlamaEngine, type LlamaEngineOptions} from "../engine/llama/LlamaEngine.js";
+import type {LibraryModelSpec} from "../engine/library/LibraryEntry.js";
+import {ModelLibrary} from "../engine/library/ModelLibrary.js";
+import {availableMemoryNow, estimateModelFit} from "../engine/models/modelFit.js";
 import type {SpeculativeSetting} from "../engine/llama/runtime/SpeculativeDecoding.js";
 import {UpstreamEngine} from "../engine/upstream/UpstreamEngine.js";
 import path from "node:path";
@@ -7,6 +11,7 @@ import {
     defaultPromptCacheMaxBytes, defaultPromptCacheMinTokens, defaultPromptCacheTtlSeconds
 } from "../engine/llama/runtime/PromptStateCache.js";
 import type {HostConfig} from "./config.js";
+import {usesLibrary} from "./librarySpecs.js";
 
 /** The engine the configuration names: node-llama-cpp on a local GGUF file, or upstream Chat Completions servers. */
 export function createEngine(config: HostConfig, log?: (line: string) => void): HostedEngine {
@@ -23,7 +28,14 @@ export function createEngine(config: HostConfig, log?: (line: string) => void): 
             stopSequences: config.stopSequences,
             log
         });
-    return new LlamaEngine({
+    if (usesLibrary(config))
+        return createLibrary(config, log);
+    return new LlamaEngine(llamaOptions(config, log));
+}
+
+/** The local engine's options from the configuration (one model's; a library's models each get theirs from it). */
+function llamaOptions(config: HostConfig, log?: (line: string) => void): LlamaEngineOptions {
+    return {
         threads: config.threads,
         promptThreads: config.promptThreads,
         contextSize: config.contextSize ?? undefined,
@@ -39,7 +51,44 @@ export function createEngine(config: HostConfig, log?: (line: string) => void): 
         alias: config.modelAlias ?? undefined,
         chatFormat: config.chatFormat,
         promptCache: promptCacheOf(config, log)
+    };
+}
+
+/**
+ * A model library: each model a `LlamaEngine` with the server's settings and its preset's (context, sequences, chat
+ * format), its prompt cache in a folder of its own (two caches never sweep one folder), no draft model (a draft must share
+ * one model's vocabulary). The models are listed by the host (`LocalResponsesHost.openLibrary`), which scans files.
+ */
+function createLibrary(config: HostConfig, log?: (line: string) => void): ModelLibrary {
+    const base = llamaOptions(config, log);
+    const settings = (spec: LibraryModelSpec) => ({
+        contextSize: spec.contextSize ?? undefined, parallel: spec.parallel ?? undefined
     });
+    return new ModelLibrary({
+        models: [],
+        createEngine: (spec, activity) => new LlamaEngine({
+            ...base, ...settings(spec), alias: spec.id, activity,
+            speculative: base.speculative?.kind === "draft" ? {kind: "off"} : base.speculative,
+            chatFormat: {wrapper: spec.chatWrapper ?? autoChatWrapper, template: spec.chatTemplate ?? null},
+            promptCache: base.promptCache == null ? undefined
+                : {...base.promptCache, folder: path.join(base.promptCache.folder, "models", safeFolderName(spec.id))}
+        }),
+        estimate: async (spec) => {
+            const fit = await estimateModelFit({
+                uri: spec.path, contextSize: spec.contextSize, sequences: spec.parallel, batchSize: config.batchSize ?? undefined
+            });
+            return {bytes: fit.requiredBytes, contextSize: fit.contextSize};
+        },
+        maxLoaded: config.library.maxLoaded,
+        memoryBudgetBytes: config.library.memoryBudgetBytes ?? availableMemoryNow(),
+        idleUnloadSeconds: config.library.idleUnloadSeconds,
+        log
+    });
+}
+
+/** A model id as a folder name: letters, digits, `.`, `_` and `-` kept, anything else `_` (ids are file names, mostly kept). */
+function safeFolderName(id: string): string {
+    return id.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_");
 }
 
 /** The prompt cache lives beside the durable store, and only there: `--store memory` keeps nothing on disk. */

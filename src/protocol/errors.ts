@@ -38,6 +38,7 @@ export type ApiErrorCode =
     // State and admission.
     | "events_expired" | "events_not_retained" | "response_active" | "input_too_large" | "rate_limit_exceeded"
     | "too_many_pending_turns" | "request_aborted" | "server_overloaded" | "server_shutting_down" | "model_not_loaded"
+    | "model_memory_exceeded"
     | "server_error" | "upstream_unavailable" | "upstream_timeout" | "upstream_rejected" | "upstream_error"
     // Generated output that failed the validation its request asked for, where no `failed` response carries it.
     | "invalid_output" | "invalid_tool_arguments"
@@ -222,8 +223,9 @@ export function itemNotFound(message: string, param: string | null = null): ApiE
     return new ApiError(404, message, {param, code: "item_not_found"});
 }
 
-export function modelNotFound(requested: string, served: string): ApiError {
-    return new ApiError(404, `The model '${requested}' does not exist; this server serves '${served}'.`,
+export function modelNotFound(requested: string, served: string | readonly string[]): ApiError {
+    const names = typeof served === "string" ? `'${served}'` : served.map((name) => `'${name}'`).join(", ");
+    return new ApiError(404, `The model '${requested}' does not exist; this server serves ${names}.`,
         {param: "model", code: "model_not_found"});
 }
 
@@ -269,6 +271,14 @@ export function requestAborted(message = "The client closed the connection."): A
 
 export function serverOverloaded(message = "The generation queue is full; retry shortly.", retryAfter = 1): ApiError {
     return new ApiError(503, message, {code: "server_overloaded", retryAfterSeconds: retryAfter});
+}
+
+/** A library model that cannot fit the memory budget even alone: what it needs, what the server may use, what to do. */
+export function modelMemoryExceeded(model: string, requiredBytes: number, budgetBytes: number): ApiError {
+    const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(2)} GiB`;
+    return new ApiError(503, `The model '${model}' needs about ${gib(requiredBytes)} loaded (weights and context) and the `
+        + `server's memory budget is ${gib(budgetBytes)}: raise --memory-budget, or give the model a smaller context_size in `
+        + `the presets file.`, {code: "model_memory_exceeded"});
 }
 
 export function serverShuttingDown(): ApiError {

@@ -112,11 +112,16 @@ export class ResponsesService {
             throw invalidRequestBody();
         const prepared = this.prepare(owner, {...body, stream: undefined, background: undefined});
         try {
-            const count = await this.engine.countPromptTokens(prepared.turns, prepared.params.toolChoice.offered);
+            const count = await this.engine.countPromptTokens(prepared.turns, prepared.params.toolChoice.offered, prepared.response.model);
             return {object: "response.input_tokens", input_tokens: count};
         } catch (error) {
             throw toApiError(error);
         }
+    }
+
+    /** The model that answers a request naming `requested` (see `RequestPreparer.servedModel`). */
+    public servedModel(requested: string | null): string {
+        return this.preparer.servedModel(requested);
     }
 
     public get modelId(): string | null {

@@ -1,8 +1,7 @@
 import {EngineError} from "../engine/EngineError.js";
 import {
-    ApiError, contextLengthExceeded, engineFailed, generatedOutputInvalid, internalError, invalidRequest, modelNotLoaded, rateLimited,
-    requestAborted,
-    serverOverloaded, upstreamFailed, upstreamRejected
+    ApiError, contextLengthExceeded, engineFailed, generatedOutputInvalid, internalError, invalidRequest, modelMemoryExceeded,
+    modelNotFound, modelNotLoaded, rateLimited, requestAborted, serverOverloaded, upstreamFailed, upstreamRejected
 } from "../protocol/errors.js";
 import type {ResponseObject} from "../protocol/wire.js";
 
@@ -20,6 +19,9 @@ export function toApiError(error: unknown): ApiError {
             case "not_ready": return modelNotLoaded(error.message);
             case "aborted": return requestAborted(error.message);
             case "load_failed": return engineFailed(error.message);
+            case "model_not_found": return modelNotFound(error.details.model ?? "", error.details.served ?? []);
+            case "model_memory_exceeded": return modelMemoryExceeded(error.details.model ?? "",
+                error.details.memory?.requiredBytes ?? 0, error.details.memory?.budgetBytes ?? 0);
             case "invalid_schema": return invalidRequest(error.message, error.details.tool == null ? null : "tools", "invalid_schema");
             case "upstream_unavailable": return upstreamFailed("upstream_unavailable", error.message);
             case "upstream_busy": return error.details.status === 429

@@ -74,7 +74,9 @@ export type LlamaEngineOptions = {
      * Speculative decoding (see SpeculativeDecoding): predicted tokens are checked by the model, so answers do not change,
      * only their speed. Defaults to off.
      */
-    speculative?: SpeculativeSetting
+    speculative?: SpeculativeSetting,
+    /** Where its generations are counted; a library's models share one. Defaults to its own. */
+    activity?: GenerationActivity
 };
 
 /**
@@ -89,13 +91,14 @@ export class LlamaEngine implements ChatEngine {
     private loading: Promise<ModelInfo> | undefined;
     private readonly stateChanges = new Emitter<EngineState>();
     /** Live count of running generations and sampled tokens (the VS Code status bar shows tokens/s from it). */
-    public readonly activity = new GenerationActivity();
+    public readonly activity: GenerationActivity;
     private readonly generations = new Emitter<GenerationSummary>();
 
     /** What each lease generates with: this engine's activity, busy polling, stop text and generation listeners. */
     private readonly leaseContext: LeaseContext;
 
     public constructor(private readonly options: LlamaEngineOptions = {}) {
+        this.activity = options.activity ?? new GenerationActivity();
         this.leaseContext = {
             activity: this.activity,
             busyPoll: new BusyPoll(options.busyPollBelowTokenMs),
@@ -203,9 +206,15 @@ export class LlamaEngine implements ChatEngine {
         return new LlamaLease(loaded, lease, {rendered, wrapper}, restored, shape, this.leaseContext);
     }
 
-    /** Deletes the prompt states saved on disk for one partition (its owner deleted stored data), or all of them. */
+    /**
+     * Deletes the prompt states saved on disk for one partition (its owner deleted stored data), or all of them; with no
+     * model loaded, from the folder itself (a model unloaded keeps its states, and a deletion must still reach them).
+     */
     public async forgetPromptStates(partition?: string): Promise<number> {
-        return this.loaded == null ? 0 : this.loaded.forgetPromptStates(partition);
+        if (this.loaded != null)
+            return this.loaded.forgetPromptStates(partition);
+        const folder = this.options.promptCache?.folder;
+        return folder == null ? 0 : PromptStateCache.forgetIn(folder, partition);
     }
 
     private requireLoaded(): LoadedModel {

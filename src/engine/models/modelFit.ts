@@ -1,3 +1,4 @@
+import fsSync from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import {defaultContextSize, planContext} from "../engineDefaults.js";
@@ -76,7 +77,21 @@ export async function estimateModelFit(options: ModelFitOptions): Promise<ModelF
 
 /** Memory a new process can use without swapping: Linux's MemAvailable (free plus reclaimable cache), else the OS's free memory. */
 async function availableMemory(): Promise<number> {
-    const meminfo = await fs.readFile("/proc/meminfo", "utf8").catch(() => null);
+    return availableFrom(await fs.readFile("/proc/meminfo", "utf8").catch(() => null));
+}
+
+/** `availableMemory` now, read synchronously (a model library's default budget, fixed when the server starts). */
+export function availableMemoryNow(): number {
+    let meminfo: string | null = null;
+    try {
+        meminfo = fsSync.readFileSync("/proc/meminfo", "utf8");
+    } catch {
+        // Not Linux: the OS's free memory.
+    }
+    return availableFrom(meminfo);
+}
+
+function availableFrom(meminfo: string | null): number {
     const kib = meminfo == null ? null : /^MemAvailable:\s+(\d+) kB/m.exec(meminfo)?.[1];
     return kib != null ? Number(kib) * 1024 : os.freemem();
 }

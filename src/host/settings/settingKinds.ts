@@ -55,6 +55,27 @@ export function integer(bounds: {min: number, max?: number, auto?: true}): Kind<
     };
 }
 
+/**
+ * A size in bytes: a whole number, or one with a unit (`24GiB`, `512MiB`, `16GB`, `8G`: binary units, as memory is
+ * counted; `GB` and `G` are read as GiB too, as llama.cpp's and Ollama's flags do).
+ */
+export function byteSize(): Kind<number> {
+    const expected = "a size in bytes, e.g. 25769803776 or 24GiB";
+    const units: Record<string, number> = {"": 1, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30, t: 2 ** 40};
+    const parse = (raw: string): Reading<number> => {
+        const match = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$/i.exec(raw);
+        const bytes = match == null ? NaN : Math.round(Number(match[1]) * units[match[2]!.toLowerCase()]!);
+        return Number.isSafeInteger(bytes) && bytes > 0 ? {value: bytes} : {expected};
+    };
+    return {
+        schema: {type: "string"},
+        cli: {type: "string", multiple: false},
+        fromCli: (raw) => typeof raw === "string" ? parse(raw) : {expected},
+        fromJson: (raw) => typeof raw === "string" || typeof raw === "number" ? parse(String(raw)) : {expected},
+        toJson: (value) => String(value)
+    };
+}
+
 /** An `auto` integer as the host configuration takes it: 0 (automatic) is null. */
 export function automatic(value: number): number | null {
     return value === 0 ? null : value;

@@ -2,6 +2,7 @@ import {backgroundSettings} from "./backgroundSettings.js";
 import {chatFormatSettings} from "./chatFormatSettings.js";
 import {conversationSettings} from "./conversationSettings.js";
 import {engineSettings} from "./engineSettings.js";
+import {librarySettings} from "./librarySettings.js";
 import {modelSettings} from "./modelSettings.js";
 import {requestSettings} from "./requestSettings.js";
 import {serverSettings} from "./serverSettings.js";
@@ -18,6 +19,7 @@ export const settingsSection = "localResponses";
  */
 export const settingsTable = {
     ...modelSettings,
+    ...librarySettings,
     ...chatFormatSettings,
     ...serverSettings,
     ...engineSettings,

@@ -25,6 +25,8 @@ export type CompactOptions = {
     tools?: ToolSpec[],
     /** Whose cached prompts the summarizing generation may reuse (the caller's key; see `GenerationRequest.cachePartition`). */
     cachePartition?: string,
+    /** The library model that counts and summarizes (the request's); absent: the engine's default. */
+    model?: string,
     signal?: AbortSignal
 };
 
@@ -66,15 +68,17 @@ export class Compactor {
         private readonly settings: CompactorSettings = {}
     ) {}
 
-    public get contextSize(): number {
-        const model = this.engine.model;
-        if (model == null)
+    /** The context of `model` (a library's model, loaded by the count that comes first), else of the one model. */
+    public contextSize(model?: string): number {
+        const info = model != null && this.engine.library != null
+            ? this.engine.library.list().find((entry) => entry.id === model)?.info : this.engine.model;
+        if (info == null)
             throw modelNotLoaded();
-        return model.contextSize;
+        return info.contextSize;
     }
 
-    public get defaultKeepTokens(): number {
-        return this.settings.keepTokens ?? Math.min(8192, Math.floor(this.contextSize / 16));
+    public defaultKeepTokens(model?: string): number {
+        return this.settings.keepTokens ?? Math.min(8192, Math.floor(this.contextSize(model) / 16));
     }
 
     public get summaryMaxTokens(): number {
@@ -87,10 +91,10 @@ export class Compactor {
     }
 
     /** Rendered prompt tokens of a history, counted as `/v1/responses/input_tokens` counts them. */
-    public async count(items: readonly Item[], options: Pick<CompactOptions, "instructions" | "tools"> = {}): Promise<number> {
+    public async count(items: readonly Item[], options: Pick<CompactOptions, "instructions" | "tools" | "model"> = {}): Promise<number> {
         try {
             return await this.engine.countPromptTokens(itemsToTurns(this.expand(items), {instructions: options.instructions}),
-                options.tools ?? []);
+                options.tools ?? [], options.model);
         } catch (error) {
             throw toApiError(error);
         }
@@ -131,15 +135,16 @@ export class Compactor {
     }
 
     private async attempt(history: readonly Item[], options: CompactOptions): Promise<CompactAttempt> {
-        const contextSize = this.contextSize;
         const tokensBefore = await this.count(history, options);
+        const contextSize = this.contextSize(options.model);
         if (tokensBefore > contextSize)
             throw contextLengthExceeded(
                 `The history is ${tokensBefore} tokens, longer than the context of ${contextSize}: it cannot be summarized in one pass.`
             );
 
         const expanded = this.expand(history);
-        const plan = await planCompaction(expanded, options.keepTokens ?? this.defaultKeepTokens, (items) => this.count(items));
+        const plan = await planCompaction(expanded, options.keepTokens ?? this.defaultKeepTokens(options.model),
+            (items) => this.count(items, {model: options.model}));
         if (plan == null || plan.summarized.length === 0)
             return {kind: "nothing_to_summarize", tokensBefore};
 
@@ -163,22 +168,23 @@ export class Compactor {
      * for output. Keeps and summary are sized from the threshold so that the next turns do not compact again at once.
      */
     public async compactIfNeeded(history: readonly Item[], threshold: number, options: CompactOptions = {}): Promise<CompactResult | null> {
-        const contextSize = this.contextSize;
         const tokens = await this.count(history, options);
+        const contextSize = this.contextSize(options.model);
         if (tokens < threshold && tokens < contextSize)
             return null;
         const budget = Math.min(threshold, contextSize);
         return this.compact(history, {
             ...options,
-            keepTokens: Math.min(this.defaultKeepTokens, Math.max(1, Math.floor(budget / 4))),
+            keepTokens: Math.min(this.defaultKeepTokens(options.model), Math.max(1, Math.floor(budget / 4))),
             maxOutputTokens: Math.max(16, Math.min(this.summaryMaxTokens, Math.floor(budget / 4)))
         });
     }
 
     private async summarize(items: readonly Item[], maxOutputTokens: number,
-        {signal, cachePartition}: CompactOptions): Promise<{text: string, usage: GenerationUsage}> {
+        {signal, cachePartition, model}: CompactOptions): Promise<{text: string, usage: GenerationUsage}> {
         try {
             const result = await this.engine.generate({
+                model,
                 turns: [
                     {role: "system", text: summarizerPrompt},
                     {role: "user", text: `${transcriptText(items)}\n\nSummarize the conversation above.`}

@@ -23,17 +23,20 @@ export type CompactionResponse = {
  * schema (`schemas/compactRequest.ts`) refuses `stream`, `previous_response_id` and `conversation` (send the history itself).
  */
 export async function compactResponse(
-    compactor: Compactor, model: string, body: unknown, resolveItem: ItemResolver, cachePartition: string
+    compactor: Compactor, servedModel: (requested: string | null) => string, body: unknown, resolveItem: ItemResolver,
+    cachePartition: string
 ): Promise<CompactionResponse> {
     if (!isObject(body))
         throw invalidRequestBody();
     const request = checkBody(validateCompactRequest, body);
+    const model = servedModel(typeof request.model === "string" ? request.model : null);
     const input = normalizeInput(request.input, resolveItem);
     const result = await compactor.compactWindow(input, {
         maxOutputTokens: request.max_output_tokens ?? null,
         keepTokens: request.keep_tokens ?? null,
         instructions: request.instructions ?? undefined,
-        cachePartition
+        cachePartition,
+        model
     });
     return {
         id: newId("resp"),

@@ -1,5 +1,6 @@
 import type {ChatEngine} from "../../engine/types.js";
 import {modelNotFound, modelNotLoaded} from "../../protocol/errors.js";
+import {toApiError} from "../engineErrors.js";
 import {newId, nowSeconds} from "../../protocol/ids.js";
 import {parseCreateRequest, type CreateParams} from "../createRequest.js";
 import type {HistoryResolver, ResolvePrevious} from "./HistoryResolver.js";
@@ -41,7 +42,7 @@ export class RequestPreparer {
     public prepare(owner: string, body: unknown, options: PrepareOptions = {}): PreparedResponse {
         const acceptedAt = performance.now();
         const parsed = parseCreateRequest(body, {strictTools: this.options.strictTools});
-        const model = this.checkModel(parsed.model);
+        const model = this.servedModel(parsed.model);
         if (parsed.tools.ignored.length > 0)
             this.options.log?.(`tools: ignored hosted tool types not run by this server: ${[...new Set(parsed.tools.ignored)].join(", ")}`);
 
@@ -59,7 +60,17 @@ export class RequestPreparer {
         };
     }
 
-    private checkModel(requested: string | null): string {
+    /**
+     * The model that answers a request naming `requested`: a library's model by id or alias (404 listing its names
+     * otherwise), else the one loaded (under `strictModel`, only when named by its id).
+     */
+    public servedModel(requested: string | null): string {
+        if (this.engine.library != null)
+            try {
+                return this.engine.library.resolve(requested);
+            } catch (error) {
+                throw toApiError(error);
+            }
         const loaded = this.engine.model;
         if (loaded == null)
             // An upstream engine has no model to load: what is missing is its connection (Load Model… connects).

@@ -65,7 +65,7 @@ export class ResponseAdmission {
             // Only a prompt the client asked to store may be written to the prompt cache on disk.
             const partition = {cachePartition: this.cachePartition(admitted.owner), keepPromptOnDisk: this.keepsPromptOnDisk(admitted)};
             const lease = await this.engine.acquire(admitted.turns, shape.tools ?? [], signal,
-                {...shape, ...partition, affinityKey, onQueued});
+                {...shape, ...partition, affinityKey, onQueued, model: admitted.response.model});
             return {prepared: admitted, lease, ...(compacted != null ? {compaction: compacted.compaction} : {})};
         } catch (error) {
             throw toApiError(error);
@@ -82,6 +82,7 @@ export class ResponseAdmission {
             instructions: prepared.params.instructions,
             tools: prepared.params.toolChoice.offered,
             cachePartition: this.cachePartition(prepared.owner),
+            model: prepared.response.model,
             signal
         });
         if (result == null)

@@ -7,8 +7,8 @@ import type {ResponsesService} from "../../responses/ResponsesService.js";
 export function compactRouter(compactor: Compactor, responses: ResponsesService): Router {
     const router = Router();
     router.post("/responses/compact", async (req, res) => {
-        const model = responses.modelId ?? "unloaded";
-        const result = await compactResponse(compactor, model, req.body, (id) => responses.store.findItem(req.owner, id),
+        const result = await compactResponse(compactor, (requested) => responses.servedModel(requested), req.body,
+            (id) => responses.store.findItem(req.owner, id),
             responses.cachePartition(req.owner));
         res.locals.usage = {input: result.usage.input_tokens, output: result.usage.output_tokens};
         res.json(result);

@@ -1,28 +1,96 @@
-import {Router} from "express";
-import type {ChatEngine} from "../../engine/types.js";
+import {Router, type Request} from "express";
+import type {ChatEngine, LibraryModel, ModelDirectory, ModelInfo} from "../../engine/types.js";
+import {toApiError} from "../../responses/engineErrors.js";
+import {codexModelEntry} from "./codexModels.js";
 import {chatFormatWire} from "./chatFormatWire.js";
 
-/** `GET /v1/models`: the loaded model, under the name responses report. */
+/** OpenAI's model object, with what a local server adds: the context, the chat format, and a library model's state. */
+type ModelObject = {id: string, object: "model", created: number, owned_by: string, context_window: number | null}
+    & Record<string, unknown>;
+
+/**
+ * `GET /v1/models` (`/v1/models/{id}`): the loaded model, or every model of a library with its state; with Codex's
+ * `client_version` query, Codex's `models` list beside OpenAI's `data`. A library adds `POST /v1/models/{id}/load` and
+ * `/unload` (llama.cpp's router has the same two).
+ */
 export function modelsRouter(engine: ChatEngine, startedAt: number): Router {
     const router = Router();
-    const list = () => (engine.model == null ? [] : [{
-        id: engine.model.id,
-        object: "model" as const,
-        created: startedAt,
-        owned_by: "local-responses",
-        context_window: engine.model.contextSize,
-        ...chatFormatWire(engine.model)
-    }]);
+    const object = (info: ModelInfo): ModelObject => ({
+        id: info.id, object: "model", created: startedAt, owned_by: "local-responses", context_window: info.contextSize,
+        ...chatFormatWire(info)
+    });
+    const list = (): ModelObject[] => {
+        const library = engine.library;
+        if (library != null)
+            return library.list().map((model) => libraryObject(model, startedAt));
+        return engine.model == null ? [] : [object(engine.model)];
+    };
 
-    router.get("/models", (_req, res) => {
-        res.json({object: "list", data: list()});
+    router.get("/models", (req, res) => {
+        const data = list();
+        res.json({object: "list", data, ...codexAsks(req) && {models: data.map((model, index) => codexModelEntry(model, index))}});
     });
     router.get("/models/:id", (req, res, next) => {
-        const model = list().find((entry) => entry.id === req.params.id);
+        const id = findId(engine.library, req.params.id) ?? req.params.id;
+        const model = list().find((entry) => entry.id === id);
         if (model == null)
             next();
         else
             res.json(model);
     });
+    router.post("/models/:id/load", async (req, res, next) => {
+        const library = engine.library;
+        if (library == null)
+            return next();
+        try {
+            const id = library.resolve(req.params.id);
+            await library.loadModel(id);
+            res.json(libraryObject(library.list().find((model) => model.id === id)!, startedAt));
+        } catch (error) {
+            throw toApiError(error);
+        }
+    });
+    router.post("/models/:id/unload", async (req, res, next) => {
+        const library = engine.library;
+        if (library == null)
+            return next();
+        try {
+            const id = library.resolve(req.params.id);
+            const unloaded = await library.unloadModel(id);
+            res.json({...libraryObject(library.list().find((model) => model.id === id)!, startedAt), unloaded});
+        } catch (error) {
+            throw toApiError(error);
+        }
+    });
     return router;
+}
+
+/** Codex asks with `?client_version=`: it reads `models`, OpenAI's SDKs `data`. */
+function codexAsks(req: Request): boolean {
+    return typeof req.query.client_version === "string";
+}
+
+function findId(library: ModelDirectory | undefined, name: string): string | null {
+    try {
+        return library?.resolve(name) ?? null;
+    } catch {
+        return null;
+    }
+}
+
+/** A library model as `/v1/models` lists it: OpenAI's fields, then its state, size, memory and use. */
+function libraryObject(model: LibraryModel, startedAt: number): ModelObject {
+    return {
+        id: model.id, object: "model", created: startedAt, owned_by: "local-responses",
+        context_window: model.info?.contextSize ?? model.contextSize,
+        ...model.info != null && chatFormatWire(model.info),
+        status: model.status,
+        ...model.failure != null && {failure: model.failure},
+        aliases: model.aliases,
+        size_bytes: model.fileBytes,
+        quantization: model.quantization,
+        memory_estimate_bytes: model.estimatedBytes,
+        in_flight: model.inFlight,
+        last_used_at: model.lastUsedAt == null ? null : Math.floor(model.lastUsedAt / 1000)
+    };
 }

@@ -101,6 +101,23 @@ export class PromptStateCache {
     }
 
     /**
+     * `forget` without an open cache (the model is not loaded): deletes the states of one partition in `folder`, or every
+     * state, from what their manifests say. Resolves to how many went.
+     */
+    public static async forgetIn(folder: string, partition?: string): Promise<number> {
+        const names = await fsp.readdir(folder).catch(() => [] as string[]);
+        let count = 0;
+        for (const name of names.filter((name) => name.endsWith(".json"))) {
+            const manifest = await readManifest(path.join(folder, name));
+            if (partition != null && manifest?.partition !== partition)
+                continue;
+            await removeQuietly(path.join(folder, name), path.join(folder, name.replace(/\.json$/, ".state")));
+            count += manifest == null ? 0 : 1;
+        }
+        return count;
+    }
+
+    /**
      * The saved state of `partition` sharing the longest prefix with `tokens` (at least `minTokens`), written by this
      * model and context, or null (a miss is never a load). `tokenCount` is the shared prefix: a state holds a whole
      * earlier prompt and its answer, and what follows the shared part is erased after loading.

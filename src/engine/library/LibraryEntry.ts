@@ -1,0 +1,67 @@
+import type {HostedEngine} from "../HostedEngine.js";
+import type {LibraryModel, LibraryModelStatus} from "../types.js";
+import type {ModelFile} from "./modelFiles.js";
+
+/** A library model as configured: its file, the names that select it and the settings it loads with. */
+export type LibraryModelSpec = ModelFile & {
+    aliases: readonly string[],
+    /** Context size per sequence (the preset's, else the server's; null: the model's own, capped as `planContext` does). */
+    contextSize: number | null,
+    /** Parallel sequences (the preset's, else the server's; null: `planContext`'s). */
+    parallel: number | null,
+    /** The preset's chat format over detection (`--chat-wrapper`, `--chat-template` apply to a single model only). */
+    chatWrapper?: string,
+    chatTemplate?: string
+};
+
+/**
+ * One model of the library at run time: its engine (created once, loaded and unloaded as the library decides), the
+ * requests that hold or wait for it, when it was last used, what its loading costs in memory.
+ */
+export class LibraryEntry {
+    /** Requests that hold one of its sequences, wait for one, or wait for it to load: it is not unloaded while any do. */
+    public inFlight = 0;
+    public lastUsedAt: number | null = null;
+    public estimatedBytes: number | null = null;
+    /** The context size the estimate planned (the model's own, capped), shown before it is loaded. */
+    public estimatedContextSize: number | null = null;
+    public failure: string | null = null;
+    /** Set while it loads (one load at a time), so that requests arriving meanwhile wait for the same load. */
+    public loading: Promise<void> | null = null;
+    /** Set while it unloads: a request arriving then waits for it and loads it again. */
+    public unloading: Promise<void> | null = null;
+
+    public constructor(public spec: LibraryModelSpec, public readonly engine: HostedEngine) {}
+
+    public get id(): string {
+        return this.spec.id;
+    }
+
+    public get loaded(): boolean {
+        return this.engine.state === "ready" && this.unloading == null;
+    }
+
+    /** Whether it holds memory now or is about to: loaded, or loading. */
+    public get resident(): boolean {
+        return this.loaded || this.loading != null;
+    }
+
+    public get status(): LibraryModelStatus {
+        if (this.loading != null)
+            return "loading";
+        if (this.loaded)
+            return "loaded";
+        return this.failure != null ? "failed" : "unloaded";
+    }
+
+    public view(): LibraryModel {
+        const info = this.loaded ? this.engine.model : null;
+        return {
+            id: this.id, aliases: this.spec.aliases, path: this.spec.path, fileBytes: this.spec.bytes,
+            quantization: this.spec.quantization, status: this.status, failure: this.failure, estimatedBytes: this.estimatedBytes,
+            info, contextSize: info?.contextSize ?? this.spec.contextSize ?? this.estimatedContextSize, inFlight: this.inFlight,
+            lastUsedAt: this.lastUsedAt,
+            stats: this.loaded ? this.engine.stats() : null
+        };
+    }
+}

@@ -1,0 +1,365 @@
+import path from "node:path";
+import {Emitter} from "../../protocol/Emitter.js";
+import {EngineError} from "../EngineError.js";
+import {GenerationActivity} from "../GenerationActivity.js";
+import {generateOnLease} from "../generateOnLease.js";
+import type {HostedEngine} from "../HostedEngine.js";
+import type {
+    ChatTurn, EngineLease, EngineState, EngineStats, GenerationRequest, GenerationResult, GenerationSummary, LibraryModel,
+    LoadProgress, ModelDirectory, ModelInfo, PromptShape, ToolSpec
+} from "../types.js";
+import {LibraryEntry, type LibraryModelSpec} from "./LibraryEntry.js";
+import {planResidency} from "./residency.js";
+
+export type ModelLibraryOptions = {
+    models: readonly LibraryModelSpec[],
+    /** The id a request without a model (or `load("")`) gets; defaults to the first model. */
+    defaultModel?: string | null,
+    /** A model's engine (created once per model, loaded on demand); its generations count in `activity`. */
+    createEngine(spec: LibraryModelSpec, activity: GenerationActivity): HostedEngine,
+    /** node-llama-cpp's estimate of a model's memory once loaded with its settings (weights + contexts), and that context. */
+    estimate(spec: LibraryModelSpec): Promise<{bytes: number, contextSize: number}>,
+    maxLoaded: number,
+    memoryBudgetBytes: number,
+    /** Unload a model this long after its last request ended; null: never. */
+    idleUnloadSeconds: number | null,
+    log?: (line: string) => void,
+    /** The clock, for tests. Defaults to `Date.now`. */
+    now?: () => number
+};
+
+/**
+ * Several models behind the one engine port: a request's `model` picks one (by id or alias), an unloaded one is loaded
+ * on demand (requests meanwhile wait; a stream opens first), and what is resident stays within `maxLoaded` models and
+ * the memory budget by unloading the least recently used idle models, never one with a request in flight. Each model
+ * is an engine of its own (its sequences, queue, prompt cache and restart cache).
+ */
+export class ModelLibrary implements HostedEngine, ModelDirectory {
+    public readonly kind = "local";
+    public readonly activity = new GenerationActivity();
+    public readonly limits: ModelDirectory["limits"];
+    private readonly entries = new Map<string, LibraryEntry>();
+    private readonly changes = new Emitter<void>();
+    private readonly generations = new Emitter<GenerationSummary>();
+    private readonly stateChanges = new Emitter<EngineState>();
+    /** A request released its model: a load waiting for room looks again. */
+    private readonly released = new Emitter<void>();
+    /** Loads run one at a time, so two never count the same free memory. */
+    private loadTurn: Promise<unknown> = Promise.resolve();
+    private lastUsed: LibraryEntry | null = null;
+    private readonly idleTimer: NodeJS.Timeout | null;
+    private readonly now: () => number;
+    private defaultModel: string | null;
+
+    public constructor(private readonly options: ModelLibraryOptions) {
+        this.now = options.now ?? Date.now;
+        this.defaultModel = options.defaultModel ?? null;
+        this.limits = {
+            maxLoaded: options.maxLoaded, memoryBudgetBytes: options.memoryBudgetBytes, idleUnloadSeconds: options.idleUnloadSeconds
+        };
+        this.replaceModels(options.models);
+        const idleMs = options.idleUnloadSeconds == null ? null : options.idleUnloadSeconds * 1000;
+        this.idleTimer = idleMs == null ? null : setInterval(() => this.unloadIdle(idleMs), Math.min(1000, Math.max(100, idleMs / 4)));
+        this.idleTimer?.unref();
+    }
+
+    /** This object is its own directory: the domain reads names and states through `library`. */
+    public get library(): ModelDirectory {
+        return this;
+    }
+
+    /**
+     * The models as configured now (a rescan of the models folder): new ones are added, a removed one goes once idle
+     * (unloaded), a kept one keeps its engine and state.
+     */
+    public replaceModels(models: readonly LibraryModelSpec[], defaultModel?: string | null): void {
+        if (defaultModel !== undefined)
+            this.defaultModel = defaultModel;
+        const ids = new Set(models.map((model) => model.id));
+        for (const [id, entry] of this.entries)
+            if (!ids.has(id) && entry.inFlight === 0) {
+                this.entries.delete(id);
+                void entry.engine.dispose();
+            }
+        for (const spec of models) {
+            const kept = this.entries.get(spec.id);
+            if (kept != null) {
+                kept.spec = spec;
+                continue;
+            }
+            const engine = this.options.createEngine(spec, this.activity);
+            engine.onGeneration((summary) => this.generations.emit(summary));
+            engine.onStateChange(() => this.changes.emit());
+            this.entries.set(spec.id, new LibraryEntry(spec, engine));
+        }
+        this.changes.emit();
+    }
+
+    public get state(): EngineState {
+        return this.entries.size > 0 ? "ready" : "unloaded";
+    }
+
+    /** The model that answered last while it stays loaded, else any loaded one (what single-model views show). */
+    public get model(): ModelInfo | null {
+        const shown = this.lastUsed?.loaded === true ? this.lastUsed : [...this.entries.values()].find((entry) => entry.loaded);
+        return shown?.engine.model ?? null;
+    }
+
+    public resolve(requested: string | null): string {
+        if (requested == null || requested === "") {
+            const fallback = this.defaultModel ?? this.entries.keys().next().value;
+            if (fallback == null || !this.entries.has(fallback))
+                throw new EngineError("not_ready", "The model library is empty: put GGUF files in --models-dir or give --model.");
+            return fallback;
+        }
+        if (this.entries.has(requested))
+            return requested;
+        const byAlias = [...this.entries.values()].find((entry) => entry.spec.aliases.includes(requested));
+        if (byAlias != null)
+            return byAlias.id;
+        throw new EngineError("model_not_found", `The model '${requested}' is not in the library.`,
+            {model: requested, served: [...this.entries.values()].flatMap((entry) => [entry.id, ...entry.spec.aliases])});
+    }
+
+    public list(): LibraryModel[] {
+        return [...this.entries.values()].map((entry) => entry.view());
+    }
+
+    public onChange(listener: () => void): () => void {
+        return this.changes.on(listener);
+    }
+
+    public onStateChange(listener: (state: EngineState) => void): () => void {
+        return this.stateChanges.on(listener);
+    }
+
+    public onGeneration(listener: (summary: GenerationSummary) => void): () => void {
+        return this.generations.on(listener);
+    }
+
+    /** `source`: a model's id, alias or file ("" = the default); a library loads only its own models. */
+    public async load(source: string, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> {
+        const byFile = [...this.entries.values()].find((entry) => source !== "" && path.resolve(source) === entry.spec.path);
+        const entry = byFile ?? this.entry(source);
+        entry.inFlight++;
+        try {
+            await this.ensureLoaded(entry, undefined, onProgress);
+            this.lastUsed = entry;
+            return entry.engine.model!;
+        } finally {
+            this.finished(entry);
+        }
+    }
+
+    /** Aborts running generations and unloads every model (the host's Unload Model). */
+    public async unload(): Promise<void> {
+        await Promise.all([...this.entries.values()].map((entry) => this.unloadEntry(entry)));
+    }
+
+    public loadModel(id: string, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> {
+        return this.load(id, onProgress);
+    }
+
+    public async unloadModel(id: string): Promise<boolean> {
+        const entry = this.entry(id);
+        if (!entry.resident)
+            return false;
+        // Its requests finish first: new ones wait for the unload and load it again.
+        while (entry.inFlight > 0 || entry.loading != null)
+            await Promise.race([new Promise<void>((resolve) => {
+                const off = this.released.on(() => {
+                    off();
+                    resolve();
+                });
+            }), entry.loading?.catch(() => undefined)]);
+        await this.unloadEntry(entry);
+        return true;
+    }
+
+    public stats(): EngineStats {
+        const loaded = [...this.entries.values()].filter((entry) => entry.loaded).map((entry) => entry.engine.stats());
+        const sum = (pick: (stats: EngineStats) => number) => loaded.reduce((total, stats) => total + pick(stats), 0);
+        const waitingForLoad = [...this.entries.values()].filter((entry) => entry.loading != null)
+            .reduce((total, entry) => total + entry.inFlight, 0);
+        return {
+            sequencesBusy: sum((stats) => stats.sequencesBusy), sequencesTotal: sum((stats) => stats.sequencesTotal),
+            queueDepth: sum((stats) => stats.queueDepth) + waitingForLoad, queueLimit: sum((stats) => stats.queueLimit)
+        };
+    }
+
+    public async countPromptTokens(turns: ChatTurn[], tools: ToolSpec[] = [], model?: string): Promise<number> {
+        const entry = this.entry(model ?? null);
+        entry.inFlight++;
+        try {
+            await this.ensureLoaded(entry);
+            return await entry.engine.countPromptTokens(turns, tools);
+        } finally {
+            this.finished(entry);
+        }
+    }
+
+    public generate(request: GenerationRequest): Promise<GenerationResult> {
+        return generateOnLease(this, request);
+    }
+
+    /**
+     * Loads the request's model if it must (the stream opens first: `onQueued`), then takes a sequence of it. The model
+     * counts the request as in flight from here to the lease's release.
+     */
+    public async acquire(turns: ChatTurn[], tools: ToolSpec[], signal?: AbortSignal, shape: PromptShape = {}): Promise<EngineLease> {
+        const entry = this.entry(shape.model ?? null);
+        entry.inFlight++;
+        let leased = false;
+        try {
+            if (!entry.loaded)
+                shape.onQueued?.();
+            await this.ensureLoaded(entry, signal);
+            const lease = await entry.engine.acquire(turns, tools, signal, shape);
+            leased = true;
+            this.lastUsed = entry;
+            let released = false;
+            return {
+                promptTokens: lease.promptTokens,
+                cachedPrefixTokens: lease.cachedPrefixTokens,
+                generate: (request) => lease.generate(request),
+                release: () => {
+                    if (released)
+                        return;
+                    released = true;
+                    lease.release();
+                    this.finished(entry);
+                }
+            };
+        } finally {
+            if (!leased)
+                this.finished(entry);
+        }
+    }
+
+    public async forgetPromptStates(partition?: string): Promise<number> {
+        const counts = await Promise.all([...this.entries.values()].map((entry) => entry.engine.forgetPromptStates(partition)));
+        return counts.reduce((total, count) => total + count, 0);
+    }
+
+    public async dispose(): Promise<void> {
+        if (this.idleTimer != null)
+            clearInterval(this.idleTimer);
+        await Promise.all([...this.entries.values()].map((entry) => entry.engine.dispose()));
+        this.changes.clear();
+    }
+
+    private entry(requested: string | null): LibraryEntry {
+        return this.entries.get(this.resolve(requested))!;
+    }
+
+    private finished(entry: LibraryEntry): void {
+        entry.inFlight = Math.max(0, entry.inFlight - 1);
+        entry.lastUsedAt = this.now();
+        this.released.emit();
+        this.changes.emit();
+    }
+
+    /** Loads the model unless it is loaded; requests for a model being loaded wait for the same load. */
+    private async ensureLoaded(entry: LibraryEntry, signal?: AbortSignal, onProgress?: (progress: LoadProgress) => void): Promise<void> {
+        while (!entry.loaded) {
+            signal?.throwIfAborted();
+            if (entry.unloading != null)
+                await entry.unloading;
+            else if (entry.loading != null)
+                await entry.loading;
+            else {
+                entry.loading = this.loadEntry(entry, signal, onProgress).finally(() => {
+                    entry.loading = null;
+                    this.changes.emit();
+                });
+                this.changes.emit();
+                await entry.loading;
+            }
+        }
+    }
+
+    private loadEntry(entry: LibraryEntry, signal?: AbortSignal, onProgress?: (progress: LoadProgress) => void): Promise<void> {
+        const turn = this.loadTurn.then(async () => {
+            if (entry.estimatedBytes == null) {
+                const estimate = await this.options.estimate(entry.spec);
+                entry.estimatedBytes = estimate.bytes;
+                entry.estimatedContextSize = estimate.contextSize;
+            }
+            const neededBytes = entry.estimatedBytes;
+            await this.makeRoom(entry, neededBytes, signal);
+            const started = performance.now();
+            try {
+                await entry.engine.load(entry.spec.path, onProgress);
+                entry.failure = null;
+            } catch (error) {
+                entry.failure = (error as Error).message;
+                this.options.log?.(`models: ${entry.id} failed to load: ${entry.failure}`);
+                throw error;
+            }
+            this.options.log?.(`models: loaded ${entry.id} in ${Math.round(performance.now() - started)} ms `
+                + `(about ${(neededBytes / 2 ** 20).toFixed(0)} MiB; ${[...this.entries.values()].filter((other) => other.loaded).length}`
+                + ` of at most ${this.limits.maxLoaded} loaded)`);
+        });
+        this.loadTurn = turn.catch(() => undefined);
+        return turn;
+    }
+
+    /** Unloads least recently used idle models until `entry` fits; waits while only busy ones stand in the way. */
+    private async makeRoom(entry: LibraryEntry, neededBytes: number, signal?: AbortSignal): Promise<void> {
+        for (;;) {
+            const others = [...this.entries.values()].filter((other) => other !== entry && other.resident);
+            const plan = planResidency(others.map((other) => ({
+                id: other.id, bytes: other.estimatedBytes ?? 0, lastUsedAt: other.lastUsedAt ?? 0,
+                busy: other.inFlight > 0 || other.loading != null
+            })), neededBytes, this.limits);
+            if (plan.kind === "never")
+                throw new EngineError("model_memory_exceeded", `The model '${entry.id}' does not fit the memory budget.`,
+                    {model: entry.id, memory: {requiredBytes: neededBytes, budgetBytes: this.limits.memoryBudgetBytes}});
+            if (plan.kind === "fits") {
+                for (const id of plan.evict) {
+                    this.options.log?.(`models: unloading ${id} (least recently used) to load ${entry.id}`);
+                    await this.unloadEntry(this.entries.get(id)!);
+                }
+                return;
+            }
+            await this.nextRelease(signal);
+        }
+    }
+
+    private nextRelease(signal?: AbortSignal): Promise<void> {
+        return new Promise((resolve, reject) => {
+            const off = this.released.on(() => {
+                off();
+                signal?.removeEventListener("abort", onAbort);
+                resolve();
+            });
+            const onAbort = () => {
+                off();
+                reject(new EngineError("aborted", "The request was cancelled while its model waited for room to load."));
+            };
+            signal?.addEventListener("abort", onAbort, {once: true});
+        });
+    }
+
+    private async unloadEntry(entry: LibraryEntry): Promise<void> {
+        if (entry.unloading != null)
+            return entry.unloading;
+        if (entry.engine.state !== "ready")
+            return;
+        entry.unloading = entry.engine.unload().finally(() => {
+            entry.unloading = null;
+            this.changes.emit();
+        });
+        this.changes.emit();
+        return entry.unloading;
+    }
+
+    private unloadIdle(idleMs: number): void {
+        const now = this.now();
+        for (const entry of this.entries.values())
+            if (entry.loaded && entry.inFlight === 0 && entry.lastUsedAt != null && now - entry.lastUsedAt >= idleMs) {
+                this.options.log?.(`models: unloading ${entry.id} (idle for ${Math.round((now - entry.lastUsedAt) / 1000)} s)`);
+                void this.unloadEntry(entry);
+            }
+    }
+}
