@@ -9,6 +9,7 @@ import type {
     LoadProgress, ModelDirectory, ModelInfo, PromptShape, ToolSpec
 } from "../types.js";
 import {LibraryEntry, type LibraryModelSpec} from "./LibraryEntry.js";
+import {ReleaseSignal} from "./ReleaseSignal.js";
 import {planResidency} from "./residency.js";
 
 export type ModelLibraryOptions = {
@@ -43,7 +44,7 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
     private readonly generations = new Emitter<GenerationSummary>();
     private readonly stateChanges = new Emitter<EngineState>();
     /** A request released its model: a load waiting for room looks again. */
-    private readonly released = new Emitter<void>();
+    private readonly released = new ReleaseSignal();
     /** Loads run one at a time, so two never count the same free memory. */
     private loadTurn: Promise<unknown> = Promise.resolve();
     private lastUsed: LibraryEntry | null = null;
@@ -166,21 +167,17 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
             return false;
         // Its requests finish first: new ones wait for the unload and load it again.
         while (entry.inFlight > 0 || entry.loading != null)
-            await Promise.race([new Promise<void>((resolve) => {
-                const off = this.released.on(() => {
-                    off();
-                    resolve();
-                });
-            }), entry.loading?.catch(() => undefined)]);
+            await Promise.race([this.released.next(), entry.loading?.catch(() => undefined)]);
         await this.unloadEntry(entry);
         return true;
     }
 
+    /** The loaded models' sequences and queues summed; requests waiting for a model to load count as queued. */
     public stats(): EngineStats {
-        const loaded = [...this.entries.values()].filter((entry) => entry.loaded).map((entry) => entry.engine.stats());
+        const entries = [...this.entries.values()];
+        const loaded = entries.filter((entry) => entry.loaded).map((entry) => entry.engine.stats());
         const sum = (pick: (stats: EngineStats) => number) => loaded.reduce((total, stats) => total + pick(stats), 0);
-        const waitingForLoad = [...this.entries.values()].filter((entry) => entry.loading != null)
-            .reduce((total, entry) => total + entry.inFlight, 0);
+        const waitingForLoad = entries.reduce((total, entry) => total + (entry.loading != null ? entry.inFlight : 0), 0);
         return {
             sequencesBusy: sum((stats) => stats.sequencesBusy), sequencesTotal: sum((stats) => stats.sequencesTotal),
             queueDepth: sum((stats) => stats.queueDepth) + waitingForLoad, queueLimit: sum((stats) => stats.queueLimit)
@@ -322,23 +319,8 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
                 }
                 return;
             }
-            await this.nextRelease(signal);
+            await this.released.next(signal);
         }
-    }
-
-    private nextRelease(signal?: AbortSignal): Promise<void> {
-        return new Promise((resolve, reject) => {
-            const off = this.released.on(() => {
-                off();
-                signal?.removeEventListener("abort", onAbort);
-                resolve();
-            });
-            const onAbort = () => {
-                off();
-                reject(new EngineError("aborted", "The request was cancelled while its model waited for room to load."));
-            };
-            signal?.addEventListener("abort", onAbort, {once: true});
-        });
     }
 
     private async unloadEntry(entry: LibraryEntry): Promise<void> {

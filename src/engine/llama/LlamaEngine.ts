@@ -1,5 +1,5 @@
 import path from "node:path";
-import type {Llama, LlamaContext, LlamaModel} from "node-llama-cpp";
+import type {Llama, LlamaContext} from "node-llama-cpp";
 import {AfterDispatch} from "./runtime/AfterDispatch.js";
 import {ChatWrapperVariants, type PromptShape} from "./prompt/ChatWrapperVariants.js";
 import type {ChatFormatChoice} from "./families/chatFormatChoice.js";
@@ -23,6 +23,7 @@ import {SequencePool} from "./runtime/SequencePool.js";
 import {SpeculativeDecoding, type SpeculativeSetting} from "./runtime/SpeculativeDecoding.js";
 import {defaultKeyCacheType, type KeyCacheType} from "../keyCacheType.js";
 import {nativeKeyCacheType, usableKeyCacheType} from "./runtime/nativeKeyCacheType.js";
+import {metadataNames} from "./runtime/metadataNames.js";
 import type {
     ChatEngine, ChatTurn, EngineLease, EngineState, EngineStats, GenerationRequest, GenerationResult, GenerationSummary, GpuChoice,
     LoadProgress, ModelInfo, ToolSpec
@@ -352,13 +353,4 @@ export class LlamaEngine implements ChatEngine {
         this.currentState = state;
         this.stateChanges.emit(state);
     }
-}
-
-/** The model's name and architecture as its GGUF metadata gives them (the editor's model picker shows them). */
-function metadataNames(model: Pick<LlamaModel, "fileInfo">): Pick<ModelInfo, "name" | "architecture"> {
-    const general = model.fileInfo.metadata.general as {name?: unknown, architecture?: unknown} | undefined;
-    const text = (value: unknown) => typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
-    const name = text(general?.name);
-    const architecture = text(general?.architecture);
-    return {...name == null ? {} : {name}, ...architecture == null ? {} : {architecture}};
 }

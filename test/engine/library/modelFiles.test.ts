@@ -21,15 +21,15 @@ test("a models folder: plain, split and per-folder models; projectors attached, 
     file("gemma-3-4b/mmproj-model-f16.gguf", 5);
     file("notes.txt");
     file(".hidden.gguf");
-    const models = await scanModelsFolder(root);
-    assert.deepEqual(models.map((model) => [model.id, model.parts, model.bytes, model.quantization]), [
+    const found = await scanModelsFolder(root);
+    assert.deepEqual(found.map((model) => [model.id, model.parts, model.bytes, model.quantization]), [
         ["big-model-Q8_0", 2, 100, "Q8_0"],
         ["gemma-3-4b-it-Q4_0", 1, 40, "Q4_0"],
         ["Qwen3-Coder-30B-A3B-Instruct-Q4_K_M", 1, 100, "Q4_K_M"]
     ]);
-    assert.equal(models[0]!.path, path.join(root, "big-model-Q8_0-00001-of-00002.gguf"));
-    assert.equal(models[1]!.projector, path.join(root, "gemma-3-4b/mmproj-model-f16.gguf"));
-    assert.equal(models[2]!.projector, null);
+    assert.equal(found[0]!.path, path.join(root, "big-model-Q8_0-00001-of-00002.gguf"));
+    assert.equal(found[1]!.projector, path.join(root, "gemma-3-4b/mmproj-model-f16.gguf"));
+    assert.equal(found[2]!.projector, null);
 });
 
 test("ids and quantizations from names", () => {
