@@ -8,6 +8,7 @@ import type {BackgroundJobs} from "../responses/background/BackgroundJobs.js";
 import type {AppliedBounds} from "../store/BoundedStore.js";
 import type {StoreCounters} from "../store/storeBounds.js";
 import type {StreamReaderSlots} from "./StreamReaderSlots.js";
+import {ModelMetrics} from "./modelMetrics.js";
 
 /**
  * A store as status and metrics read it: its occupancy and cumulative counts, and the bounds it applies. The host
@@ -32,6 +33,7 @@ const prefix = "local_responses_";
 export class ServerMetrics {
     public readonly registry = new Registry();
     private readonly requests: Counter<"method" | "route" | "status">;
+    private readonly byModel: ModelMetrics;
     private readonly latency: Histogram<"method" | "route">;
     private readonly tokens: Counter<"protocol" | "kind">;
     private readonly generations: Counter<"protocol" | "status">;
@@ -101,6 +103,7 @@ export class ServerMetrics {
         gauge("background_stream_readers", "Background stream readers attached.", () => sources.readers.active);
 
         upstreamMetrics(this.registry, sources.engine);
+        this.byModel = new ModelMetrics(this.registry, sources.engine);
 
         // Cumulative counts the stores keep themselves, exported as counters by their growth since the last scrape.
         cumulativeCounter(this.registry, "store_events_total", "Response store events: hit, miss, write, eviction, expiration, deletion.",
@@ -151,6 +154,7 @@ export class ServerMetrics {
             this.ownerTotals.set(stats.owner, own = new Map<ApiProtocol, ProtocolTotals>());
         addTo(own, stats);
         this.generations.inc({protocol, status: stats.status});
+        this.byModel.record(stats);
         this.tokens.inc({protocol, kind: "input"}, stats.inputTokens);
         this.tokens.inc({protocol, kind: "cached"}, stats.cachedTokens);
         this.tokens.inc({protocol, kind: "output"}, stats.outputTokens);

@@ -16,6 +16,8 @@ import type {ResponseObject, ResponseStatus} from "../../protocol/wire.js";
 
 export type GenerationStats = {
     protocol: ApiProtocol,
+    /** The model that answered (the response's `model`). */
+    model: string,
     /** Whose generation it was: `/metrics` and `/v1/status` show each key its own. */
     owner: string,
     inputTokens: number,
@@ -167,6 +169,7 @@ export class GenerationRunner {
             writes.push(conversations.written());
         this.options.onGeneration?.({
             protocol: prepared.protocol,
+            model: response.model,
             owner: prepared.owner,
             inputTokens: result.usage.inputTokens,
             cachedTokens: result.usage.cachedTokens,

@@ -1,4 +1,5 @@
 import {Router} from "express";
+import type {ModelDirectory} from "../../engine/types.js";
 import type {ServerMetrics, MetricsSources, StoreOccupancy} from "../metrics.js";
 import {chatFormatWire} from "./chatFormatWire.js";
 
@@ -24,6 +25,7 @@ export function statusRouter(sources: MetricsSources, metrics: ServerMetrics, se
                     ...model.batchSize != null && {batch_size: model.batchSize}
                 },
             engine: engineStatus(sources),
+            ...sources.engine.library != null && {models: libraryStatus(sources.engine.library)},
             responses: storeStatus(store),
             conversations: storeStatus(conversations),
             background: {
@@ -51,6 +53,25 @@ export function statusRouter(sources: MetricsSources, metrics: ServerMetrics, se
 function engineStatus(sources: MetricsSources): Record<string, unknown> {
     const {speculative, ...stats} = sources.engine.stats();
     return {state: sources.engine.state, ...snake(stats), ...speculative != null && {speculative: snake(speculative)}};
+}
+
+/** A model library's limits and each model's state, memory estimate, sequences, queue and last use. */
+function libraryStatus(library: ModelDirectory): Record<string, unknown> {
+    const {maxLoaded, memoryBudgetBytes, idleUnloadSeconds} = library.limits;
+    const models = library.list();
+    return {
+        max_loaded: maxLoaded, memory_budget_bytes: memoryBudgetBytes, idle_unload_seconds: idleUnloadSeconds,
+        loaded: models.filter((model) => model.status === "loaded").length,
+        memory_estimate_bytes: models.filter((model) => model.status !== "unloaded" && model.status !== "failed")
+            .reduce((total, model) => total + (model.estimatedBytes ?? 0), 0),
+        data: models.map((model) => ({
+            id: model.id, status: model.status, ...model.failure != null && {failure: model.failure},
+            memory_estimate_bytes: model.estimatedBytes, context_size: model.contextSize, in_flight: model.inFlight,
+            last_used_at: model.lastUsedAt == null ? null : Math.floor(model.lastUsedAt / 1000),
+            ...model.stats != null && {sequences_busy: model.stats.sequencesBusy, sequences_total: model.stats.sequencesTotal,
+                queue_depth: model.stats.queueDepth}
+        }))
+    };
 }
 
 /** A store's occupancy and counters, then the bounds it applies. */

@@ -85,6 +85,24 @@ describe("three models in one folder, at most two loaded", () => {
         assert.ok(library.log.some((line) => line.includes("unloading stories260K (least recently used) to load stories260K-think")));
     });
 
+    test("/v1/status and /metrics show each model: state, memory, use; generations and tokens by model", async () => {
+        const headers = {authorization: "Bearer sk-library"};
+        const status = await (await fetch(`${library.url}/status`, {headers})).json() as {models: {
+            max_loaded: number, loaded: number, data: {id: string, status: string, memory_estimate_bytes: number | null,
+                last_used_at: number | null, sequences_total?: number}[]
+        }};
+        assert.equal(status.models.max_loaded, 2);
+        assert.equal(status.models.loaded, 2);
+        const qwen = status.models.data.find((model) => model.id === "stories260K-qwen")!;
+        assert.equal(qwen.status, "loaded");
+        assert.ok(qwen.memory_estimate_bytes! > 0 && qwen.last_used_at! > 0 && qwen.sequences_total! >= 1);
+        const metrics = await (await fetch(`${library.url.replace(/\/v1$/, "")}/metrics`, {headers})).text();
+        assert.match(metrics, /^local_responses_model_loaded\{model="stories260K-qwen"\} 1$/m);
+        assert.match(metrics, /^local_responses_model_loaded\{model="stories260K"\} 0$/m);
+        assert.match(metrics, /^local_responses_model_generations_total\{model="stories260K-think",status="\w+"\} 1$/m);
+        assert.match(metrics, /^local_responses_model_tokens_total\{model="stories260K-qwen",kind="output"\} [1-9]/m);
+    });
+
     test("never the one with a request in flight, even when it is the least recently used", async () => {
         // A lease on stories260K-qwen (used before -think) holds one of its sequences, as a request in flight does.
         const lease = await library.host.engine.acquire([{role: "user", text: "Hi"}], [], undefined, {model: "stories260K-qwen"});
