@@ -6,7 +6,9 @@ import {after, describe, test} from "node:test";
 import OpenAI from "openai";
 import {defaultConfig, type HostConfig, type LibrarySettings} from "../../../src/host/config.js";
 import {LocalResponsesHost} from "../../../src/host/LocalResponsesHost.js";
-import {models} from "../../helpers/paths.js";
+import {serveCli} from "../../helpers/cliServer.js";
+import {models, repoRoot} from "../../helpers/paths.js";
+import {runCli} from "../../helpers/runCli.js";
 
 /**
  * The model library on the real engine: the three shared stories260K models (ChatML, Qwen's template, the thinking
@@ -207,5 +209,32 @@ describe("a memory budget, presets and idle unloading", () => {
         } finally {
             await library.host.dispose();
         }
+    });
+});
+
+describe("the headless CLI with --model twice", () => {
+    test("serves both, the first loaded at start as the default; a bad presets file stops it with one line", async () => {
+        const server = await serveCli(["--model", models.chatml, "--model", models.qwen, "--no-auth", "--store", "memory",
+            "--threads", "1", "--context-size", "1024"]);
+        try {
+            assert.match(server.stderr(), /models: library of 2 \(stories260K, stories260K-qwen\)/);
+            const list = await (await fetch(`${server.url}/models`)).json() as {data: {id: string, status: string}[]};
+            assert.deepEqual(list.data.map((model) => [model.id, model.status]),
+                [["stories260K", "loaded"], ["stories260K-qwen", "unloaded"]]);
+            const answer = await (await fetch(`${server.url}/chat/completions`, {
+                method: "POST", headers: {"content-type": "application/json"},
+                body: JSON.stringify({model: "stories260K-qwen", messages: [{role: "user", content: "Once"}], max_tokens: 4})
+            })).json() as {model: string};
+            assert.equal(answer.model, "stories260K-qwen");
+        } finally {
+            server.child.kill("SIGTERM");
+        }
+        const presets = path.join(root, "typo.json");
+        fs.writeFileSync(presets, JSON.stringify({models: {"stories260K": {context: 4096}}}));
+        const refused = await runCli(process.execPath, [path.join(repoRoot, "dist/cli.js"), "serve", "--port", "0", "--no-auth",
+            "--store", "memory", "--model", models.chatml, "--models-preset", presets],
+        {cwd: root, env: {PATH: process.env.PATH, HOME: root}, timeoutMs: 60_000});
+        assert.equal(refused.code, 1);
+        assert.match(refused.stderr, /models\.stories260K\.context is not a preset setting \(known: path, aliases, context_size/);
     });
 });

@@ -135,7 +135,7 @@ describe("the other bodies' schemas", () => {
     const noCompactor = {compactWindow: () => assert.fail("compacted a refused body")} as unknown as Compactor;
     const compactRefusal = async (body: unknown) => {
         try {
-            await compactResponse(noCompactor, "m", body, () => undefined, "owner");
+            await compactResponse(noCompactor, () => "m", body, () => undefined, "owner");
         } catch (error) {
             assert.ok(error instanceof ApiError);
             return error;
