@@ -216,7 +216,7 @@ function addTo(totals: Map<ApiProtocol, ProtocolTotals>, stats: GenerationStats)
 /** The metric families that follow requests one by one: the full view only. */
 const trafficFamilies = new Set([
     "http_requests_total", "http_request_duration_seconds", "tokens_total", "generations_total", "generations_aborted_total",
-    "time_to_first_token_seconds", "generation_tokens_per_second"
+    "time_to_first_token_seconds", "generation_tokens_per_second", "model_generations_total", "model_tokens_total"
 ].map((name) => `${prefix}${name}`));
 
 /** The family a line of Prometheus text belongs to (`# HELP name …`, `name{…} value`, a histogram's `_bucket`…). */

@@ -56,3 +56,26 @@ describe("--batch-size", () => {
         assert.throws(() => parseCliOptions(["--batch-size", "0"], {}), CliUsageError);
     });
 });
+
+describe("the model library's flags", () => {
+    it("--model repeats (the first is the default model); the library's limits from flags or the environment", () => {
+        const {config} = parseCliOptions(["--model", "a.gguf", "--model", "b.gguf", "--model", "c.gguf", "--models-dir", "/m",
+            "--max-loaded-models", "2", "--memory-budget", "24GiB", "--idle-unload-secs", "600"], {});
+        assert.equal(config.modelPath, "a.gguf");
+        assert.deepEqual(config.library, {
+            extraModelPaths: ["b.gguf", "c.gguf"], modelsDir: "/m", presetsFile: null, maxLoaded: 2, memoryBudgetBytes: 24 * 2 ** 30,
+            idleUnloadSeconds: 600
+        });
+        const fromEnv = parseCliOptions([], {LOCAL_RESPONSES_MEMORY_BUDGET: "512MiB", LOCAL_RESPONSES_MODELS_DIR: "/n"}).config.library;
+        assert.equal(fromEnv.memoryBudgetBytes, 512 * 2 ** 20);
+        assert.equal(fromEnv.modelsDir, "/n");
+        assert.equal(parseCliOptions(["--memory-budget", "1073741824"], {}).config.library.memoryBudgetBytes, 2 ** 30);
+        assert.equal(parseCliOptions(["--memory-budget", "8G"], {}).config.library.memoryBudgetBytes, 8 * 2 ** 30);
+        assert.equal(parseCliOptions([], {}).config.library.idleUnloadSeconds, null);
+    });
+
+    it("refuses a size it cannot read", () => {
+        assert.throws(() => parseCliOptions(["--memory-budget", "lots"], {}),
+            (error: unknown) => error instanceof CliUsageError && /--memory-budget must be a size in bytes/.test(error.message));
+    });
+});
