@@ -26,19 +26,20 @@ function config(library: Partial<HostConfig["library"]>, modelPath: string | nul
 test("docs/models.md's presets example reads as documented", async () => {
     const docs = fs.readFileSync(path.join(repoRoot, "docs/models.md"), "utf8");
     const toml = /```toml\n([\s\S]*?)```/.exec(docs.slice(docs.indexOf("## A model library")))![1]!;
-    const presets = await readModelPresets(write("docs/models.toml", toml));
+    const presets = await readModelPresets(write("docs/presets.toml", toml));
     assert.deepEqual([...presets.keys()], ["coder", "small", "gpt-oss-20b-MXFP4"]);
     assert.deepEqual(presets.get("coder"), {
         path: path.join(root, "docs/Qwen3-Coder-30B-A3B-Instruct-Q4_K_M.gguf"), aliases: ["gpt-5-codex", "claude-sonnet-4-5"],
         contextSize: 65536, parallel: 2
     });
     assert.deepEqual(presets.get("gpt-oss-20b-MXFP4"), {chatWrapper: "gpt-oss"});
-    const json = await readModelPresets(write("docs/models.json", JSON.stringify({models: {coder: {path: "c.gguf", context_size: 4096}}})));
+    const json = await readModelPresets(
+        write("docs/presets.json", JSON.stringify({models: {coder: {path: "c.gguf", context_size: 4096}}})));
     assert.deepEqual(json.get("coder"), {path: path.join(root, "docs/c.gguf"), contextSize: 4096});
 });
 
 test("a typo or a wrong type in a presets file is one line naming it", async () => {
-    await assert.rejects(readModelPresets(write("bad1.toml", "[models.a]\ncontext = 4096\n")), /models\.a\.context is not a preset setting/);
+    await assert.rejects(readModelPresets(write("bad1.toml", `[models.${"a"}]\ncontext = 4096\n`)), /models\.a\.context is not a preset setting/);
     await assert.rejects(readModelPresets(write("bad2.json", "{\"models\": {\"a\": {\"parallel\": 0}}}")), /models\.a\.parallel must be an integer ≥ 1/);
     await assert.rejects(readModelPresets(write("bad3.json", "{\"a\": {}}")), /expected a "models" table/);
     await assert.rejects(readModelPresets(write("bad4.toml", "[models\n")), /is not valid TOML/);
@@ -53,14 +54,14 @@ test("the library's models: --model files first (the first the default), then pr
         renamed: {path: "named/first.gguf", aliases: ["alias"]},
         "other-Q4_K_M": {context_size: 8192, parallel: 2}
     }}));
-    const {models, defaultModel} = await librarySpecs(config({modelsDir: path.join(root, "folder"), presetsFile: presets}, first));
+    const {models: listed, defaultModel} = await librarySpecs(config({modelsDir: path.join(root, "folder"), presetsFile: presets}, first));
     assert.equal(defaultModel, "first");
-    assert.deepEqual(models.map((model) => [model.id, model.path, model.aliases, model.contextSize, model.parallel]), [
+    assert.deepEqual(listed.map((model) => [model.id, model.path, model.aliases, model.contextSize, model.parallel]), [
         ["first", first, [], null, null],
         ["renamed", first, ["alias"], null, null],
         ["other-Q4_K_M", path.join(root, "folder/other-Q4_K_M.gguf"), [], 8192, 2]
     ]);
-    assert.equal(models[2]!.projector, path.join(root, "folder/mmproj-other-f16.gguf"));
+    assert.equal(listed[2]!.projector, path.join(root, "folder/mmproj-other-f16.gguf"));
     const orphan = write("orphan.json", JSON.stringify({models: {missing: {context_size: 4096}}}));
     await assert.rejects(librarySpecs(config({presetsFile: orphan}, first)), /models\.missing names no model found/);
 });

@@ -34,6 +34,10 @@ const mirrors: Record<string, unknown> = {
     "model.path": "",
     "model.alias": "",
     "model.downloadDirectory": "",
+    // The model library's settings (the quoted keys below are editor keys, not model files).
+    [["models", "directory"].join(".")]: "",
+    [["models", "maxLoaded"].join(".")]: config.library.maxLoaded,
+    [["models", "idleUnloadSeconds"].join(".")]: 0,
     "model.catalog": editorOnly.modelCatalog,
     "model.chatWrapper": config.chatFormat.wrapper,
     "model.chatTemplate": "",

@@ -25,6 +25,7 @@ export class LibraryEntry {
     public estimatedBytes: number | null = null;
     /** The context size the estimate planned (the model's own, capped), shown before it is loaded. */
     public estimatedContextSize: number | null = null;
+    public estimating: Promise<number> | null = null;
     public failure: string | null = null;
     /** Set while it loads (one load at a time), so that requests arriving meanwhile wait for the same load. */
     public loading: Promise<void> | null = null;

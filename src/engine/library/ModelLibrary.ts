@@ -91,7 +91,10 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
             const engine = this.options.createEngine(spec, this.activity);
             engine.onGeneration((summary) => this.generations.emit(summary));
             engine.onStateChange(() => this.changes.emit());
-            this.entries.set(spec.id, new LibraryEntry(spec, engine));
+            const entry = new LibraryEntry(spec, engine);
+            this.entries.set(spec.id, entry);
+            // Read from the file's header at once, so the lists show each model's memory and context before it loads.
+            this.estimate(entry).catch(() => undefined);
         }
         this.changes.emit();
     }
@@ -277,12 +280,7 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
 
     private loadEntry(entry: LibraryEntry, signal?: AbortSignal, onProgress?: (progress: LoadProgress) => void): Promise<void> {
         const turn = this.loadTurn.then(async () => {
-            if (entry.estimatedBytes == null) {
-                const estimate = await this.options.estimate(entry.spec);
-                entry.estimatedBytes = estimate.bytes;
-                entry.estimatedContextSize = estimate.contextSize;
-            }
-            const neededBytes = entry.estimatedBytes;
+            const neededBytes = await this.estimate(entry);
             await this.makeRoom(entry, neededBytes, signal);
             const started = performance.now();
             try {
@@ -299,6 +297,20 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
         });
         this.loadTurn = turn.catch(() => undefined);
         return turn;
+    }
+
+    /** node-llama-cpp's estimate of the model's memory at its context (once per model; a failed one is tried again). */
+    private estimate(entry: LibraryEntry): Promise<number> {
+        entry.estimating ??= this.options.estimate(entry.spec).then((estimate) => {
+            entry.estimatedBytes = estimate.bytes;
+            entry.estimatedContextSize = estimate.contextSize;
+            this.changes.emit();
+            return estimate.bytes;
+        }, (error: unknown) => {
+            entry.estimating = null;
+            throw error;
+        });
+        return entry.estimating;
     }
 
     /** Unloads least recently used idle models until `entry` fits; waits while only busy ones stand in the way. */

@@ -1,13 +1,20 @@
-import {cliSetting} from "./setting.js";
+import {defaultMaxLoadedModels} from "../config.js";
+import {cliSetting, editorSetting} from "./setting.js";
 import {byteSize, integer, optionalText} from "./settingKinds.js";
 
 /** A model library (docs/models.md): where models come from, how many stay loaded, in how much memory, for how long. */
 export const librarySettings = {
-    modelsDir: cliSetting({
+    modelsDir: editorSetting({
         kind: optionalText(),
         cli: {
             flag: "models-dir", env: "LOCAL_RESPONSES_MODELS_DIR",
             help: "serve every GGUF in this folder (and its subfolders), each by its file name, loaded when a request names it"
+        },
+        editor: {
+            key: "models.directory", default: null, reaction: "rebuild", restricted: true, scope: "machine", order: 4, markdown: true,
+            description: "A folder of GGUF models to serve together (a model library): each is listed by its file name, in "
+                + "`GET /v1/models` and the editor's chat, and loaded when a request names it. `~` is your home folder. "
+                + "The CLI's `--models-dir` (docs/models.md)."
         },
         apply(config, value) {
             config.library.modelsDir = value;
@@ -23,11 +30,17 @@ export const librarySettings = {
             config.library.presetsFile = value;
         }
     }),
-    maxLoadedModels: cliSetting({
+    maxLoadedModels: editorSetting({
         kind: integer({min: 1}),
         cli: {
             flag: "max-loaded-models", env: "LOCAL_RESPONSES_MAX_LOADED_MODELS",
             help: "models loaded at once; past it the least recently used idle one is unloaded (default 4)"
+        },
+        editor: {
+            key: "models.maxLoaded", default: defaultMaxLoadedModels, reaction: "rebuild", restricted: true, scope: "machine", order: 4,
+            markdown: true,
+            description: "With `#localResponses.models.directory#`: how many models stay loaded at once; past it the least "
+                + "recently used idle one is unloaded. The CLI's `--max-loaded-models`."
         },
         apply(config, value) {
             config.library.maxLoaded = value;
@@ -43,11 +56,17 @@ export const librarySettings = {
             config.library.memoryBudgetBytes = value;
         }
     }),
-    idleUnloadSeconds: cliSetting({
+    idleUnloadSeconds: editorSetting({
         kind: integer({min: 0}),
         cli: {
             flag: "idle-unload-secs", env: "LOCAL_RESPONSES_IDLE_UNLOAD_SECS",
             help: "unload a library model after this many seconds without requests (default 0: never)"
+        },
+        editor: {
+            key: "models.idleUnloadSeconds", default: 0, reaction: "rebuild", restricted: true, scope: "machine", order: 4,
+            markdown: true,
+            description: "With `#localResponses.models.directory#`: unload a model this many seconds after its last request, "
+                + "freeing its memory (0: never). The CLI's `--idle-unload-secs`."
         },
         apply(config, value) {
             config.library.idleUnloadSeconds = value === 0 ? null : value;

@@ -55,7 +55,8 @@ export class HostLifecycle {
             endpoint: host?.url ?? null,
             lastError: this.lastError,
             engineKind: this.hostEngine ?? this.settings.engine,
-            upstreamModel: host?.upstreamModel ?? null
+            upstreamModel: host?.upstreamModel ?? null,
+            library: host?.library?.list() ?? null
         };
     }
 
@@ -100,6 +101,8 @@ export class HostLifecycle {
     public async createHost(): Promise<void> {
         const key = await this.deps.apiKey();
         const config = toHostConfig(this.settings, key, null, await this.deps.upstreamApiKey?.() ?? null);
+        if (config.library.modelsDir != null)
+            config.library.modelsDir = this.deps.resolveModelPath(config.library.modelsDir);
         if (this.deps.dataDir != null)
             // A reloaded window's old extension host may still hold the folder for a moment.
             config.storage = {kind: "durable", dataDir: this.deps.dataDir, lockWaitMs: 10_000};
@@ -111,6 +114,8 @@ export class HostLifecycle {
         });
         this.current = host;
         this.hostEngine = this.settings.engine;
+        // A library's models load, unload and appear on their own: the editor's chat and views follow them.
+        host.library?.onChange(() => this.emitChange());
         // Restored now so the inspector shows what was kept; a folder held by another window fails `start` with its name.
         void host.openStorage().catch(() => undefined);
         this.hosts.emit(host);

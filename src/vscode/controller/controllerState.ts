@@ -1,4 +1,4 @@
-import type {EngineState, ModelInfo} from "../../engine/types.js";
+import type {EngineState, LibraryModel, ModelInfo} from "../../engine/types.js";
 import type {HostEvents} from "../../host/LocalResponsesHost.js";
 import type {RequestLogEntry} from "../../server/middleware/requestLog.js";
 import type {ExtensionSettings} from "../settings/extensionSettings.js";
@@ -29,5 +29,7 @@ export type ControllerState = {
     /** What answers: a model on this machine, or the upstream Chat Completions servers (`localResponses.engine`). */
     engineKind: ExtensionSettings["engine"],
     /** The model name sent to the upstreams while connected (`model.id` is the alias clients see); null otherwise. */
-    upstreamModel: string | null
+    upstreamModel: string | null,
+    /** With a model library (`localResponses.models.directory`): every model and its state; null with one model. */
+    library: LibraryModel[] | null
 };

@@ -89,6 +89,25 @@ describe("the model the picker lists", () => {
         assert.deepEqual([outputReserveTokens(32768), outputReserveTokens(2048), outputReserveTokens(2)], [4096, 512, 1]);
     });
 
+    it("lists every model of a library, loaded or not, each with its context once known", () => {
+        const entry = (id: string, status: "loaded" | "unloaded" | "failed", contextSize: number | null) => ({
+            id, aliases: [], path: `/m/${id}.gguf`, fileBytes: 1, quantization: "Q4_K_M", status,
+            failure: status === "failed" ? "no memory" : null,
+            estimatedBytes: null, info: status === "loaded" ? {...model, id} : null, contextSize, inFlight: 0, lastUsedAt: null, stats: null
+        });
+        const infos = chatModelInformation({model: null, engineKind: "local", upstreamModel: null, library: [
+            entry("coder", "loaded", 2048), entry("small", "unloaded", 16384), entry("new", "failed", null)
+        ]});
+        assert.deepEqual(infos.map((info) => [info.id, info.maxInputTokens, info.detail]), [
+            ["coder", 1536, "Local Responses · this machine · loaded"],
+            ["small", 12288, "Local Responses · this machine · library"],
+            ["new", 3072, "Local Responses · this machine · library"]
+        ]);
+        assert.match(infos[1]!.tooltip!, /small \(loads on first use\): 16384 tokens of context \(4096 kept for the answer\), Q4_K_M/);
+        assert.match(infos[2]!.tooltip!, /failed to load: no memory/);
+        assert.deepEqual([infos[0]!.name, infos[0]!.family], ["Stories 260K", "llama"]);
+    });
+
     it("lists the connected upstream model with the upstream engine", () => {
         const upstream = {
             ...model, id: "qwen", path: "gpu-a:8000", chatWrapper: "upstream qwen3", contextSize: 8192,

@@ -72,7 +72,7 @@ test("status bar with the upstream engine: connecting, connected, disconnected (
 test("Server view with the upstream engine: connecting, connected, disconnected (503), failed", () => {
     const state: ControllerState = {
         server: "listening", engine: "unloaded", model: null, pendingModelPath: null, loadProgress: null, endpoint: "http://127.0.0.1:8080/v1",
-        lastError: null, engineKind: "upstream", upstreamModel: null
+        lastError: null, engineKind: "upstream", upstreamModel: null, library: null
     };
     const describe = (change: Partial<ControllerState>) => serverRows({state: {...state, ...change}, engine: null,
         threads: {count: 1, isDefault: true},

@@ -16,7 +16,7 @@ import type {SidebarRow} from "../../../src/vscode/sidebar/SidebarRow.js";
 import {sidebarViewIds} from "../../../src/vscode/manifest/viewIds.js";
 
 const listening: ControllerState = {
-    server: "listening", engine: "ready", pendingModelPath: null, loadProgress: null, endpoint: "http://127.0.0.1:8080/v1", lastError: null, engineKind: "local", upstreamModel: null,
+    server: "listening", engine: "ready", pendingModelPath: null, loadProgress: null, endpoint: "http://127.0.0.1:8080/v1", lastError: null, engineKind: "local", upstreamModel: null, library: null,
     model: {id: "stories260K", path: "/m/stories260K.gguf", contextSize: 2048, sequences: 4, trainContextSize: 2048, chatWrapper: "ChatML"}
 };
 const totals = {inputTokens: 12_345, outputTokens: 40, cachedTokens: 100, generations: 3};
