@@ -101,8 +101,11 @@ export class HostLifecycle {
     public async createHost(): Promise<void> {
         const key = await this.deps.apiKey();
         const config = toHostConfig(this.settings, key, null, await this.deps.upstreamApiKey?.() ?? null);
-        if (config.library.modelsDir != null)
+        if (config.library.modelsDir != null) {
             config.library.modelsDir = this.deps.resolveModelPath(config.library.modelsDir);
+            // The model file setting is the library's default model (listed even when it lies outside the folder).
+            config.modelPath = this.configuredModel(this.settings);
+        }
         if (this.deps.dataDir != null)
             // A reloaded window's old extension host may still hold the folder for a moment.
             config.storage = {kind: "durable", dataDir: this.deps.dataDir, lockWaitMs: 10_000};

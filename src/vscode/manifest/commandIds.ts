@@ -24,6 +24,7 @@ export const commandIds = {
     sidebarRevealModel: "localResponses.sidebar.revealModel",
     sidebarDeleteModel: "localResponses.sidebar.deleteModel",
     sidebarForgetModel: "localResponses.sidebar.forgetModel",
+    sidebarUnloadModel: "localResponses.sidebar.unloadModel",
     sidebarOpenResponse: "localResponses.sidebar.openResponse",
     sidebarDeleteResponse: "localResponses.sidebar.deleteResponse",
     sidebarOpenJob: "localResponses.sidebar.openJob",

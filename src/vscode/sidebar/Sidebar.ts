@@ -8,6 +8,7 @@ import {formatBytes} from "../models/formatBytes.js";
 import {deletableModel} from "../models/deletableModel.js";
 import {jobRows} from "./jobRows.js";
 import {listModelFiles} from "../models/listModelFiles.js";
+import {libraryModelRows} from "./libraryModelRows.js";
 import {modelRows} from "./modelRows.js";
 import {upstreamModelRows} from "./upstreamModelRows.js";
 import {responseRows} from "./responseRows.js";
@@ -91,7 +92,9 @@ export class Sidebar implements vscode.Disposable {
         this.disposables.push(
             run(commandIds.sidebarLoadModel, this.models, (row) => row.contextValue?.startsWith("upstreamModel")
                 ? connectUpstreamModel(context, row.target!)
-                : loadAndRemember(context, row.target!)),
+                : row.contextValue?.startsWith("libraryModel") ? this.libraryModel(row.target!, "load")
+                    : loadAndRemember(context, row.target!)),
+            run(commandIds.sidebarUnloadModel, this.models, (row) => this.libraryModel(row.target!, "unload")),
             run(commandIds.sidebarRevealModel, this.models,
                 (row) => vscode.commands.executeCommand("revealFileInOS", vscode.Uri.file(row.target!))),
             run(commandIds.sidebarDeleteModel, this.models, (row) => this.deleteModel(row)),
@@ -139,8 +142,17 @@ export class Sidebar implements vscode.Disposable {
         });
     }
 
+    /** Loads or unloads a model of the library (the view follows its state). */
+    private async libraryModel(id: string, action: "load" | "unload"): Promise<void> {
+        const library = this.context.controller.host.library;
+        if (library != null)
+            await (action === "load" ? library.loadModel(id) : library.unloadModel(id));
+    }
+
     private async modelRows(): Promise<SidebarRow[]> {
         const state = this.context.controller.state;
+        if (state.library != null)
+            return libraryModelRows(state.library);
         // Model files mean nothing to the upstream engine: the view lists what the upstreams serve instead.
         if (state.engineKind === "upstream")
             return upstreamModelRows({
