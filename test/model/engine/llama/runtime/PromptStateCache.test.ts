@@ -179,6 +179,22 @@ describe("PromptStateCache (real stories260K sequences, saveStateToFile / loadSt
         assert.deepEqual(fs.readdirSync(dir), []);
     });
 
+    it("forgetIn deletes a partition's states from the folder without an open cache (a model not loaded)", async () => {
+        const {dir, prefix} = await savedStory();
+        await withSequence(prefix, async (sequence) => {
+            const cache = await PromptStateCache.open({folder: dir, identity, minTokens: 16});
+            await cache.save(prefix, "key_owner_b", (file) => sequence.saveStateToFile(file)).done;
+        });
+        assert.equal(await PromptStateCache.forgetIn(dir, owner), 1);
+        assert.equal(fs.readdirSync(dir).length, 2, "the other key's state and manifest stay");
+        const reopened = await PromptStateCache.open({folder: dir, identity, minTokens: 16});
+        assert.equal(reopened.find(prefix, owner), null);
+        assert.ok(reopened.find(prefix, "key_owner_b") != null);
+        assert.equal(await PromptStateCache.forgetIn(dir), 1);
+        assert.deepEqual(fs.readdirSync(dir), []);
+        assert.equal(await PromptStateCache.forgetIn(path.join(dir, "missing")), 0);
+    });
+
     it("manifests of the first version, which named no partition, are dropped", async () => {
         const {dir, prefix} = await savedStory();
         const manifest = fs.readdirSync(dir).find((name) => name.endsWith(".json"))!;
