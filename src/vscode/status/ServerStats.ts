@@ -80,6 +80,9 @@ export class ServerStats {
             answeredBy: describeEngine(state.engineKind, state.model),
             ...state.model?.chatFormat != null && {chatFormat: describeChatFormat(state.model.chatFormat)},
             engineKind: state.engineKind,
+            ...state.library != null && {library: {
+                loaded: state.library.filter((model) => model.status === "loaded").map((model) => model.id), total: state.library.length
+            }},
             totals: this.totals,
             prompt: this.prompts.view(),
             activeJobs,

@@ -17,6 +17,8 @@ export type StatusModel = {
     chatFormat?: string,
     /** `upstream`: the engine connects to servers instead of loading a file, and the words say so. Absent: local. */
     engineKind?: "local" | "upstream",
+    /** With a model library: the models loaded now and how many it has (`modelName` is the one that answered last). */
+    library?: {loaded: readonly string[], total: number},
     totals: {inputTokens: number, outputTokens: number, cachedTokens: number, generations: number},
     activeJobs: number | null,
     queueDepth: number,
@@ -28,7 +30,8 @@ export type StatusView = {text: string, tooltip: string, state: "stopped" | "loa
 
 /** The status bar's text and tooltip: one place that decides what a person reads there. */
 export function formatStatus(model: StatusModel): StatusView {
-    const name = model.modelName ?? (model.engineKind === "upstream" ? "upstream" : "no model");
+    const name = model.modelName ?? (model.library != null ? `${model.library.total} models`
+        : model.engineKind === "upstream" ? "upstream" : "no model");
     const state = statusState(model);
     let text: string;
     switch (state) {
@@ -61,6 +64,10 @@ export function formatStatus(model: StatusModel): StatusView {
         `Endpoint: ${model.endpoint ?? "not listening"}`,
         ...(model.answeredBy != null ? [`Engine: ${model.answeredBy}`] : []),
         ...(model.chatFormat != null ? [`Chat format: ${model.chatFormat}`] : []),
+        ...(model.library != null
+            ? [`Models loaded: ${model.library.loaded.join(", ") || "none"} (of ${model.library.total} in the library; each loads when a `
+                + "request names it)"]
+            : []),
         `Tokens since start: ${formatCount(model.totals.inputTokens)} in / ${formatCount(model.totals.outputTokens)} out `
             + `(${model.totals.generations} responses)`,
         `Cached input tokens: ${formatCount(model.totals.cachedTokens)}`,

@@ -73,3 +73,12 @@ test("the tracker sums the prompts being evaluated and lets one go when it is re
     tracker.clear();
     assert.equal(tracker.view(), null);
 });
+
+test("with a model library: the model that answered last, every loaded one in the tooltip; none loaded says how many there are", () => {
+    const library = formatStatus({...base, modelName: "coder", library: {loaded: ["coder", "small"], total: 3}});
+    assert.equal(library.text, "$(check) coder: ready");
+    assert.match(library.tooltip, /Models loaded: coder, small \(of 3 in the library; each loads when a request names it\)/);
+    const idle = formatStatus({...base, modelName: null, library: {loaded: [], total: 3}});
+    assert.equal(idle.text, "$(check) 3 models: ready");
+    assert.match(idle.tooltip, /Models loaded: none \(of 3 in the library/);
+});
