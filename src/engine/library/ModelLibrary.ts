@@ -160,9 +160,8 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
         await Promise.all([...this.entries.values()].map((entry) => this.unloadEntry(entry)));
     }
 
-    public loadModel(id: string, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> {
-        return this.load(id, onProgress);
-    }
+    public readonly loadModel = (id: string, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> =>
+        this.load(id, onProgress);
 
     public async unloadModel(id: string): Promise<boolean> {
         const entry = this.entry(id);
@@ -325,10 +324,10 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
                 throw new EngineError("model_memory_exceeded", `The model '${entry.id}' does not fit the memory budget.`,
                     {model: entry.id, memory: {requiredBytes: neededBytes, budgetBytes: this.limits.memoryBudgetBytes}});
             if (plan.kind === "fits") {
-                for (const id of plan.evict) {
-                    this.options.log?.(`models: unloading ${id} (least recently used) to load ${entry.id}`);
-                    await this.unloadEntry(this.entries.get(id)!);
-                }
+                // Every victim is marked unloading in this tick: a request for one of them arriving meanwhile waits
+                // for its unload and loads it again, instead of taking a sequence the unload would abort.
+                this.options.log?.(`models: unloading ${plan.evict.join(", ")} (least recently used) to load ${entry.id}`);
+                await Promise.all(plan.evict.map((id) => this.unloadEntry(this.entries.get(id)!)));
                 return;
             }
             await this.released.next(signal);
