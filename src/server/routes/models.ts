@@ -1,6 +1,5 @@
 import {Router, type Request} from "express";
 import type {ChatEngine, LibraryModel, ModelDirectory, ModelInfo} from "../../engine/types.js";
-import {toApiError} from "../../responses/engineErrors.js";
 import {codexModelEntry} from "./codexModels.js";
 import {chatFormatWire} from "./chatFormatWire.js";
 
@@ -42,25 +41,18 @@ export function modelsRouter(engine: ChatEngine, startedAt: number): Router {
         const library = engine.library;
         if (library == null)
             return next();
-        try {
-            const id = library.resolve(req.params.id);
-            await library.loadModel(id);
-            res.json(libraryObject(library.list().find((model) => model.id === id)!, startedAt));
-        } catch (error) {
-            throw toApiError(error);
-        }
+        // An engine error (404 model_not_found, 503 model_memory_exceeded) is the error handler's to map.
+        const id = library.resolve(req.params.id);
+        await library.loadModel(id);
+        res.json(libraryObject(library.list().find((model) => model.id === id)!, startedAt));
     });
     router.post("/models/:id/unload", async (req, res, next) => {
         const library = engine.library;
         if (library == null)
             return next();
-        try {
-            const id = library.resolve(req.params.id);
-            const unloaded = await library.unloadModel(id);
-            res.json({...libraryObject(library.list().find((model) => model.id === id)!, startedAt), unloaded});
-        } catch (error) {
-            throw toApiError(error);
-        }
+        const id = library.resolve(req.params.id);
+        const unloaded = await library.unloadModel(id);
+        res.json({...libraryObject(library.list().find((model) => model.id === id)!, startedAt), unloaded});
     });
     return router;
 }
