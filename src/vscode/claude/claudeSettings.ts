@@ -1,13 +1,16 @@
 import path from "node:path";
 import {isDeepStrictEqual} from "node:util";
 import {applyEdits, modify, type JSONPath} from "jsonc-parser";
+import {claudeModelEnv} from "./claudeModelEnv.js";
 import {clientKeyShellHint, clientKeyVariable} from "../clientConfig/clientKey.js";
 
 export type ClaudeProvider = {
     /** The server's endpoint as the host reports it (`http://127.0.0.1:PORT/v1`). */
     endpoint: string,
-    /** The loaded model's id: the name Claude Code sends for its main and its small, fast requests. */
-    model: string
+    /** The model Claude Code sends its main requests to (with one model, its small, fast requests too). */
+    model: string,
+    /** With a model library of several: the model for Claude Code's small, fast requests (titles, summaries). */
+    library?: {smallModel: string}
 };
 
 /** What Configure Claude Code… sets at the top level and in `env`; everything else in the file is the person's. */
@@ -41,17 +44,15 @@ export function claudeBaseUrl(endpoint: string): string {
 }
 
 /**
- * The block for this endpoint. The model's id goes into every name Claude Code sends (main, small-and-fast under its
- * old and new variable), so a server with `--strict-model` answers its background requests too; non-essential
+ * The block for this endpoint. Every name Claude Code sends is one the server serves (`claudeModelEnv`): with one model
+ * its id goes into each, so a server with `--strict-model` answers the background requests too. Non-essential
  * traffic (telemetry, error reports, update checks) is off, as it would only fail against a local server.
  */
-export function claudeSettingsBlock({endpoint, model}: ClaudeProvider): ClaudeSettingsBlock {
+export function claudeSettingsBlock({endpoint, model, library}: ClaudeProvider): ClaudeSettingsBlock {
     return {
         env: {
             ANTHROPIC_BASE_URL: claudeBaseUrl(endpoint),
-            ANTHROPIC_MODEL: model,
-            ANTHROPIC_SMALL_FAST_MODEL: model,
-            ANTHROPIC_DEFAULT_HAIKU_MODEL: model,
+            ...claudeModelEnv({main: model, small: library?.smallModel ?? model, library: library != null}),
             CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1"
         },
         apiKeyHelper: claudeApiKeyHelper

@@ -1,8 +1,10 @@
 import os from "node:os";
 import * as vscode from "vscode";
+import {chooseClaudeModels} from "./chooseClaudeModels.js";
 import {claudeBaseUrl, claudeSettingsFile, claudeSettingsPreview, type ClaudeProvider} from "./claudeSettings.js";
 import {writeClaudeSettings} from "./writeClaudeSettings.js";
 import {clientKeyVariable} from "../clientConfig/clientKey.js";
+import {pickModelInEditor, servedModels} from "../clientConfig/editorModelPick.js";
 import type {HostController} from "../controller/HostController.js";
 import type {FirstRunRecorder} from "../firstRun/FirstRunProgress.js";
 import type {LogChannel} from "../log/LogChannel.js";
@@ -14,12 +16,13 @@ const openSettings = "Open settings.json";
  * Configure Claude Code…: writes (or shows) the `env` block and `apiKeyHelper` that point Claude Code at this
  * server's Messages endpoint, merged into its user settings.json. The key stays in an environment variable the
  * helper prints, never in the file; a file that is not JSON (or is a link) is left as it is, a key the person set is
- * removed only if they say so, and a written file keeps its previous version beside it.
+ * removed only if they say so, and a written file keeps its previous version beside it. With a library of several
+ * models the person picks the main model, then the small, fast one for Claude Code's background requests.
  */
 export async function configureClaudeCode(
     context: {controller: HostController, log: LogChannel, firstRun: FirstRunRecorder}
 ): Promise<void> {
-    const {endpoint, model} = context.controller.state;
+    const {endpoint} = context.controller.state;
     if (endpoint == null) {
         const choice = await vscode.window.showWarningMessage(
             "Local Responses: start the server first, so Claude Code has an endpoint to point at.", "Start Server");
@@ -27,7 +30,10 @@ export async function configureClaudeCode(
             await vscode.commands.executeCommand(commandIds.startServer);
         return;
     }
-    const provider: ClaudeProvider = {endpoint, model: model?.id ?? "local"};
+    const models = await chooseClaudeModels(servedModels(context.controller), pickModelInEditor);
+    if (models == null)
+        return;
+    const provider: ClaudeProvider = {endpoint, ...models};
     const settingsFile = claudeSettingsFile(process.env, os.homedir());
     const choice = await vscode.window.showQuickPick([
         {label: "Write to settings.json", description: settingsFile, action: "write" as const},
@@ -63,8 +69,10 @@ export async function configureClaudeCode(
     context.log.info(`claude: ${write.outcome === "written" ? "wrote" : "already had"} ANTHROPIC_BASE_URL ${claudeBaseUrl(endpoint)} `
         + `and apiKeyHelper in ${settingsFile}.${backupNote}${keysNote}`);
     context.firstRun.record("claudeConfigured");
+    const modelsNote = provider.library == null ? ""
+        : ` Its main model is ${provider.model}, its small, fast model ${provider.library.smallModel}.`;
     const next = await vscode.window.showInformationMessage(
-        `Claude Code now uses Local Responses (${settingsFile}). Set ${clientKeyVariable} in the shell that runs claude.`
+        `Claude Code now uses Local Responses (${settingsFile}).${modelsNote} Set ${clientKeyVariable} in the shell that runs claude.`
             + `${keysNote}${backupNote}`,
         "Copy API Key", openSettings);
     if (next === "Copy API Key")
