@@ -41,6 +41,13 @@ export type PromptShape = Pick<GenerationRequest, ShapeFields> & {
      */
     affinityKey?: string,
     /**
+     * How long a model library keeps the request's model loaded once it ends (Ollama's `keep_alive`), in ms, for that
+     * model until a later request says otherwise: Infinity, never unloaded for idleness; 0, unloaded as soon as no
+     * request holds it. null: the operator's idle unload again. Absent (a token count, a compaction, a load): whatever
+     * the model had stands. An engine of one model ignores it.
+     */
+    keepAliveMs?: number | null,
+    /**
      * Called when the request has passed every check and starts to wait for a free sequence, so a stream can begin
      * (`response.created`) before a wait that may be long. Not called when a sequence is free at once.
      */

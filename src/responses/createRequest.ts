@@ -1,5 +1,6 @@
 import {invalidRequest, invalidRequestBody} from "../protocol/errors.js";
 import {isObject} from "../protocol/isObject.js";
+import {parseKeepAlive} from "./keepAlive.js";
 import {checkClientSchema} from "./outputValidation/OutputValidator.js";
 import {parseToolChoice, parseTools, type ParsedToolChoice, type ParsedTools, type ToolOptions} from "./tools.js";
 import type {ReasoningEffort, ReasoningSummary, TextFormat} from "../protocol/wire.js";
@@ -34,6 +35,11 @@ export type CreateParams = {
      * whatever `store` says; `in_memory` never writes it; null leaves it to the operator's default.
      */
     promptCacheRetention: PromptCacheRetention | null,
+    /**
+     * Ollama's `keep_alive` in milliseconds (`parseKeepAlive`): how long the model library keeps the model loaded after
+     * this request (Infinity: indefinitely; 0: unloaded when it ends); null: the operator's `--idle-unload-secs`.
+     */
+    keepAliveMs: number | null,
     include: Set<string>,
     tools: ParsedTools,
     toolChoice: ParsedToolChoice,
@@ -95,6 +101,7 @@ export function parseCreateRequest(body: unknown, options: ToolOptions = {}): Cr
         stream: b.stream === true,
         promptCacheKey: b.prompt_cache_key ?? null,
         promptCacheRetention: b.prompt_cache_retention == null ? null : b.prompt_cache_retention === "24h" ? "24h" : "in_memory",
+        keepAliveMs: parseKeepAlive(b.keep_alive),
         include,
         tools,
         toolChoice,

@@ -22,6 +22,11 @@ export class LibraryEntry {
     /** Requests that hold one of its sequences, wait for one, or wait for it to load: it is not unloaded while any do. */
     public inFlight = 0;
     public lastUsedAt: number | null = null;
+    /**
+     * The keep-alive its last request asked for (Ollama's `keep_alive`, ms; Infinity: never idle-unloaded), which
+     * stands until a later request asks for another; null: the operator's `--idle-unload-secs`.
+     */
+    public keepAliveMs: number | null = null;
     public estimatedBytes: number | null = null;
     /** The context size the estimate planned (the model's own, capped), shown before it is loaded. */
     public estimatedContextSize: number | null = null;
@@ -45,6 +50,12 @@ export class LibraryEntry {
     /** Whether it holds memory now or is about to: loaded, or loading. */
     public get resident(): boolean {
         return this.loaded || this.loading != null;
+    }
+
+    /** When it goes for idleness, its requests all ended (`defaultIdleMs`: the operator's); null: not for idleness. */
+    public idleDeadline(defaultIdleMs: number | null): number | null {
+        const keepAlive = this.keepAliveMs ?? defaultIdleMs;
+        return keepAlive == null || keepAlive === Infinity || this.lastUsedAt == null ? null : this.lastUsedAt + keepAlive;
     }
 
     public get status(): LibraryModelStatus {

@@ -8,6 +8,7 @@ import type {
     ChatTurn, EngineLease, EngineState, EngineStats, GenerationRequest, GenerationResult, GenerationSummary, LibraryModel,
     LoadProgress, ModelDirectory, ModelInfo, PromptShape, ToolSpec
 } from "../types.js";
+import {IdleUnloader} from "./IdleUnloader.js";
 import {LibraryEntry, type LibraryModelSpec} from "./LibraryEntry.js";
 import {ReleaseSignal} from "./ReleaseSignal.js";
 import {planResidency} from "./residency.js";
@@ -22,7 +23,7 @@ export type ModelLibraryOptions = {
     estimate(spec: LibraryModelSpec): Promise<{bytes: number, contextSize: number}>,
     maxLoaded: number,
     memoryBudgetBytes: number,
-    /** Unload a model this long after its last request ended; null: never. */
+    /** Unload a model this long after its last request ended; null: never (unless a request's keep_alive says so). */
     idleUnloadSeconds: number | null,
     log?: (line: string) => void,
     /** The clock, for tests. Defaults to `Date.now`. */
@@ -48,7 +49,7 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
     /** Loads run one at a time, so two never count the same free memory. */
     private loadTurn: Promise<unknown> = Promise.resolve();
     private lastUsed: LibraryEntry | null = null;
-    private readonly idleTimer: NodeJS.Timeout | null;
+    private readonly idle: IdleUnloader;
     private readonly now: () => number;
     private defaultModel: string | null;
 
@@ -59,9 +60,10 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
             maxLoaded: options.maxLoaded, memoryBudgetBytes: options.memoryBudgetBytes, idleUnloadSeconds: options.idleUnloadSeconds
         };
         this.replaceModels(options.models);
-        const idleMs = options.idleUnloadSeconds == null ? null : options.idleUnloadSeconds * 1000;
-        this.idleTimer = idleMs == null ? null : setInterval(() => this.unloadIdle(idleMs), Math.min(1000, Math.max(100, idleMs / 4)));
-        this.idleTimer?.unref();
+        this.idle = new IdleUnloader({
+            defaultIdleMs: options.idleUnloadSeconds == null ? null : options.idleUnloadSeconds * 1000,
+            entries: () => this.entries.values(), unload: (entry) => void this.unloadEntry(entry), now: this.now, log: options.log
+        });
     }
 
     /** This object is its own directory: the domain reads names and states through `library`. */
@@ -226,12 +228,12 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
                         return;
                     released = true;
                     lease.release();
-                    this.finished(entry);
+                    this.finished(entry, shape.keepAliveMs);
                 }
             };
         } finally {
             if (!leased)
-                this.finished(entry);
+                this.finished(entry, shape.keepAliveMs);
         }
     }
 
@@ -241,8 +243,7 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
     }
 
     public async dispose(): Promise<void> {
-        if (this.idleTimer != null)
-            clearInterval(this.idleTimer);
+        this.idle.stop();
         await Promise.all([...this.entries.values()].map((entry) => entry.engine.dispose()));
         this.changes.clear();
     }
@@ -251,11 +252,15 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
         return this.entries.get(this.resolve(requested))!;
     }
 
-    private finished(entry: LibraryEntry): void {
+    /** A request for `entry` ended; its keep_alive, when it gave one (`PromptShape.keepAliveMs`), is the model's from now. */
+    private finished(entry: LibraryEntry, keepAliveMs?: number | null): void {
         entry.inFlight = Math.max(0, entry.inFlight - 1);
         entry.lastUsedAt = this.now();
+        if (keepAliveMs !== undefined)
+            entry.keepAliveMs = keepAliveMs;
         this.released.emit();
         this.changes.emit();
+        this.idle.check();
     }
 
     /** Loads the model unless it is loaded; requests for a model being loaded wait for the same load. */
@@ -270,6 +275,8 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
                 entry.loading = this.loadEntry(entry, signal, onProgress).finally(() => {
                     entry.loading = null;
                     this.changes.emit();
+                    // Its requests may all have ended (cancelled) during the load: it is idle from now.
+                    this.idle.check();
                 });
                 this.changes.emit();
                 await entry.loading;
@@ -345,14 +352,5 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
         });
         this.changes.emit();
         return entry.unloading;
-    }
-
-    private unloadIdle(idleMs: number): void {
-        const now = this.now();
-        for (const entry of this.entries.values())
-            if (entry.loaded && entry.inFlight === 0 && entry.lastUsedAt != null && now - entry.lastUsedAt >= idleMs) {
-                this.options.log?.(`models: unloading ${entry.id} (idle for ${Math.round((now - entry.lastUsedAt) / 1000)} s)`);
-                void this.unloadEntry(entry);
-            }
     }
 }

@@ -69,6 +69,7 @@ export function parseChatRequest(body: unknown): ChatRequest {
         safety_identifier: b.safety_identifier,
         prompt_cache_key: b.prompt_cache_key,
         prompt_cache_retention: b.prompt_cache_retention,
+        keep_alive: b.keep_alive,
         service_tier: b.service_tier
     };
     const stopSequences = b.stop == null ? [] : typeof b.stop === "string" ? [b.stop] : b.stop;

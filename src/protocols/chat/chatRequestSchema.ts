@@ -1,6 +1,7 @@
 import {always, note} from "../../responses/requestSchemas/errorNotes.js";
 import {clientSchema, namePattern, objectRequired, strictFlag} from "../../responses/requestSchemas/fields.js";
 import {maxTools} from "../../responses/requestSchemas/createRequestSchema.js";
+import type {KeepAliveBody} from "../../responses/requestSchemas/defs.js";
 
 /**
  * JSON Schema (draft 2020-12) of the `POST /v1/chat/completions` body. Top-level names outside this list are refused,
@@ -230,6 +231,7 @@ export const chatCompletionRequestSchema = {
         safety_identifier: {type: ["string", "null"], maxLength: 512},
         prompt_cache_key: {type: ["string", "null"], maxLength: 256},
         prompt_cache_retention: {enum: ["in-memory", "in_memory", "24h", null]},
+        keep_alive: {$ref: "defs#/$defs/keepAlive"},
         service_tier: {enum: ["auto", "default", null], ...refused("service_tier '{value}' is not supported: use 'auto' or 'default'.")},
         modalities: {
             type: ["array", "null"], items: {const: "text"},
@@ -296,6 +298,7 @@ export type ChatCompletionRequestBody = {
     safety_identifier?: string | null,
     prompt_cache_key?: string | null,
     prompt_cache_retention?: "in-memory" | "in_memory" | "24h" | null,
+    keep_alive?: KeepAliveBody,
     service_tier?: "auto" | "default" | null,
     modalities?: "text"[] | null,
     logit_bias?: Record<string, number> | null,

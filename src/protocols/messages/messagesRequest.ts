@@ -55,6 +55,7 @@ export function parseMessagesRequest(body: unknown, options: {countOnly?: boolea
             ...textFormat(b.output_config?.format),
             stream: b.stream === true,
             store: false,
+            ...(b.keep_alive == null ? {} : {keep_alive: b.keep_alive}),
             // A `cache_control` breakpoint asks for the prefix to be kept: it is saved to the prompt cache on disk (the
             // operator's TTL applies, not the block's `ttl`). Without one the operator's default decides.
             ...(hasCacheControl(b) ? {prompt_cache_retention: "24h"} : {})

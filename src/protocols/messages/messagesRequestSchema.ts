@@ -1,6 +1,7 @@
 import {always, note} from "../../responses/requestSchemas/errorNotes.js";
 import {clientSchema, namePattern, objectRequired} from "../../responses/requestSchemas/fields.js";
 import {maxTools} from "../../responses/requestSchemas/createRequestSchema.js";
+import type {KeepAliveBody} from "../../responses/requestSchemas/defs.js";
 
 /**
  * JSON Schema (draft 2020-12) of Anthropic's `POST /v1/messages` body, which `POST /v1/messages/count_tokens` takes
@@ -178,6 +179,8 @@ export const messagesRequestSchema = {
         diagnostics: {type: ["object", "null"]},
         inference_geo: {type: ["string", "null"]},
         speed: {enum: ["standard", "fast", null]},
+        // Ollama's, not Anthropic's: how long the model library keeps the model loaded (`parseKeepAlive`).
+        keep_alive: {$ref: "defs#/$defs/keepAlive"},
         container: refused("'container' is not supported: this server runs no code-execution container."),
         mcp_servers: refused("'mcp_servers' is not supported: this server connects to no MCP server; declare the tools instead.")
     },
@@ -225,6 +228,7 @@ export type MessagesRequestBody = {
     diagnostics?: unknown,
     inference_geo?: unknown,
     speed?: unknown,
+    keep_alive?: KeepAliveBody,
     container?: unknown,
     mcp_servers?: unknown
 };

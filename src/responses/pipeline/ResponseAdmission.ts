@@ -64,8 +64,9 @@ export class ResponseAdmission {
             const affinityKey = admitted.params.promptCacheKey ?? admitted.params.conversationId ?? undefined;
             // Only a prompt the client asked to store may be written to the prompt cache on disk.
             const partition = {cachePartition: this.cachePartition(admitted.owner), keepPromptOnDisk: this.keepsPromptOnDisk(admitted)};
+            const {keepAliveMs} = admitted.params;
             const lease = await this.engine.acquire(admitted.turns, shape.tools ?? [], signal,
-                {...shape, ...partition, affinityKey, onQueued, model: admitted.response.model});
+                {...shape, ...partition, affinityKey, onQueued, model: admitted.response.model, keepAliveMs});
             return {prepared: admitted, lease, ...(compacted != null ? {compaction: compacted.compaction} : {})};
         } catch (error) {
             throw toApiError(error);

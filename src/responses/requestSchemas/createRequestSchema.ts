@@ -1,4 +1,4 @@
-import type {ContextManagementBody, MetadataBody, ReasoningBody, TextBody} from "./defs.js";
+import type {ContextManagementBody, KeepAliveBody, MetadataBody, ReasoningBody, TextBody} from "./defs.js";
 import {always, note} from "./errorNotes.js";
 import {inputField, inputType} from "./fields.js";
 import type {InputBody} from "./itemDefs.js";
@@ -46,6 +46,7 @@ export const createRequestSchema = {
         stream_options: {type: ["object", "null"], properties: {include_obfuscation: {type: "boolean"}}, additionalProperties: false},
         prompt_cache_key: {type: ["string", "null"], maxLength: 256},
         prompt_cache_retention: {enum: ["in-memory", "in_memory", "24h", null]},
+        keep_alive: {$ref: "defs#/$defs/keepAlive"},
         client_metadata: {type: ["object", "null"], additionalProperties: {type: "string"}},
         truncation: {
             enum: ["disabled", null],
@@ -111,6 +112,8 @@ export type CreateRequestBody = {
     stream_options?: {include_obfuscation?: boolean} | null,
     prompt_cache_key?: string | null,
     prompt_cache_retention?: "in-memory" | "in_memory" | "24h" | null,
+    /** Ollama's, for the model library (`parseKeepAlive`). */
+    keep_alive?: KeepAliveBody,
     client_metadata?: Record<string, string> | null,
     truncation?: "disabled" | null,
     include?: string[] | null,

@@ -72,10 +72,19 @@ const contextManagement = {
     }
 };
 
+/**
+ * Ollama's `keep_alive`, which every protocol takes for the model library: its type here, its value (a number of
+ * seconds or a duration string) in `parseKeepAlive`.
+ */
+const keepAlive = {
+    type: ["number", "string", "null"], maxLength: 64,
+    ...always("'{param}' must be a number of seconds or a duration string such as \"5m\".", "invalid_type")
+};
+
 /** The shared `$defs` every request schema refers to as `defs#/$defs/<name>`. */
 export const defsSchema = {
     $id: "defs",
-    $defs: {...itemDefs, ...toolDefs, metadata, textFormat, text, reasoning, contextManagement}
+    $defs: {...itemDefs, ...toolDefs, metadata, textFormat, text, reasoning, contextManagement, keepAlive}
 };
 
 export type MetadataBody = Record<string, string> | null;
@@ -91,3 +100,5 @@ export type ReasoningBody = {effort?: ReasoningEffort | null, summary?: Reasonin
     | null;
 
 export type ContextManagementBody = Array<{type: "compaction", compact_threshold: number}> | null;
+
+export type KeepAliveBody = number | string | null;

@@ -212,6 +212,74 @@ describe("a memory budget, presets and idle unloading", () => {
     });
 });
 
+describe("keep_alive on a request (Ollama's), without and with --idle-unload-secs", () => {
+    /** Polls the models list until `id` has `status`, for up to `withinMs`; returns the status it saw last. */
+    async function statusWithin(library: Library, id: string, status: string, withinMs: number): Promise<string | undefined> {
+        const deadline = Date.now() + withinMs;
+        let seen = (await statuses(library))[id];
+        while (seen !== status && Date.now() < deadline) {
+            await new Promise((resolve) => setTimeout(resolve, 100));
+            seen = (await statuses(library))[id];
+        }
+        return seen;
+    }
+
+    test("keep_alive 0 unloads the model as its request ends; \"2s\" two seconds later, with no idle unload set", async () => {
+        const library = await startLibrary({modelsDir: modelsFolder("keep-alive")});
+        try {
+            const zero = await library.post("/responses", {model: "stories260K", input: "Once", max_output_tokens: 4, keep_alive: 0});
+            assert.equal(zero.status, 200);
+            assert.equal((await statuses(library)).stories260K, "unloaded");
+            const chat = await library.post("/chat/completions", {
+                model: "stories260K-qwen", messages: [{role: "user", content: "Once"}], max_tokens: 4, keep_alive: "2s"
+            });
+            assert.equal(chat.status, 200);
+            const ended = Date.now();
+            assert.equal((await statuses(library))["stories260K-qwen"], "loaded");
+            assert.equal(await statusWithin(library, "stories260K-qwen", "unloaded", 8000), "unloaded");
+            assert.ok(Date.now() - ended >= 1500, "unloaded before its keep_alive ran out");
+            assert.ok(library.log.some((line) => /unloading stories260K-qwen \(idle for 2 s, as its keep_alive asked\)/.test(line)));
+        } finally {
+            await library.host.dispose();
+        }
+    });
+
+    test("keep_alive -1 keeps it past --idle-unload-secs until a request without one; a bad value is a 400 on each protocol", async () => {
+        const library = await startLibrary({modelsDir: modelsFolder("keep-forever"), idleUnloadSeconds: 1});
+        try {
+            const kept = await library.post("/messages", {
+                model: "stories260K", max_tokens: 4, messages: [{role: "user", content: "Once"}], keep_alive: "-1m"
+            });
+            assert.equal(kept.status, 200);
+            await new Promise((resolve) => setTimeout(resolve, 2500));
+            assert.equal((await statuses(library)).stories260K, "loaded");
+            // The latest request's keep_alive applies: one that names none gives the model back to --idle-unload-secs.
+            await library.client.responses.create({model: "stories260K", input: "Once", max_output_tokens: 4});
+            assert.equal(await statusWithin(library, "stories260K", "unloaded", 8000), "unloaded");
+
+            const bad = {model: "stories260K-qwen", keep_alive: "soon"};
+            const hi = [{role: "user", content: "Hi"}];
+            const responses = await library.post("/responses", {...bad, input: "Hi", max_output_tokens: 4});
+            const chat = await library.post("/chat/completions", {...bad, messages: hi, max_tokens: 4});
+            const messages = await library.post("/messages", {...bad, messages: hi, max_tokens: 4});
+            for (const refused of [responses, chat, messages])
+                assert.equal(refused.status, 400);
+            for (const refused of [responses, chat]) {
+                const {error} = await refused.json() as {error: {param: string, code: string}};
+                assert.deepEqual([error.param, error.code], ["keep_alive", "invalid_value"]);
+            }
+            const anthropic = await messages.json() as {type: string, error: {type: string, message: string}};
+            assert.equal(anthropic.type, "error");
+            assert.equal(anthropic.error.type, "invalid_request_error");
+            assert.match(anthropic.error.message, /keep_alive/);
+            // Refused before any generation: the model was never loaded.
+            assert.equal((await statuses(library))["stories260K-qwen"], "unloaded");
+        } finally {
+            await library.host.dispose();
+        }
+    });
+});
+
 describe("the headless CLI with --model twice", () => {
     test("serves both, the first loaded at start as the default; a bad presets file stops it with one line", async () => {
         const server = await serveCli(["--model", models.chatml, "--model", models.qwen, "--no-auth", "--store", "memory",
