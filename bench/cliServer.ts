@@ -23,3 +23,11 @@ export async function startCliServer(args: readonly string[]): Promise<CliServer
     });
     return {url, stop: () => child.kill("SIGTERM")};
 }
+
+/** The prompt tokens of a Responses input, as a server started with `--no-auth` counts them (without evaluating it). */
+export async function countInputTokens(server: CliServer, input: string): Promise<number> {
+    const response = await fetch(`${server.url}/responses/input_tokens`, {
+        method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify({model: "m", input})
+    });
+    return (await response.json() as {input_tokens: number}).input_tokens;
+}

@@ -1,24 +1,31 @@
 /**
- * npm run bench — the server against node-llama-cpp called directly, on the same model file, threads and tokens, in
- * one run, for each model given (default: the shared stories260K, then the synthetic full-size SmolLM2-135M):
- *  1. prompt evaluation: cold time to first token of a ~1,600- and a ~6,000-token prompt, served / direct;
+ * npm run bench — the server against node-llama-cpp, in one run, for each model given (default: the shared stories260K,
+ * then the synthetic full-size SmolLM2-135M body with its 514-token vocabulary and with Qwen2's 151,936-token one):
+ *  1. prompt evaluation at depth: cold time to first token of ~800-, ~3,300- and ~6,000-token prompts, node-llama-cpp
+ *     alone / served, each in a process of its own as a user runs them (bench/depthFigure.ts: the server as
+ *     `dist/cli.js serve`; node-llama-cpp with one sequence of the same size and its best batch). Then, as "1b", the
+ *     same against node-llama-cpp in the bench's process with the server's own context plan (size, sequences, batch),
+ *     which isolates the server's own code from its settings;
  *  2. generation: streamed tokens/s, served / direct (greedy, same prompt, same length), and node-llama-cpp's completion
  *     and chat APIs (which the server runs for plain text, and for tools, JSON and thoughts) / direct, node-llama-cpp's
  *     own share of the gap, and served / direct with its event loop polling as the server's does (what serving costs);
  *  3. aggregate tokens/s of 1, 4 and 8 concurrent streaming clients, and the engine's own rate for 4 sequences
  *     decoded together (direct), which is the ceiling on one core;
  *  4. a 10-turn previous_response_id chain: time to first token of turn 10 / turn 1;
- *  5. warm prefix: a request whose first ~1,500 tokens are cached, served / the direct evaluation of its new tokens.
+ *  5. warm prefix: a request whose first ~1,500 tokens are cached, served / the direct evaluation of its new tokens;
+ *  6. an agent's session across a hard restart (bench/agentRestartFigure.ts): Codex's and Claude Code's captured first
+ *     requests, `kill -9`, the next turn: cached tokens and how many times faster its first token is than cold.
  *
- * "Direct" is node-llama-cpp with nothing of ours: a context of the same size, threads and batch (the server's), the
- * same number of tokens evaluated at the same depth, then one token sampled. The client is a separate low-priority
- * process (sseClient.mjs). Served and direct runs alternate in pairs; each figure is the median of the paired ratios.
- * The pairs of figures 1, 2 and 3 are spread over `--placements` loads of the model on each side (3 by default): two
- * identical contexts in one process do not run equally fast (by up to a few percent, see docs/performance.md), so pairs from
- * a single load would count that difference as the server's.
+ * "Direct" in figures 1b–5 is node-llama-cpp with nothing of ours: a context of the same size, threads and batch (the
+ * server's), the same number of tokens evaluated at the same depth, then one token sampled. The client is a separate
+ * low-priority process (sseClient.mjs). Served and direct runs alternate in pairs; each figure is the median of the
+ * paired ratios. The pairs of figures 1b, 2 and 3 are spread over `--placements` loads of the model on each side (3 by
+ * default): two identical contexts in one process do not run equally fast (by up to a few percent, see
+ * docs/performance.md), so pairs from a single load would count that difference as the server's.
  *
- * Usage: npm run bench [-- --models stories260K,smollm2-135m] [--pairs N] [--placements N] [--only 1,2,3,4,5] [--cache-type-k q8_0]
- *        [--busy-poll-below-ms N (the server's; 0: never polls)]
+ * Usage: npm run bench [-- --models stories260K,smollm2-135m] [--pairs N] [--placements N] [--only 1,2,3,4,5,6] [--cache-type-k q8_0]
+ *        [--busy-poll-below-ms N (the server's; 0: never polls)] [--depths 800,3300,6000] [--direct-batches 128,512]
+ *        [--restart-model smollm2-135m-qwen2 (figure 6's: a real tokenizer gives the captures their real token counts)]
  * Models (bench/benchModels.ts): stories260K, smollm2-135m, qwen2.5-0.5b, and the same bodies with a real vocabulary, whose
  * output layer, sampling and tokenizer cost what a real model's do: smollm2-135m-qwen2, qwen2.5-0.5b-qwen2 (151,936 tokens),
  * smollm2-135m-gemma4 (262,144), any `<shape>-<vocab>`; each generated on first use into ~/.cache/local-responses/models.
@@ -37,14 +44,18 @@ import {nativeKeyCacheType, usableKeyCacheType} from "../src/engine/llama/runtim
 import {loadNodeLlamaCpp} from "../src/engine/models/loadBinding.js";
 import {defaultConfig} from "../src/host/config.js";
 import {LocalResponsesHost} from "../src/host/LocalResponsesHost.js";
-import {benchModel} from "./benchModels.js";
+import {benchModel, type BenchModel} from "./benchModels.js";
+import {agentRestartRows} from "./agentRestartFigure.js";
+import {coldPromptAtDepth} from "./depthFigure.js";
 import {words} from "./filler.js";
 import {alternating, median, quantile} from "./pairs.js";
 import {SseClientProcess} from "./sseClientProcess.js";
 
 const {values: args} = parseArgs({
     options: {
-        models: {type: "string", default: "stories260K,smollm2-135m"}, pairs: {type: "string"}, placements: {type: "string", default: "3"},
+        models: {type: "string", default: "stories260K,smollm2-135m,smollm2-135m-qwen2"}, pairs: {type: "string"},
+        placements: {type: "string", default: "3"}, depths: {type: "string", default: "800,3300,6000"},
+        "direct-batches": {type: "string", default: "128,512"}, "restart-model": {type: "string", default: "smollm2-135m-qwen2"},
         only: {type: "string"}, "cache-type-k": {type: "string", default: defaultKeyCacheType},
         "busy-poll-below-ms": {type: "string", default: String(defaultBusyPollBelowTokenMs)}
     }
@@ -261,7 +272,7 @@ async function compare(name: string, modelPath: string, fullSize: boolean): Prom
                     );
                 }
                 rows.push([
-                    `1. cold prompt, ~${length} tokens: direct / served time to first token`, median(ratios).toFixed(3),
+                    `1b. cold prompt, ~${length} tokens, in one process with the server's plan: direct / served`, median(ratios).toFixed(3),
                     `${spread(ratios)}; target ≥ 0.95`
                 ]);
             }
@@ -442,15 +453,35 @@ async function compare(name: string, modelPath: string, fullSize: boolean): Prom
 
 async function main(): Promise<void> {
     const output: string[] = [];
-    for (const name of args.models!.split(",")) {
+    // Figures 1b–5 load the model in this process; figure 6 alone needs none of that.
+    const models = [1, 2, 3, 4, 5].some(only) ? args.models!.split(",") : [];
+    for (const name of models) {
         const model = await benchModel(name);
-        const rows = await compare(name, model.path, model.fullSize);
+        const rows = [...await depthRows(model), ...await compare(name, model.path, model.fullSize)];
         const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
         output.push(`\n${name}: ${model.label} (threads 1, ${parallel} sequences, context ${contextSize})`);
         output.push(...rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join("  |  ")));
         console.log(output.slice(-rows.length - 1).join("\n"));
     }
-    console.log(`\nLocal Responses vs node-llama-cpp direct${output.join("\n")}`);
+    if (only(6)) {
+        const model = await benchModel(args["restart-model"]!);
+        const rows = await agentRestartRows(model, (line) => console.error(`[restart] ${line}`));
+        output.push(`\nAgents across a restart: ${model.label} (the server's default threads, 1 sequence of 32k)`);
+        output.push(...rows.map((row) => row.join("  |  ")));
+        console.log(output.slice(-rows.length - 1).join("\n"));
+    }
+    console.log(`\nLocal Responses vs node-llama-cpp (${new Date().toISOString().slice(0, 16)} UTC, ${os.availableParallelism()} cores)`
+        + output.join("\n"));
+}
+
+/** Figure 1 (bench/depthFigure.ts): each side in a process of its own, before this process loads the model. */
+async function depthRows(model: BenchModel): Promise<string[][]> {
+    if (!only(1))
+        return [];
+    return coldPromptAtDepth(model, {
+        depths: args.depths!.split(",").map(Number), pairs: Number(args.pairs ?? (model.fullSize ? 3 : 5)), contextSize,
+        directBatches: args["direct-batches"]!.split(",").map(Number), log: (line) => console.error(`[${model.name}] ${line}`)
+    });
 }
 
 main().catch((error) => {

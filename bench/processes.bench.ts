@@ -12,12 +12,10 @@
  *
  * Usage: npm run build && npm run bench:processes [-- --model smollm2-135m] [--pairs N] [--prompt-tokens N]
  */
-import {fork, type ChildProcess} from "node:child_process";
-import path from "node:path";
 import {parseArgs} from "node:util";
-import {repoRoot} from "../test/helpers/paths.js";
 import {benchModel} from "./benchModels.js";
-import {startCliServer, type CliServer} from "./cliServer.js";
+import {countInputTokens, startCliServer} from "./cliServer.js";
+import {DirectProcess} from "./directProcessClient.js";
 import {words} from "./filler.js";
 import {alternating, median, quantile} from "./pairs.js";
 import {SseClientProcess} from "./sseClientProcess.js";
@@ -36,33 +34,6 @@ const promptTokens = Number(args["prompt-tokens"]);
 const contextSize = 4096;
 const decodeTokens = 128;
 
-/** node-llama-cpp alone in its own process. */
-class DirectProcess {
-    private constructor(private readonly child: ChildProcess) {}
-
-    public static async start(model: string, batch: number): Promise<DirectProcess> {
-        const child = fork(path.join(repoRoot, "bench/directProcess.ts"), [model, String(contextSize), String(batch), "1"],
-            {execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"]});
-        await new Promise((resolve, reject) => {
-            child.once("message", resolve);
-            child.once("exit", (code) => reject(new Error(`directProcess exited (${code})`)));
-        });
-        return new DirectProcess(child);
-    }
-
-    public ask(kind: "prefill" | "decode", tokens: number): Promise<number> {
-        return new Promise((resolve, reject) => {
-            this.child.once("message", (answer: {value?: number, error?: string}) => (answer.error != null
-                ? reject(new Error(answer.error)) : resolve(answer.value!)));
-            this.child.send({kind, tokens});
-        });
-    }
-
-    public stop(): void {
-        this.child.kill();
-    }
-}
-
 type Served = {input: number, tokens: number, ms: number, rate: number};
 
 /**
@@ -72,14 +43,6 @@ type Served = {input: number, tokens: number, ms: number, rate: number};
 async function served(client: SseClientProcess, input: string, maxTokens: number): Promise<Served> {
     const answer = await client.streamOnce({model: "m", input, max_output_tokens: maxTokens, temperature: 0, store: false});
     return {input: answer.input, tokens: answer.tokens, ms: answer.ms, rate: (answer.tokens - 1) / (answer.streamMs / 1000)};
-}
-
-/** The prompt tokens of an input, as the server counts them (without evaluating it). */
-async function countTokens(server: CliServer, input: string): Promise<number> {
-    const response = await fetch(`${server.url}/responses/input_tokens`, {
-        method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify({model: "m", input})
-    });
-    return (await response.json() as {input_tokens: number}).input_tokens;
 }
 
 const summary = (ratios: number[]) =>
@@ -94,10 +57,10 @@ async function main(): Promise<void> {
             const server = await startCliServer(["--model", model.path, "--no-auth", "--port", "0", "--store", "memory",
                 "--threads", "1", "--prompt-threads", "1", "--context-size", String(contextSize), "--parallel", String(sequences),
                 "--prompt-cache-max-bytes", "0"]);
-            const direct = await DirectProcess.start(model.path, batch);
+            const direct = await DirectProcess.start(model.path, {contextSize, batch, threads: 1});
             const client = SseClientProcess.start(server.url, "none", {lowPriority: args.client !== "normal"});
             try {
-                const wordsPerToken = promptTokens / await countTokens(server, words(promptTokens, 0));
+                const wordsPerToken = promptTokens / await countInputTokens(server, words(promptTokens, 0));
                 await served(client, words(50, 0), 8);
                 await direct.ask("prefill", 50);
                 // Greedy: every served run of this prompt writes the same answer, which may end before the limit (the random
@@ -111,7 +74,7 @@ async function main(): Promise<void> {
                 for (let pair = 0; pair < pairs; pair++) {
                     const input = `${pair} ${words(Math.round(promptTokens * wordsPerToken), pair + 7)}`;
                     // The same number of tokens on both sides (attention makes each token dearer than the last).
-                    const tokens = await countTokens(server, input);
+                    const tokens = await countInputTokens(server, input);
                     const [answer, directMs] = await alternating(pair, () => served(client, input, 1),
                         () => direct.ask("prefill", tokens));
                     prefill.push(directMs / answer.ms);
