@@ -32,7 +32,7 @@ async function main(argv: string[]): Promise<number> {
         return 0;
     }
     const {config} = options;
-    if (config.engine === "upstream") {
+    if (config.engine === "upstream" || config.library.withUpstream) {
         const keyFile = options.upstreamApiKeyFile;
         if (keyFile != null && config.upstream.apiKey == null) {
             try {

@@ -3,12 +3,18 @@ import type {ChatEngine, EngineState, GenerationSummary, LoadProgress, ModelInfo
 
 /**
  * What the host and its faces need from an engine beyond `ChatEngine`: loading, lifecycle and live activity.
- * `LlamaEngine` (a local GGUF file) and `UpstreamEngine` (Chat Completions servers) both provide it.
+ * `LlamaEngine` (a local GGUF file) and `UpstreamEngine` (Chat Completions servers) both provide it, and so do the
+ * engines made of others: `ModelLibrary` (several local models) and `RoutedEngine` (a library beside upstreams).
  */
 export interface HostedEngine extends ChatEngine {
     readonly activity: GenerationActivity;
     /** With `kind` `upstream`: the name sent to the upstreams as `model` (the served `model.id` may be an alias). */
     readonly upstreamModelName?: string;
+    /**
+     * With `kind` `upstream`, while connected: every model name the upstreams serve; a request whose `model` is one of
+     * them is sent under that name (a routed engine's upstream models, docs/upstream.md).
+     */
+    readonly servedModelNames?: readonly string[];
     onStateChange(listener: (state: EngineState) => void): () => void;
     onGeneration(listener: (summary: GenerationSummary) => void): () => void;
     /**

@@ -241,7 +241,12 @@ export type LibraryModel = {
     inFlight: number,
     /** Epoch milliseconds of its last request's end (null: never used since the server started). */
     lastUsedAt: number | null,
-    stats: EngineStats | null
+    stats: EngineStats | null,
+    /**
+     * Set for a model an upstream serves beside the local ones (`RoutedEngine`): the upstreams' hosts. It has no file,
+     * size or memory estimate here (`fileBytes` 0) and is `loaded` while the upstreams are connected.
+     */
+    upstreamHosts?: readonly string[]
 };
 
 /** The names a library serves and the models behind them; loading and unloading by id. */

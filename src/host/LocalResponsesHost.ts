@@ -1,7 +1,7 @@
 import path from "node:path";
 import type {HostedEngine} from "../engine/HostedEngine.js";
 import type {EngineState, LoadProgress, ModelDirectory, ModelInfo} from "../engine/types.js";
-import {ModelLibrary} from "../engine/library/ModelLibrary.js";
+import type {ModelLibrary} from "../engine/library/ModelLibrary.js";
 import {CompactionCodec} from "../responses/compaction/compaction.js";
 import {Compactor} from "../responses/compaction/Compactor.js";
 import {ResponsesService, type ResponsesServiceOptions} from "../responses/ResponsesService.js";
@@ -64,12 +64,18 @@ export class LocalResponsesHost {
     private endpoint: string | null = null;
     /** The durable stores' database, opened by the first `start()` (null for `--store memory`). */
     private storage: Promise<StoreDatabase | null> | null = null;
+    /** The library the engine serves (alone or beside upstreams), and the upstreams beside it; the host fills and connects them. */
+    private readonly modelLibrary: ModelLibrary | null;
+    private readonly upstreamBeside: HostedEngine | null;
     private libraryOpened: Promise<void> | null = null;
     /** Stops following the models folder. */
     private libraryWatch: (() => void) | null = null;
 
     public constructor(private readonly config: HostConfig, private readonly events: HostEvents = {}) {
-        this.engine = createEngine(config, events.log);
+        const created = createEngine(config, events.log);
+        this.engine = created.engine;
+        this.modelLibrary = created.library;
+        this.upstreamBeside = created.upstreamBeside;
         if (events.onEngineState != null)
             this.engine.onStateChange(events.onEngineState);
         this.store = new ResponseStore(config.store);
@@ -189,12 +195,13 @@ export class LocalResponsesHost {
     }
 
     /**
-     * Lists the library's models (once; `start` and `loadModel` do it) and follows the models folder: a file added or
-     * removed there is in the list a moment later. Nothing is loaded: a request, `loadModel` or the load endpoint does that.
+     * Lists the library's models (once; `start` and `loadModel` do it), connects the upstreams beside them (their models
+     * listed too), and follows the models folder: a file added or removed there is in the list a moment later. Nothing is
+     * loaded: a request, `loadModel` or the load endpoint does that.
      */
     public openLibrary(): Promise<void> {
-        const engine = this.engine;
-        if (!(engine instanceof ModelLibrary))
+        const engine = this.modelLibrary;
+        if (engine == null)
             return Promise.resolve();
         this.libraryOpened ??= (async () => {
             const rescan = async () => {
@@ -205,6 +212,10 @@ export class LocalResponsesHost {
             this.events.log?.(`models: library of ${engine.list().length} (${engine.list().map((model) => model.id).join(", ")}); at most `
                 + `${engine.limits.maxLoaded} loaded within ${(engine.limits.memoryBudgetBytes / 2 ** 30).toFixed(1)} GiB`
                 + (engine.limits.idleUnloadSeconds == null ? "" : `, unloaded after ${engine.limits.idleUnloadSeconds} s idle`));
+            if (this.upstreamBeside != null) {
+                await this.upstreamBeside.load(this.config.upstream.model ?? "");
+                this.events.log?.(`models: beside them, the upstreams' ${(this.upstreamBeside.servedModelNames ?? []).join(", ")}`);
+            }
             const folder = this.config.library.modelsDir;
             if (folder != null)
                 this.libraryWatch = watchFolder(folder, () => void rescan().catch(

@@ -6,7 +6,7 @@ import {defaultConfig, type HostConfig} from "./config.js";
 import {defaultDataDir} from "./dataFolder.js";
 import type {Setting} from "./settings/setting.js";
 import type {CliRaw} from "./settings/settingKinds.js";
-import {speculativeConflict, upstreamWithoutUrl, wrapperAndTemplateConflict} from "./settings/settingRules.js";
+import {speculativeConflict, upstreamBesideModels, upstreamWithoutUrl, wrapperAndTemplateConflict} from "./settings/settingRules.js";
 import {cliSettings, settingsTable} from "./settings/settingsTable.js";
 
 /** Each flag as node's parseArgs, `--help` and tests see it, derived from the settings table (src/host/settings/). */
@@ -44,6 +44,7 @@ export function parseCliOptions(argv: string[], env: NodeJS.ProcessEnv = process
             setting.apply?.(config, value);
     }
     config.library.extraModelPaths = extraModelPaths;
+    config.library.withUpstream = upstreamBesideModels(config);
     if (upstreamWithoutUrl(config.engine, config.upstream.urls))
         throw new CliUsageError("--engine upstream needs at least one --upstream URL.");
     // A draft model alone implies draft mode.
@@ -101,7 +102,8 @@ export function cliHelp(): string {
         return `  --${name.padEnd(width)}  ${flag.help}${env}`;
     });
     return "Usage: local-responses serve [--model FILE] [options]\n"
-        + "       local-responses serve --engine upstream --upstream URL [options]\n\n"
+        + "       local-responses serve --engine upstream --upstream URL [options]\n"
+        + "       local-responses serve (--model FILE | --models-dir DIR) --upstream URL [options]   (both, routed by model name)\n\n"
         + "Serves the OpenAI Responses API on 127.0.0.1 from a local GGUF model, or in front of OpenAI-compatible "
         + "Chat Completions servers. Without --model it serves the bundled demo model (models/stories260K.gguf, a toy).\n\n"
         + `Options (environment variable in brackets):\n${lines.join("\n")}\n`;

@@ -34,7 +34,12 @@ export type LibrarySettings = {
     /** null: what the machine has free when the server starts. */
     memoryBudgetBytes: number | null,
     /** null: never unload for idleness. */
-    idleUnloadSeconds: number | null
+    idleUnloadSeconds: number | null,
+    /**
+     * The upstreams' models (`upstream.urls`) are served beside the library's, routed by name (`RoutedEngine`): the CLI's
+     * `--upstream` with local models and the local engine (`upstreamBesideModels`). The editor's engine is one or the other.
+     */
+    withUpstream: boolean
 };
 
 /** Models resident at once by default: llama.cpp's router's default. */
@@ -206,7 +211,7 @@ export function defaultConfig(): HostConfig {
         modelPath: null,
         library: {
             extraModelPaths: [], modelsDir: null, presetsFile: null, maxLoaded: defaultMaxLoadedModels, memoryBudgetBytes: null,
-            idleUnloadSeconds: null
+            idleUnloadSeconds: null, withUpstream: false
         },
         modelAlias: null,
         chatFormat: {...defaultChatFormatChoice},

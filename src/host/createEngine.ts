@@ -3,6 +3,7 @@ import {autoChatWrapper} from "../engine/llama/families/chatFormatChoice.js";
 import {LlamaEngine, type LlamaEngineOptions} from "../engine/llama/LlamaEngine.js";
 import type {LibraryModelSpec} from "../engine/library/LibraryEntry.js";
 import {ModelLibrary} from "../engine/library/ModelLibrary.js";
+import {RoutedEngine} from "../engine/library/RoutedEngine.js";
 import {availableMemoryNow, estimateModelFit} from "../engine/models/modelFit.js";
 import type {SpeculativeSetting} from "../engine/llama/runtime/SpeculativeDecoding.js";
 import {UpstreamEngine} from "../engine/upstream/UpstreamEngine.js";
@@ -13,24 +14,46 @@ import {
 import type {HostConfig} from "./config.js";
 import {usesLibrary} from "./librarySpecs.js";
 
-/** The engine the configuration names: node-llama-cpp on a local GGUF file, or upstream Chat Completions servers. */
-export function createEngine(config: HostConfig, log?: (line: string) => void): HostedEngine {
+/**
+ * The engine the host serves, and the parts of it the host drives itself: the model library it lists the models of (null
+ * without one), and the upstreams beside that library, which it connects (null unless both are served).
+ */
+export type CreatedEngine = {engine: HostedEngine, library: ModelLibrary | null, upstreamBeside: HostedEngine | null};
+
+/**
+ * The engine the configuration names: node-llama-cpp on a local GGUF file or a library of them, upstream Chat Completions
+ * servers, or a library beside upstreams, routed by model name (`--upstream` with `--model`/`--models-dir`).
+ */
+export function createEngine(config: HostConfig, log?: (line: string) => void): CreatedEngine {
     if (config.engine === "upstream")
-        return new UpstreamEngine({
-            urls: config.upstream.urls,
-            apiKey: config.upstream.apiKey,
-            alias: config.modelAlias,
-            timeoutSeconds: config.upstream.timeoutSeconds,
-            healthIntervalMs: config.upstream.healthIntervalMs,
-            contextSize: config.contextSize,
-            parallel: config.parallel ?? undefined,
-            queueLimit: config.queueLimit,
-            stopSequences: config.stopSequences,
-            log
-        });
-    if (usesLibrary(config))
-        return createLibrary(config, log);
-    return new LlamaEngine(llamaOptions(config, log));
+        return {engine: upstreamEngine(config, log), library: null, upstreamBeside: null};
+    if (!usesLibrary(config))
+        return {engine: new LlamaEngine(llamaOptions(config, log)), library: null, upstreamBeside: null};
+    const library = createLibrary(config, log);
+    if (!config.library.withUpstream)
+        return {engine: library, library, upstreamBeside: null};
+    const upstream = upstreamEngine(config, log, library);
+    return {engine: new RoutedEngine({local: library, upstream}), library, upstreamBeside: upstream};
+}
+
+/**
+ * The upstream engine; beside a library (`besides`) its models keep their own names and the context the upstreams report
+ * (`--model-alias` and `--context-size` are the local models' there, as in any library), and it counts in the library's activity.
+ */
+function upstreamEngine(config: HostConfig, log?: (line: string) => void, besides?: ModelLibrary): UpstreamEngine {
+    return new UpstreamEngine({
+        urls: config.upstream.urls,
+        apiKey: config.upstream.apiKey,
+        alias: besides == null ? config.modelAlias : null,
+        timeoutSeconds: config.upstream.timeoutSeconds,
+        healthIntervalMs: config.upstream.healthIntervalMs,
+        contextSize: besides == null ? config.contextSize : null,
+        parallel: config.parallel ?? undefined,
+        queueLimit: config.queueLimit,
+        stopSequences: config.stopSequences,
+        activity: besides?.activity,
+        log
+    });
 }
 
 /** The local engine's options from the configuration (one model's; a library's models each get theirs from it). */

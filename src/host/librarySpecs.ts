@@ -3,10 +3,13 @@ import {modelFileAt, scanModelsFolder, type ModelFile} from "../engine/library/m
 import type {HostConfig} from "./config.js";
 import {readModelPresets, ModelPresetsError, type ModelPreset} from "./modelPresets.js";
 
-/** Whether the configuration asks for a model library: a models folder, a presets file or more than one `--model`. */
+/**
+ * Whether the configuration asks for a model library: a models folder, a presets file, more than one `--model`, or
+ * upstreams beside the local models (their models are entries of the library).
+ */
 export function usesLibrary(config: Pick<HostConfig, "engine" | "library">): boolean {
-    const {modelsDir, presetsFile, extraModelPaths} = config.library;
-    return config.engine === "local" && (modelsDir != null || presetsFile != null || extraModelPaths.length > 0);
+    const {modelsDir, presetsFile, extraModelPaths, withUpstream} = config.library;
+    return config.engine === "local" && (modelsDir != null || presetsFile != null || extraModelPaths.length > 0 || withUpstream);
 }
 
 /**

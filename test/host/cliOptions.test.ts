@@ -64,7 +64,7 @@ describe("the model library's flags", () => {
         assert.equal(config.modelPath, "a.gguf");
         assert.deepEqual(config.library, {
             extraModelPaths: ["b.gguf", "c.gguf"], modelsDir: "/m", presetsFile: null, maxLoaded: 2, memoryBudgetBytes: 24 * 2 ** 30,
-            idleUnloadSeconds: 600
+            idleUnloadSeconds: 600, withUpstream: false
         });
         const fromEnv = parseCliOptions([], {LOCAL_RESPONSES_MEMORY_BUDGET: "512MiB", LOCAL_RESPONSES_MODELS_DIR: "/n"}).config.library;
         assert.equal(fromEnv.memoryBudgetBytes, 512 * 2 ** 20);
@@ -72,6 +72,21 @@ describe("the model library's flags", () => {
         assert.equal(parseCliOptions(["--memory-budget", "1073741824"], {}).config.library.memoryBudgetBytes, 2 ** 30);
         assert.equal(parseCliOptions(["--memory-budget", "8G"], {}).config.library.memoryBudgetBytes, 8 * 2 ** 30);
         assert.equal(parseCliOptions([], {}).config.library.idleUnloadSeconds, null);
+    });
+
+    it("--upstream beside --model or --models-dir serves both; --engine upstream, or --upstream alone, stays as it was", () => {
+        const urls = ["--upstream", "http://gpu:8000/v1"];
+        for (const local of [["--model", "a.gguf"], ["--models-dir", "/m"], ["--model", "a.gguf", "--model", "b.gguf"]]) {
+            const {config} = parseCliOptions([...local, ...urls], {});
+            assert.equal(config.engine, "local");
+            assert.equal(config.library.withUpstream, true, local.join(" "));
+            assert.deepEqual(config.upstream.urls, ["http://gpu:8000/v1"]);
+        }
+        const fromEnv = parseCliOptions(["--model", "a.gguf"], {LOCAL_RESPONSES_UPSTREAM: "http://gpu:8000"});
+        assert.equal(fromEnv.config.library.withUpstream, true);
+        assert.equal(parseCliOptions(["--engine", "upstream", "--model", "a.gguf", ...urls], {}).config.library.withUpstream, false);
+        assert.equal(parseCliOptions(urls, {}).config.library.withUpstream, false, "no local model: the demo model, as before");
+        assert.equal(parseCliOptions(["--model", "a.gguf"], {}).config.library.withUpstream, false);
     });
 
     it("refuses a size it cannot read", () => {

@@ -71,4 +71,5 @@ test("a library only when asked for: a folder, a presets file or a second --mode
     assert.equal(usesLibrary(config({extraModelPaths: ["b.gguf"]})), true);
     assert.equal(usesLibrary(config({modelsDir: "/m"})), true);
     assert.equal(usesLibrary({...config({modelsDir: "/m"}), engine: "upstream"}), false);
+    assert.equal(usesLibrary(config({withUpstream: true})), true, "one --model beside upstreams is a library of one");
 });

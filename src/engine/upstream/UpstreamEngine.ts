@@ -7,8 +7,7 @@ import {generateOnLease} from "../generateOnLease.js";
 import type {HostedEngine} from "../HostedEngine.js";
 import type {
     ChatEngine, ChatTurn, EngineLease, EngineState, EngineStats, GenerationRequest, GenerationResult, GenerationSummary, ModelInfo,
-    PromptShape,
-    ToolSpec
+    PromptShape, ToolSpec
 } from "../types.js";
 import {estimatePromptTokens, toChatCompletionsBody, toChatMessages, toChatTools} from "./upstreamChatRequest.js";
 import {streamCompletion} from "./streamCompletion.js";
@@ -39,6 +38,8 @@ export type UpstreamEngineOptions = {
     /** Requests beyond every upstream's slots that may be outstanding before new ones get 503. Defaults to `defaultQueueLimit` (64). */
     queueLimit?: number,
     stopSequences?: readonly string[],
+    /** Where its generations are counted live; a routed engine shares its library's. Defaults to its own. */
+    activity?: GenerationActivity,
     log?: (line: string) => void
 };
 
@@ -60,7 +61,7 @@ export const defaultUpstreamHealthIntervalMs = 5000;
  */
 export class UpstreamEngine implements ChatEngine, HostedEngine {
     public readonly kind = "upstream";
-    public readonly activity = new GenerationActivity();
+    public readonly activity: GenerationActivity;
     private readonly upstreams: Upstream[];
     private readonly router: UpstreamRouter;
     private readonly stateChanges = new Emitter<EngineState>();
@@ -68,12 +69,15 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
     private currentState: EngineState = "unloaded";
     private info: ModelInfo | null = null;
     private upstreamModel = "";
+    /** Every model name the upstreams listed when it connected. */
+    private listed = new Set<string>();
     private healthTimer: NodeJS.Timeout | null = null;
     private readonly tokenCounter = new UpstreamTokenCounter();
 
     public constructor(private readonly options: UpstreamEngineOptions) {
         if (options.urls.length === 0)
             throw new Error("The upstream engine needs at least one upstream URL.");
+        this.activity = options.activity ?? new GenerationActivity();
         this.upstreams = options.urls.map((url) => new Upstream(url, options.apiKey ?? null));
         this.router = new UpstreamRouter(this.upstreams);
     }
@@ -91,6 +95,11 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
         return this.upstreamModel;
     }
 
+    /** While connected: the served name and every name the upstreams list (a routed engine sends each its requests). */
+    public get servedModelNames(): readonly string[] {
+        return this.info == null ? [] : [...new Set([this.info.id, ...this.listed])];
+    }
+
     public onStateChange(listener: (state: EngineState) => void): () => void {
         return this.stateChanges.on(listener);
     }
@@ -105,6 +114,7 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
         try {
             const found = await discoverModel(this.upstreams, name === "" ? null : name);
             this.upstreamModel = found.model;
+            this.listed = new Set(found.listed);
             const contextSize = this.options.contextSize ?? found.contextSize ?? defaultContextSize;
             this.info = {
                 id: this.options.alias ?? found.model,
@@ -159,10 +169,10 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
     }
 
     /** The upstream's own count where it offers one (vLLM, SGLang, llama-server), else an estimate (~4 characters a token). */
-    public async countPromptTokens(turns: ChatTurn[], tools: ToolSpec[] = []): Promise<number> {
+    public async countPromptTokens(turns: ChatTurn[], tools: ToolSpec[] = [], model?: string): Promise<number> {
         const upstream = this.router.pick(undefined);
         const counted = upstream == null ? null
-            : await this.tokenCounter.count(upstream, this.upstreamModel, toChatMessages(turns),
+            : await this.tokenCounter.count(upstream, this.modelFor(model), toChatMessages(turns),
                 tools.length === 0 ? undefined : toChatTools(tools));
         return counted ?? estimatePromptTokens(turns, tools);
     }
@@ -219,7 +229,7 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
     private async run(first: Upstream, key: string, request: GenerationRequest,
         moveTo: (next: Upstream) => void): Promise<GenerationResult> {
         const stop = [...this.options.stopSequences ?? [], ...request.stopSequences ?? []];
-        const body = toChatCompletionsBody(request, {model: this.upstreamModel, stop});
+        const body = toChatCompletionsBody(request, {model: this.modelFor(request.model), stop});
         const started = performance.now();
         const tried = new Set<Upstream>();
         let upstream = first;
@@ -271,6 +281,11 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
         } finally {
             this.activity.end();
         }
+    }
+
+    /** The name sent upstream: a listed model a routed engine picked by name, else the connected one (alone: always it). */
+    private modelFor(requested: string | undefined): string {
+        return requested != null && requested !== this.info?.id && this.listed.has(requested) ? requested : this.upstreamModel;
     }
 
     private pickOrThrow(key: string): Upstream {

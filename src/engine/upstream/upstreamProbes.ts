@@ -5,8 +5,8 @@ import {causeText, errorMessage} from "./upstreamErrors.js";
 /** Generous: a busy machine answers slowly, and a refused connection fails at once anyway. */
 const probeTimeoutMs = 10_000;
 
-/** What the upstreams say about the model: its name and, when they tell, its context size. */
-export type DiscoveredModel = {model: string, contextSize: number | null};
+/** What the upstreams say about the model: its name, when they tell its context size, and every model name they list. */
+export type DiscoveredModel = {model: string, contextSize: number | null, listed: string[]};
 
 type ModelEntry = {id?: unknown, max_model_len?: unknown, context_length?: unknown, meta?: {n_ctx_train?: unknown} | null};
 
@@ -37,12 +37,13 @@ export async function discoverModel(upstreams: readonly Upstream[], wanted: stri
         throw new EngineError("load_failed",
             `No upstream answered GET /v1/models: ${upstreams.map((upstream) => `${upstream.label}: ${upstream.lastError}`).join("; ")}`);
     const listed = reachable.flatMap((answer) => answer.entries).filter((entry) => typeof entry.id === "string");
-    const model = wanted ?? (listed[0]?.id as string | undefined);
+    const names = [...new Set(listed.map((entry) => entry.id as string))];
+    const model = wanted ?? names[0];
     if (model == null)
         throw new EngineError("load_failed", "The upstreams list no model; name one with --upstream-model.");
-    if (wanted != null && listed.length > 0 && !listed.some((entry) => entry.id === wanted))
+    if (wanted != null && names.length > 0 && !names.includes(wanted))
         throw new EngineError("load_failed",
-            `No upstream serves the model '${wanted}' (they list: ${[...new Set(listed.map((entry) => entry.id))].join(", ")}).`);
+            `No upstream serves the model '${wanted}' (they list: ${names.join(", ")}).`);
     const sizes = reachable.flatMap((answer) => {
         const entry = answer.entries.find((candidate) => candidate.id === model);
         return [
@@ -50,7 +51,7 @@ export async function discoverModel(upstreams: readonly Upstream[], wanted: stri
         ]
             .filter((value): value is number => typeof value === "number" && value > 0);
     });
-    return {model, contextSize: sizes.length === 0 ? null : Math.min(...sizes)};
+    return {model, contextSize: sizes.length === 0 ? null : Math.min(...sizes), listed: names};
 }
 
 /** The model names one upstream lists at `GET /v1/models` (the editor's Load Model… offers them); throws when it does not answer. */

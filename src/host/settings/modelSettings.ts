@@ -42,7 +42,8 @@ export const modelSettings = {
         kind: list({many: "http(s) URLs", item: {one: "an http(s) URL", test: isUpstreamUrl}}),
         cli: {
             flag: "upstream", env: "LOCAL_RESPONSES_UPSTREAM",
-            help: "base URL of a Chat Completions server for --engine upstream (repeatable; env: comma-separated)"
+            help: "base URL of a Chat Completions server for --engine upstream, or beside --model/--models-dir, routed by model name "
+                + "(repeatable; env: comma-separated)"
         },
         editor: {
             key: "upstream.urls", default: [], reaction: "rebuild", restricted: true, scope: "machine", order: 0, markdown: true,

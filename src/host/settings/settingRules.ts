@@ -23,3 +23,14 @@ export function speculativeConflict(kind: SpeculativeKind, draftModel: string | 
 export function upstreamWithoutUrl(engine: HostConfig["engine"], urls: readonly string[]): boolean {
     return engine === "upstream" && urls.length === 0;
 }
+
+/**
+ * Whether upstreams are served beside local models, routed by name (docs/models.md): `--upstream` with `--model`,
+ * `--models-dir` or a presets file, on the local engine. `--engine upstream` still fronts the upstreams alone (a `--model`
+ * beside it is unused, as before), and `--upstream` without a local model leaves the local engine as it was.
+ */
+export function upstreamBesideModels(config: Pick<HostConfig, "engine" | "upstream" | "modelPath" | "library">): boolean {
+    const {extraModelPaths, modelsDir, presetsFile} = config.library;
+    const localModels = config.modelPath != null || extraModelPaths.length > 0 || modelsDir != null || presetsFile != null;
+    return config.engine === "local" && config.upstream.urls.length > 0 && localModels;
+}

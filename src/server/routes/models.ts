@@ -70,8 +70,17 @@ function findId(library: ModelDirectory | undefined, name: string): string | nul
     }
 }
 
-/** A library model as `/v1/models` lists it: OpenAI's fields, then its state, size, memory and use. */
+/**
+ * A library model as `/v1/models` lists it: OpenAI's fields, then its state, size, memory and use. An upstream's model
+ * served beside the library says so (`owned_by` and `engine` `upstream`, the upstreams' hosts) and has no file or memory here.
+ */
 function libraryObject(model: LibraryModel, startedAt: number): ModelObject {
+    if (model.upstreamHosts != null)
+        return {
+            id: model.id, object: "model", created: startedAt, owned_by: "upstream", context_window: model.contextSize,
+            engine: "upstream", upstream_hosts: model.upstreamHosts, status: model.status, in_flight: model.inFlight,
+            last_used_at: lastUsedAt(model)
+        };
     return {
         id: model.id, object: "model", created: startedAt, owned_by: "local-responses",
         context_window: model.info?.contextSize ?? model.contextSize,
@@ -83,6 +92,10 @@ function libraryObject(model: LibraryModel, startedAt: number): ModelObject {
         quantization: model.quantization,
         memory_estimate_bytes: model.estimatedBytes,
         in_flight: model.inFlight,
-        last_used_at: model.lastUsedAt == null ? null : Math.floor(model.lastUsedAt / 1000)
+        last_used_at: lastUsedAt(model)
     };
+}
+
+function lastUsedAt(model: LibraryModel): number | null {
+    return model.lastUsedAt == null ? null : Math.floor(model.lastUsedAt / 1000);
 }

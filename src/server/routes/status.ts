@@ -61,11 +61,13 @@ function libraryStatus(library: ModelDirectory): Record<string, unknown> {
     const models = library.list();
     return {
         max_loaded: maxLoaded, memory_budget_bytes: memoryBudgetBytes, idle_unload_seconds: idleUnloadSeconds,
-        loaded: models.filter((model) => model.status === "loaded").length,
+        // Of the local models: an upstream's (served beside them) is always `loaded` and counts in no limit here.
+        loaded: models.filter((model) => model.status === "loaded" && model.upstreamHosts == null).length,
         memory_estimate_bytes: models.filter((model) => model.status !== "unloaded" && model.status !== "failed")
             .reduce((total, model) => total + (model.estimatedBytes ?? 0), 0),
         data: models.map((model) => ({
             id: model.id, status: model.status, ...model.failure != null && {failure: model.failure},
+            ...model.upstreamHosts != null && {engine: "upstream", upstream_hosts: model.upstreamHosts},
             memory_estimate_bytes: model.estimatedBytes, context_size: model.contextSize, in_flight: model.inFlight,
             last_used_at: model.lastUsedAt == null ? null : Math.floor(model.lastUsedAt / 1000),
             ...model.stats != null && {sequences_busy: model.stats.sequencesBusy, sequences_total: model.stats.sequencesTotal,
