@@ -65,7 +65,7 @@ const modelFile = () => (vocab == null ? Promise.resolve(models.chatml) : synthe
 
 async function main(): Promise<void> {
     const model = await modelFile();
-    const server = await startCliServer(["--model", model, "--model-alias", "bench", "--no-auth", "--port", "0", "--store", "memory",
+    const server = await startCliServer(["--model", model, "--model-alias", "bench", "--no-auth", "--store", "memory",
         "--parallel", "1", "--context-size", "2048", "--threads", "1", "--prompt-threads", "1", "--prompt-cache-max-bytes", "0"]);
     try {
         const cold = new Map<Mode, number[]>(modes.map((mode) => [mode, []]));

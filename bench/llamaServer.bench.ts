@@ -96,7 +96,7 @@ const rateOver = (run: Stream, count: number) => (count - 1) / ((run.deltaTimes[
 
 /** This server on the model, its own process, with the engine settings of llama-server's command line. */
 async function startThisServer(model: string): Promise<{base: string, stop: () => void}> {
-    const server = await startCliServer(["--model", model, "--no-auth", "--port", "0", "--store", "memory", "--parallel", "1",
+    const server = await startCliServer(["--model", model, "--no-auth", "--store", "memory", "--parallel", "1",
         "--context-size", String(contextSize), "--threads", "1", "--prompt-threads", String(promptThreads),
         ...(flashAttention ? ["--flash-attention"] : [])]);
     return {base: server.url.replace(/\/v1\/?$/, ""), stop: server.stop};

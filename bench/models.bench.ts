@@ -10,7 +10,7 @@
  *
  * Usage: npm run bench:models [-- --pairs N] [--threads T] [--tokens N]
  */
-import {spawn, execFile, type ChildProcess} from "node:child_process";
+import {execFile, type ChildProcess} from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -18,6 +18,7 @@ import {parseArgs, promisify} from "node:util";
 import {defaultBatchSize} from "../src/engine/engineDefaults.js";
 import {repoRoot} from "../test/helpers/paths.js";
 import {syntheticModel} from "../test/helpers/syntheticModel.js";
+import {startCliServer, type CliServer} from "./cliServer.js";
 import {words} from "./filler.js";
 import {alternating, median, quantile} from "./pairs.js";
 
@@ -27,26 +28,13 @@ const {values: args} = parseArgs({
 const contextSize = 4096;
 const threads = Number(args.threads);
 
-type Server = {url: string, child: ChildProcess, stop(): void};
-
-async function startServer(folder: string): Promise<Server> {
-    const child = spawn(process.execPath, [path.join(repoRoot, "dist/cli.js"), "serve", "--port", "0", "--no-auth", "--store", "memory",
-        "--models-dir", folder, "--max-loaded-models", "2", "--threads", String(threads), "--prompt-threads", String(threads),
-        "--context-size", String(contextSize), "--parallel", "1"], {stdio: ["ignore", "pipe", "ignore"]});
-    const url = await new Promise<string>((resolve, reject) => {
-        let out = "";
-        child.stdout!.on("data", (data) => {
-            out += data;
-            const match = /listening on (\S+)/.exec(out);
-            if (match != null)
-                resolve(match[1]!);
-        });
-        child.once("exit", (code) => reject(new Error(`the server exited (${code})`)));
-    });
-    return {url, child, stop: () => child.kill("SIGTERM")};
+/** The server on a models folder, as the figures need it. */
+function startServer(folder: string): Promise<CliServer> {
+    return startCliServer(["--no-auth", "--store", "memory", "--models-dir", folder, "--max-loaded-models", "2",
+        "--threads", String(threads), "--prompt-threads", String(threads), "--context-size", String(contextSize), "--parallel", "1"]);
 }
 
-async function post(server: Server, route: string, body?: unknown): Promise<unknown> {
+async function post(server: CliServer, route: string, body?: unknown): Promise<unknown> {
     const response = await fetch(`${server.url}${route}`, {
         method: "POST", headers: {"content-type": "application/json"}, body: body === undefined ? undefined : JSON.stringify(body)
     });
@@ -56,7 +44,7 @@ async function post(server: Server, route: string, body?: unknown): Promise<unkn
 }
 
 /** Milliseconds to a one-token answer (streamed, to its terminal event), and its prompt's tokens. */
-async function firstToken(server: Server, model: string, input: string): Promise<{ms: number, tokens: number}> {
+async function firstToken(server: CliServer, model: string, input: string): Promise<{ms: number, tokens: number}> {
     const started = performance.now();
     const response = await fetch(`${server.url}/responses`, {
         method: "POST", headers: {"content-type": "application/json"},
@@ -71,7 +59,7 @@ async function firstToken(server: Server, model: string, input: string): Promise
 }
 
 /** Milliseconds of a whole short answer (the switching figure). */
-async function answerMs(server: Server, model: string): Promise<number> {
+async function answerMs(server: CliServer, model: string): Promise<number> {
     const started = performance.now();
     await post(server, "/responses", {model, input: "Tell me a story about a dog.", max_output_tokens: 32, temperature: 0, store: false});
     return performance.now() - started;

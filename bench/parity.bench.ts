@@ -479,7 +479,8 @@ async function depthRows(model: BenchModel): Promise<string[][]> {
     if (!only(1))
         return [];
     return coldPromptAtDepth(model, {
-        depths: args.depths!.split(",").map(Number), pairs: Number(args.pairs ?? (model.fullSize ? 3 : 5)), contextSize,
+        depths: args.depths!.split(",").map(Number), pairs: Number(args.pairs ?? (model.fullSize ? 4 : 6)),
+        placements: Number(args.placements), contextSize,
         directBatches: args["direct-batches"]!.split(",").map(Number), log: (line) => console.error(`[${model.name}] ${line}`)
     });
 }

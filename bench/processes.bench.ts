@@ -54,7 +54,7 @@ async function main(): Promise<void> {
         + `${new Date().toISOString().slice(0, 16)} UTC`);
     for (const sequences of args.sequences.split(",").map(Number))
         for (const batch of args.batches.split(",").map(Number)) {
-            const server = await startCliServer(["--model", model.path, "--no-auth", "--port", "0", "--store", "memory",
+            const server = await startCliServer(["--model", model.path, "--no-auth", "--store", "memory",
                 "--threads", "1", "--prompt-threads", "1", "--context-size", String(contextSize), "--parallel", String(sequences),
                 "--prompt-cache-max-bytes", "0"]);
             const direct = await DirectProcess.start(model.path, {contextSize, batch, threads: 1});

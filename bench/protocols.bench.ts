@@ -74,7 +74,7 @@ async function timeOne(url: string, protocol: Protocol, text: string): Promise<T
 }
 
 async function main(): Promise<void> {
-    const server = await startCliServer(["--model", models.chatml, "--no-auth", "--port", "0", "--store", "memory", "--parallel", "1",
+    const server = await startCliServer(["--model", models.chatml, "--no-auth", "--store", "memory", "--parallel", "1",
         "--threads", "1", "--prompt-threads", "1", "--prompt-cache-max-bytes", "0"]);
     try {
         const prompt = "Once upon a time there was a little dog who found a ball in the garden. ".repeat(20);

@@ -64,7 +64,7 @@ async function predictions(server: CliServer): Promise<{drafted: number, accepte
 
 async function main(): Promise<void> {
     const model = await benchModel(args.model);
-    const common = ["--model", model.path, "--model-alias", "bench", "--no-auth", "--port", "0", "--store", "memory", "--parallel", "1",
+    const common = ["--model", model.path, "--model-alias", "bench", "--no-auth", "--store", "memory", "--parallel", "1",
         "--context-size", "4096", "--threads", "1", "--prompt-threads", "1", "--prompt-cache-max-bytes", "0"];
     const servers = new Map<Mode, CliServer>();
     try {

@@ -52,7 +52,7 @@ async function main(): Promise<void> {
         model: fullSize ? await syntheticModel(modelName as "smollm2-135m") : models.chatml, slots: 1, ignoreEos: true, contextPerSlot: 4096
     });
     const server = await startCliServer([
-        "--engine", "upstream", "--upstream", upstream.url, "--no-auth", "--port", "0", "--store", "memory"
+        "--engine", "upstream", "--upstream", upstream.url, "--no-auth", "--store", "memory"
     ])
         .catch(async (error: unknown) => {
             await upstream.stop();

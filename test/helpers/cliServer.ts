@@ -5,14 +5,18 @@ import {repoRoot} from "./paths.js";
 /** The headless server as its own process: `kill -9` tests end it as a crash would. */
 export type CliServer = {child: ChildProcess, url: string, stderr: () => string};
 
-/** `dist/cli.js serve` (built by npm test) with `args`; resolves with its URL once it listens. */
-export async function serveCli(args: readonly string[]): Promise<CliServer> {
+/**
+ * `dist/cli.js serve` (built by npm test) with `args` and `--port 0`; resolves with its URL once it listens. Its log is
+ * kept for `stderr()`, or passed on to this process's stderr with `{stderr: "inherit"}` (the benches: a long run's log).
+ */
+export async function serveCli(args: readonly string[],
+    {stderr: log = "capture"}: {stderr?: "capture" | "inherit"} = {}): Promise<CliServer> {
     const child = spawn(process.execPath, [path.join(repoRoot, "dist/cli.js"), "serve", "--port", "0", ...args], {
-        stdio: ["ignore", "pipe", "pipe"]
+        stdio: ["ignore", "pipe", log === "inherit" ? "inherit" : "pipe"]
     });
     let stdout = "";
     let stderr = "";
-    child.stderr!.on("data", (chunk) => (stderr += chunk));
+    child.stderr?.on("data", (chunk) => (stderr += chunk));
     const url = await new Promise<string>((resolve, reject) => {
         child.stdout!.on("data", (chunk) => {
             stdout += chunk;
@@ -20,7 +24,7 @@ export async function serveCli(args: readonly string[]): Promise<CliServer> {
             if (match != null)
                 resolve(match[1]!);
         });
-        child.on("exit", (code) => reject(new Error(`server exited ${code}: ${stderr}`)));
+        child.on("exit", (code) => reject(new Error(`server exited ${code}: ${stderr || stdout}`)));
     });
     return {child, url, stderr: () => stderr};
 }
