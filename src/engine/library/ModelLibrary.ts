@@ -333,7 +333,8 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
             if (plan.kind === "fits") {
                 // Every victim is marked unloading in this tick: a request for one of them arriving meanwhile waits
                 // for its unload and loads it again, instead of taking a sequence the unload would abort.
-                this.options.log?.(`models: unloading ${plan.evict.join(", ")} (least recently used) to load ${entry.id}`);
+                if (plan.evict.length > 0)
+                    this.options.log?.(`models: unloading ${plan.evict.join(", ")} (least recently used) to load ${entry.id}`);
                 await Promise.all(plan.evict.map((id) => this.unloadEntry(this.entries.get(id)!)));
                 return;
             }
