@@ -35,10 +35,8 @@ export type FigureRow = [string, string, string];
  */
 export async function coldPromptAtDepth(model: BenchModel, settings: DepthSettings): Promise<FigureRow[]> {
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), "lr-bench-depth-"));
-    const threads = {contextSize: settings.contextSize, threads: 1};
-    const best = await DirectProcess.best(model.path, threads, settings.directBatches, settings.depths[0]!, settings.log);
-    const batch = best.settings.batch;
-    best.stop();
+    const alone = {contextSize: settings.contextSize, threads: 1};
+    const batch = await DirectProcess.bestBatch(model.path, alone, settings.directBatches, settings.depths[0]!, settings.log);
     let sides: Placement | undefined;
     try {
         const rows: FigureRow[] = [];
@@ -54,7 +52,7 @@ export async function coldPromptAtDepth(model: BenchModel, settings: DepthSettin
                 if (sides == null || pair % Math.ceil(settings.pairs / settings.placements) === 0) {
                     await sides?.stop();
                     sides = await Placement.start(model, path.join(folder, String(placement++)), settings.contextSize,
-                        {...threads, batch});
+                        {...alone, batch});
                 }
                 const input = `${seed} ${words(Math.round(depth * sides.wordsPerToken), seed++)}`;
                 // The same number of tokens on both sides (attention makes each token dearer than the last).

@@ -25,23 +25,26 @@ export class DirectProcess {
 
     /**
      * node-llama-cpp's best batch size for prompts on this machine and model, as a user tuning it would find: each
-     * candidate in a fresh process evaluates the same cold prompt twice (alternating), and the faster median wins.
-     * Resolves with that batch's process (the others are stopped).
+     * candidate in a fresh process evaluates the same cold prompt twice (alternating), and the faster of its two times
+     * counts. The candidates' processes are stopped: the figure starts its own per placement.
      */
-    public static async best(model: string, settings: Omit<DirectSettings, "batch">, batches: readonly number[],
-        probeTokens: number, log: (line: string) => void): Promise<DirectProcess> {
+    public static async bestBatch(model: string, settings: Omit<DirectSettings, "batch">, batches: readonly number[],
+        probeTokens: number, log: (line: string) => void): Promise<number> {
         const candidates = await Promise.all(batches.map((batch) => DirectProcess.start(model, {...settings, batch})));
-        const times = candidates.map((): number[] => []);
-        for (let round = 0; round < 2; round++)
-            for (const index of round % 2 === 0 ? candidates.keys() : [...candidates.keys()].reverse())
-                times[index]!.push(await candidates[index]!.ask("prefill", probeTokens));
-        const fastest = times.map((each) => Math.min(...each));
-        const best = fastest.indexOf(Math.min(...fastest));
-        log(`node-llama-cpp alone, ${probeTokens}-token prompt by batch: `
-            + batches.map((batch, index) => `${batch}: ${Math.min(...times[index]!).toFixed(0)} ms`).join(", ")
-            + `; best ${batches[best]}`);
-        candidates.forEach((candidate, index) => index !== best && candidate.stop());
-        return candidates[best]!;
+        try {
+            const times = candidates.map((): number[] => []);
+            for (let round = 0; round < 2; round++)
+                for (const index of round % 2 === 0 ? candidates.keys() : [...candidates.keys()].reverse())
+                    times[index]!.push(await candidates[index]!.ask("prefill", probeTokens));
+            const fastest = times.map((each) => Math.min(...each));
+            const best = batches[fastest.indexOf(Math.min(...fastest))]!;
+            log(`node-llama-cpp alone, ${probeTokens}-token prompt by batch: `
+                + batches.map((batch, index) => `${batch}: ${fastest[index]!.toFixed(0)} ms`).join(", ") + `; best ${best}`);
+            return best;
+        } finally {
+            for (const candidate of candidates)
+                candidate.stop();
+        }
     }
 
     /**
