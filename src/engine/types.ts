@@ -241,6 +241,13 @@ export type LibraryModel = {
     inFlight: number,
     /** Epoch milliseconds of its last request's end (null: never used since the server started). */
     lastUsedAt: number | null,
+    /**
+     * How long it stays loaded once idle, in milliseconds: its last request's `keep_alive`, else the operator's
+     * `--idle-unload-secs`; null: it is never unloaded for idleness.
+     */
+    keepAliveMs: number | null,
+    /** Epoch milliseconds at which it unloads for idleness (loaded, nothing in flight, a keep-alive in force); else null. */
+    idleUnloadAt: number | null,
     stats: EngineStats | null,
     /**
      * Set for a model an upstream serves beside the local ones (`RoutedEngine`): the upstreams' hosts. It has no file,
@@ -255,7 +262,7 @@ export interface ModelDirectory {
     resolve(requested: string | null): string;
     list(): LibraryModel[];
     /** The model loaded now (unloading least recently used idle ones to make room); resolves when it is ready. */
-    loadModel(id: string, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo>;
+    loadModel(id: string, onProgress?: (progress: LoadProgress) => void, keepAliveMs?: number | null): Promise<ModelInfo>;
     /** Unloads it once its requests have finished; false when it was not loaded. */
     unloadModel(id: string): Promise<boolean>;
     /** The server's limits: at most this many loaded, within this many bytes (estimates). */

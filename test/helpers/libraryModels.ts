@@ -6,7 +6,8 @@ import type {LibraryModelItem} from "../../src/vscode/clientConfig/libraryModelI
 export function libraryEntry(id: string, fields: Partial<LibraryModel> = {}): LibraryModel {
     return {
         id, aliases: [], path: `/m/${id}.gguf`, fileBytes: 2 * 2 ** 30, quantization: null, status: "unloaded", failure: null,
-        estimatedBytes: null, info: null, contextSize: null, inFlight: 0, lastUsedAt: null, stats: null, ...fields
+        estimatedBytes: null, info: null, contextSize: null, inFlight: 0, lastUsedAt: null, keepAliveMs: null,
+        idleUnloadAt: null, stats: null, ...fields
     };
 }
 

@@ -66,13 +66,17 @@ export class LibraryEntry {
         return this.failure != null ? "failed" : "unloaded";
     }
 
-    public view(): LibraryModel {
+    /** What `GET /v1/models` and the editor show; `defaultIdleMs`: the operator's idle time, for its keep-alive. */
+    public view(defaultIdleMs: number | null): LibraryModel {
         const info = this.loaded ? this.engine.model : null;
+        const keepAliveMs = this.keepAliveMs ?? defaultIdleMs;
         return {
             id: this.id, aliases: this.spec.aliases, path: this.spec.path, fileBytes: this.spec.bytes,
             quantization: this.spec.quantization, status: this.status, failure: this.failure, estimatedBytes: this.estimatedBytes,
             info, contextSize: info?.contextSize ?? this.spec.contextSize ?? this.estimatedContextSize, inFlight: this.inFlight,
             lastUsedAt: this.lastUsedAt,
+            keepAliveMs: keepAliveMs === Infinity ? null : keepAliveMs,
+            idleUnloadAt: this.loaded && this.inFlight === 0 ? this.idleDeadline(defaultIdleMs) : null,
             stats: this.loaded ? this.engine.stats() : null
         };
     }

@@ -13,6 +13,8 @@ import {LibraryEntry, type LibraryModelSpec} from "./LibraryEntry.js";
 import {ReleaseSignal} from "./ReleaseSignal.js";
 import {planResidency} from "./residency.js";
 
+type OnLoadProgress = (progress: LoadProgress) => void;
+
 export type ModelLibraryOptions = {
     models: readonly LibraryModelSpec[],
     /** The id a request without a model (or `load("")`) gets; defaults to the first model. */
@@ -52,6 +54,8 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
     private readonly idle: IdleUnloader;
     private readonly now: () => number;
     private defaultModel: string | null;
+    /** The operator's idle time (`--idle-unload-secs`) in milliseconds; null: none. */
+    private readonly defaultIdleMs: number | null;
 
     public constructor(private readonly options: ModelLibraryOptions) {
         this.now = options.now ?? Date.now;
@@ -59,9 +63,10 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
         this.limits = {
             maxLoaded: options.maxLoaded, memoryBudgetBytes: options.memoryBudgetBytes, idleUnloadSeconds: options.idleUnloadSeconds
         };
+        this.defaultIdleMs = options.idleUnloadSeconds == null ? null : options.idleUnloadSeconds * 1000;
         this.replaceModels(options.models);
         this.idle = new IdleUnloader({
-            defaultIdleMs: options.idleUnloadSeconds == null ? null : options.idleUnloadSeconds * 1000,
+            defaultIdleMs: this.defaultIdleMs,
             entries: () => this.entries.values(), unload: (entry) => void this.unloadEntry(entry), now: this.now, log: options.log
         });
     }
@@ -128,7 +133,7 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
     }
 
     public list(): LibraryModel[] {
-        return [...this.entries.values()].map((entry) => entry.view());
+        return [...this.entries.values()].map((entry) => entry.view(this.defaultIdleMs));
     }
 
     public onChange(listener: () => void): () => void {
@@ -144,7 +149,15 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
     }
 
     /** `source`: a model's id, alias or file ("" = the default); a library loads only its own models. */
-    public async load(source: string, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> {
+    public load(source: string, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> {
+        return this.loadKeptAlive(source, onProgress);
+    }
+
+    /** Loads it as a request would (`POST /v1/models/{id}/load`): a `keep_alive` given stands as a request's does. */
+    public readonly loadModel = (id: string, onProgress?: OnLoadProgress, keepAliveMs?: number | null): Promise<ModelInfo> =>
+        this.loadKeptAlive(id, onProgress, keepAliveMs);
+
+    private async loadKeptAlive(source: string, onProgress?: OnLoadProgress, keepAliveMs?: number | null): Promise<ModelInfo> {
         const byFile = [...this.entries.values()].find((entry) => source !== "" && path.resolve(source) === entry.spec.path);
         const entry = byFile ?? this.entry(source);
         entry.inFlight++;
@@ -153,7 +166,7 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
             this.lastUsed = entry;
             return entry.engine.model!;
         } finally {
-            this.finished(entry);
+            this.finished(entry, keepAliveMs);
         }
     }
 
@@ -161,9 +174,6 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
     public async unload(): Promise<void> {
         await Promise.all([...this.entries.values()].map((entry) => this.unloadEntry(entry)));
     }
-
-    public readonly loadModel = (id: string, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> =>
-        this.load(id, onProgress);
 
     public async unloadModel(id: string): Promise<boolean> {
         const entry = this.entry(id);

@@ -75,21 +75,24 @@ export class RoutedEngine implements HostedEngine, ModelDirectory {
             return {
                 id, aliases: [], path: info.path, fileBytes: 0, quantization: null, status: "loaded", failure: null,
                 estimatedBytes: null, info: {...info, id}, contextSize: info.contextSize, inFlight: use?.inFlight ?? 0,
-                lastUsedAt: use?.lastUsedAt ?? null, stats, upstreamHosts
+                lastUsedAt: use?.lastUsedAt ?? null, keepAliveMs: null, idleUnloadAt: null, stats, upstreamHosts
             };
         })];
     }
 
     /** A library model's id, alias or file loads; an upstream's model has nothing to load here (its info, under its name). */
     public async load(source: string, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> {
-        const info = this.parts.upstream.model;
-        if (info != null && source !== "" && this.upstreamNames().includes(source))
-            return {...info, id: source};
-        return await this.parts.local.load(source, onProgress);
+        return this.upstreamInfo(source) ?? await this.parts.local.load(source, onProgress);
     }
 
-    public readonly loadModel = (id: string, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> =>
-        this.load(id, onProgress);
+    public readonly loadModel: ModelDirectory["loadModel"] = async (id, onProgress, keepAliveMs) =>
+        this.upstreamInfo(id) ?? await this.parts.local.library.loadModel(id, onProgress, keepAliveMs);
+
+    /** An upstream's model under `name` while connected; null when no upstream serves that name. */
+    private upstreamInfo(name: string): ModelInfo | null {
+        const info = this.parts.upstream.model;
+        return info != null && name !== "" && this.upstreamNames().includes(name) ? {...info, id: name} : null;
+    }
 
     /** An upstream's model is never unloaded from here (false: it was not loaded in this process). */
     public async unloadModel(id: string): Promise<boolean> {

@@ -2,6 +2,8 @@ import {Router, type Request} from "express";
 import type {ChatEngine, LibraryModel, ModelDirectory, ModelInfo} from "../../engine/types.js";
 import {codexModelEntry} from "./codexModels.js";
 import {chatFormatWire} from "./chatFormatWire.js";
+import {parseKeepAlive} from "../../responses/keepAlive.js";
+import {isObject} from "../../protocol/isObject.js";
 
 /** OpenAI's model object, with what a local server adds: the context, the chat format, and a library model's state. */
 type ModelObject = {id: string, object: "model", created: number, owned_by: string, context_window: number | null}
@@ -43,7 +45,9 @@ export function modelsRouter(engine: ChatEngine, startedAt: number): Router {
             return next();
         // An engine error (404 model_not_found, 503 model_memory_exceeded) is the error handler's to map.
         const id = library.resolve(req.params.id);
-        await library.loadModel(id);
+        // Ollama's `keep_alive` (a body is optional): how long it stays loaded once idle, as on a generation request.
+        const keepAliveMs = parseKeepAlive((isObject(req.body) ? req.body.keep_alive : undefined) as number | string | undefined);
+        await library.loadModel(id, undefined, keepAliveMs);
         res.json(libraryObject(library.list().find((model) => model.id === id)!, startedAt));
     });
     router.post("/models/:id/unload", async (req, res, next) => {
@@ -92,7 +96,9 @@ function libraryObject(model: LibraryModel, startedAt: number): ModelObject {
         quantization: model.quantization,
         memory_estimate_bytes: model.estimatedBytes,
         in_flight: model.inFlight,
-        last_used_at: lastUsedAt(model)
+        last_used_at: lastUsedAt(model),
+        keep_alive_seconds: model.keepAliveMs == null ? null : model.keepAliveMs / 1000,
+        expires_at: model.idleUnloadAt == null ? null : Math.ceil(model.idleUnloadAt / 1000)
     };
 }
 

@@ -1,5 +1,6 @@
 import type {LibraryModel} from "../../engine/types.js";
 import {formatBytes} from "../models/formatBytes.js";
+import {formatDuration} from "../inspector/shared/timingFormat.js";
 import type {SidebarRow} from "./SidebarRow.js";
 
 /**
@@ -20,11 +21,16 @@ export function libraryModelRows(models: readonly LibraryModel[]): SidebarRow[] 
             label: model.id,
             description: parts.filter((part) => part != null).join(" · "),
             tooltip: [model.path, ...model.aliases.length > 0 ? [`also: ${model.aliases.join(", ")}`] : [],
-                ...model.failure != null ? [`failed: ${model.failure}`] : []].join("\n"),
+                ...model.failure != null ? [`failed: ${model.failure}`] : [], idleLine(model)].join("\n"),
             icon: model.status === "loaded" ? "pass-filled" : model.status === "loading" ? "loading~spin"
                 : model.status === "failed" ? "error" : "circle-large-outline",
             contextValue: model.status === "loaded" ? "libraryModel.loaded" : "libraryModel",
             target: model.id
         };
     });
+}
+
+/** Its keep-alive: the last request's `keep_alive`, else the server's idle unload (`localResponses.models.idleUnloadSeconds`). */
+function idleLine(model: LibraryModel): string {
+    return model.keepAliveMs == null ? "stays loaded when idle" : `unloads after ${formatDuration(model.keepAliveMs)} idle`;
 }

@@ -8,7 +8,7 @@ import type {EngineStats, LibraryModel, ModelDirectory, ModelInfo} from "../../.
 import {libraryEntry} from "../../helpers/libraryModels.js";
 
 /** What the fakes were asked, in order: which side, which call, for which model. */
-type Call = [side: "local" | "upstream", call: string, model?: string];
+type Call = [side: "local" | "upstream", call: string, model?: string, keepAliveMs?: string];
 
 const upstreamInfo: ModelInfo = {
     id: "big", path: "http://gpu:8000", contextSize: 32_768, sequences: 4, trainContextSize: 32_768, chatWrapper: "upstream big"
@@ -67,8 +67,8 @@ function fakeDirectory(calls: Call[], ids: string[] = ["coder", "small"]): Model
             return found.id;
         },
         list: () => entries,
-        loadModel: (id) => {
-            calls.push(["local", "loadModel", id]);
+        loadModel: (id, _progress, keepAliveMs) => {
+            calls.push(keepAliveMs === undefined ? ["local", "loadModel", id] : ["local", "loadModel", id, String(keepAliveMs)]);
             return Promise.resolve({...upstreamInfo, id});
         },
         unloadModel: (id) => {
@@ -179,9 +179,10 @@ describe("RoutedEngine: a library beside upstreams, routed by model name", () =>
         const load = engine.loadModel;
         assert.equal((await load("big")).id, "big");
         assert.equal(await engine.unloadModel("big"), false);
-        await load("small");
+        await load("small", undefined, 30_000);
         assert.equal(await engine.unloadModel("small"), true);
-        assert.deepEqual(calls, [["local", "load", "small"], ["local", "unloadModel", "small"]]);
+        // The library's own load, with the route's keep_alive.
+        assert.deepEqual(calls, [["local", "loadModel", "small", "30000"], ["local", "unloadModel", "small"]]);
     });
 
     it("sums both sides' sequences and queues (the upstream's while connected) and keeps its servers' states", () => {

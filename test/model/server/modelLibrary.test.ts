@@ -45,6 +45,14 @@ async function startLibrary(library: Partial<LibrarySettings>, settings: Partial
     return {host, url, client: new OpenAI({baseURL: url, apiKey: "sk-library", maxRetries: 0}), log, post};
 }
 
+type LibraryModelObject = {id: string, status: string, keep_alive_seconds: number | null, expires_at: number | null};
+
+async function modelObject(library: Library, id: string): Promise<LibraryModelObject> {
+    const response = await fetch(`${library.url}/models/${id}`, {headers: {authorization: "Bearer sk-library"}});
+    assert.equal(response.status, 200);
+    return await response.json() as LibraryModelObject;
+}
+
 async function statuses(library: Library): Promise<Record<string, string>> {
     const list = await library.client.models.list();
     return Object.fromEntries(list.data.map((model) => [model.id, (model as unknown as {status: string}).status]));
@@ -235,7 +243,11 @@ describe("keep_alive on a request (Ollama's), without and with --idle-unload-sec
             });
             assert.equal(chat.status, 200);
             const ended = Date.now();
-            assert.equal((await statuses(library))["stories260K-qwen"], "loaded");
+            const shown = await modelObject(library, "stories260K-qwen");
+            assert.equal(shown.status, "loaded");
+            // The list says how long it stays and when it goes (Ollama's /api/ps has the same `expires_at`).
+            assert.equal(shown.keep_alive_seconds, 2);
+            assert.ok(Math.abs(shown.expires_at! - (ended + 2000) / 1000) <= 1.5, `expires_at ${shown.expires_at} vs ${ended}`);
             assert.equal(await statusWithin(library, "stories260K-qwen", "unloaded", 8000), "unloaded");
             assert.ok(Date.now() - ended >= 1500, "unloaded before its keep_alive ran out");
             assert.ok(library.log.some((line) => /unloading stories260K-qwen \(idle for 2 s, as its keep_alive asked\)/.test(line)));
@@ -251,6 +263,9 @@ describe("keep_alive on a request (Ollama's), without and with --idle-unload-sec
                 model: "stories260K", max_tokens: 4, messages: [{role: "user", content: "Once"}], keep_alive: "-1m"
             });
             assert.equal(kept.status, 200);
+            assert.equal((await modelObject(library, "stories260K-qwen")).keep_alive_seconds, 1, "the operator's, before any request");
+            const forever = await modelObject(library, "stories260K");
+            assert.deepEqual([forever.keep_alive_seconds, forever.expires_at], [null, null]);
             await new Promise((resolve) => setTimeout(resolve, 2500));
             assert.equal((await statuses(library)).stories260K, "loaded");
             // The latest request's keep_alive applies: one that names none gives the model back to --idle-unload-secs.
@@ -274,6 +289,30 @@ describe("keep_alive on a request (Ollama's), without and with --idle-unload-sec
             assert.match(anthropic.error.message, /keep_alive/);
             // Refused before any generation: the model was never loaded.
             assert.equal((await statuses(library))["stories260K-qwen"], "unloaded");
+        } finally {
+            await library.host.dispose();
+        }
+    });
+
+    test("POST /v1/models/{id}/load takes a keep_alive as a request does; a bad one is a 400 and loads nothing", async () => {
+        const library = await startLibrary({modelsDir: modelsFolder("load-keep-alive")});
+        try {
+            const bad = await library.post("/models/stories260K/load", {keep_alive: "later"});
+            assert.equal(bad.status, 400);
+            const {error} = await bad.json() as {error: {param: string, code: string}};
+            assert.deepEqual([error.param, error.code], ["keep_alive", "invalid_value"]);
+            assert.equal((await statuses(library)).stories260K, "unloaded");
+
+            const loaded = await library.post("/models/stories260K/load", {keep_alive: "1s"});
+            assert.equal(loaded.status, 200);
+            const model = await loaded.json() as LibraryModelObject;
+            assert.deepEqual([model.status, model.keep_alive_seconds], ["loaded", 1]);
+            assert.ok(model.expires_at != null && model.expires_at * 1000 >= Date.now() - 1000);
+            assert.equal(await statusWithin(library, "stories260K", "unloaded", 6000), "unloaded");
+            // Without a body it loads and stays, with no idle unload set.
+            const plain = await library.post("/models/stories260K/load");
+            assert.equal(plain.status, 200);
+            assert.deepEqual((await plain.json() as LibraryModelObject).keep_alive_seconds, null);
         } finally {
             await library.host.dispose();
         }

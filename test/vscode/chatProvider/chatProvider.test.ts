@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
 import type {ModelInfo} from "../../../src/engine/types.js";
+import {libraryEntry} from "../../helpers/libraryModels.js";
 import {modelNotFound, modelNotLoaded, serverOverloaded, unsupported} from "../../../src/protocol/errors.js";
 import {chatModelInformation, outputReserveTokens} from "../../../src/vscode/chatProvider/chatModelInformation.js";
 import {languageModelApiOf} from "../../../src/vscode/chatProvider/languageModelApi.js";
@@ -90,10 +91,9 @@ describe("the model the picker lists", () => {
     });
 
     it("lists every model of a library, loaded or not, each with its context once known", () => {
-        const entry = (id: string, status: "loaded" | "unloaded" | "failed", contextSize: number | null) => ({
-            id, aliases: [], path: `/m/${id}.gguf`, fileBytes: 1, quantization: "Q4_K_M", status,
-            failure: status === "failed" ? "no memory" : null,
-            estimatedBytes: null, info: status === "loaded" ? {...model, id} : null, contextSize, inFlight: 0, lastUsedAt: null, stats: null
+        const entry = (id: string, status: "loaded" | "unloaded" | "failed", contextSize: number | null) => libraryEntry(id, {
+            fileBytes: 1, quantization: "Q4_K_M", status, failure: status === "failed" ? "no memory" : null,
+            info: status === "loaded" ? {...model, id} : null, contextSize
         });
         const infos = chatModelInformation({model: null, engineKind: "local", upstreamModel: null, library: [
             entry("coder", "loaded", 2048), entry("small", "unloaded", 16384), entry("new", "failed", null)
