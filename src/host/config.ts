@@ -37,7 +37,7 @@ export type LibrarySettings = {
     idleUnloadSeconds: number | null,
     /**
      * The upstreams' models (`upstream.urls`) are served beside the library's, routed by name (`RoutedEngine`): the CLI's
-     * `--upstream` with local models and the local engine (`upstreamBesideModels`). The editor's engine is one or the other.
+     * `--upstream` with local models and the local engine (`upstreamBesideModels`); the editor's upstream URLs beside its models folder.
      */
     withUpstream: boolean
 };

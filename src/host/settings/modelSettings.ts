@@ -49,8 +49,9 @@ export const modelSettings = {
             key: "upstream.urls", default: [], reaction: "rebuild", restricted: true, scope: "machine", order: 0, markdown: true,
             description: "Base URLs of the Chat Completions servers for `#localResponses.engine#`: `upstream`, e.g. "
                 + "`http://gpu-box:8000/v1`. Several: health-checked, least-loaded first, a conversation stays on its "
-                + "server. The API key they need: **Local Responses: Set Upstream API Key…** (kept in SecretStorage). "
-                + "The CLI's `--upstream`."
+                + "server. With `local` and a `#localResponses.models.directory#`, their models are served beside the "
+                + "folder's, routed by name. The API key they need: **Local Responses: Set Upstream API Key…** (kept in "
+                + "SecretStorage). The CLI's `--upstream`."
         },
         apply(config, value) {
             config.upstream.urls = value;

@@ -1,6 +1,7 @@
 import type {LoadProgress, ModelInfo} from "../../engine/types.js";
 import {LocalResponsesHost} from "../../host/LocalResponsesHost.js";
 import {checkExposure} from "../../host/exposure.js";
+import {upstreamBesideModels} from "../../host/settings/settingRules.js";
 import {Emitter} from "../../protocol/Emitter.js";
 import {toHostConfig, type ExtensionSettings} from "../settings/extensionSettings.js";
 import type {ControllerState, HostControllerDeps} from "./controllerState.js";
@@ -105,6 +106,9 @@ export class HostLifecycle {
             config.library.modelsDir = this.deps.resolveModelPath(config.library.modelsDir);
             // The model file setting is the library's default model (listed even when it lies outside the folder).
             config.modelPath = this.configuredModel(this.settings);
+            // Upstream URLs with the local engine serve beside the folder's models, routed by name, as the CLI's
+            // `--upstream` beside `--models-dir` does; without a folder the engine setting picks one or the other.
+            config.library.withUpstream = upstreamBesideModels(config);
         }
         if (this.deps.dataDir != null)
             // A reloaded window's old extension host may still hold the folder for a moment.
