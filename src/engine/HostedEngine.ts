@@ -15,6 +15,8 @@ export interface HostedEngine extends ChatEngine {
      * them is sent under that name (a routed engine's upstream models, docs/upstream.md).
      */
     readonly servedModelNames?: readonly string[];
+    /** With `kind` `upstream`: the context size of one of `servedModelNames` (each model its own; null: not connected). */
+    servedModelContext?(name: string): number | null;
     onStateChange(listener: (state: EngineState) => void): () => void;
     onGeneration(listener: (summary: GenerationSummary) => void): () => void;
     /**

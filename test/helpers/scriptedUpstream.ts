@@ -4,12 +4,14 @@ import type {AddressInfo} from "node:net";
 /**
  * A scripted OpenAI-compatible upstream on loopback, for what real engines do not do on demand (malformed
  * streams, 429, silence) and for checking what is sent upstream (headers, bodies). `GET /v1/models` lists one
- * model, `scripted`, with a 4096-token context; each `POST` is answered by the current script.
+ * model, `scripted`, with a 4096-token context (or `models`); each `POST` is answered by the current script.
  */
 export type Script = (req: http.IncomingMessage, res: http.ServerResponse, body: any) => void;
 
 export async function scriptedUpstream(
-    script: () => Script
+    script: () => Script,
+    /** What its `GET /v1/models` lists instead (vLLM's entries: `id`, `max_model_len`). */
+    models: object[] = [{id: "scripted", max_model_len: 4096}]
 ): Promise<{url: string, requests: any[], headers: http.IncomingHttpHeaders[], closed: () => number, close(): Promise<void>}> {
     const requests: any[] = [];
     const headers: http.IncomingHttpHeaders[] = [];
@@ -17,7 +19,7 @@ export async function scriptedUpstream(
     const server = http.createServer((req, res) => {
         if (req.method === "GET") {
             res.setHeader("content-type", "application/json");
-            res.end(req.url === "/v1/models" ? JSON.stringify({object: "list", data: [{id: "scripted", max_model_len: 4096}]}) : "{}");
+            res.end(req.url === "/v1/models" ? JSON.stringify({object: "list", data: models}) : "{}");
             return;
         }
         let text = "";

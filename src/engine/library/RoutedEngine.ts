@@ -72,9 +72,10 @@ export class RoutedEngine implements HostedEngine, ModelDirectory {
         const stats = this.parts.upstream.stats();
         return [...local, ...this.upstreamNames().map((id): LibraryModel => {
             const use = this.upstreamUse.get(id);
+            const contextSize = this.parts.upstream.servedModelContext?.(id) ?? info.contextSize;
             return {
                 id, aliases: [], path: info.path, fileBytes: 0, quantization: null, status: "loaded", failure: null,
-                estimatedBytes: null, info: {...info, id}, contextSize: info.contextSize, inFlight: use?.inFlight ?? 0,
+                estimatedBytes: null, info: {...info, id, contextSize}, contextSize, inFlight: use?.inFlight ?? 0,
                 lastUsedAt: use?.lastUsedAt ?? null, keepAliveMs: null, idleUnloadAt: null, stats, upstreamHosts
             };
         })];

@@ -71,6 +71,8 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
     private upstreamModel = "";
     /** Every model name the upstreams listed when it connected. */
     private listed = new Set<string>();
+    /** The context size the upstreams report for each listed model (null: they do not say). */
+    private listedContexts: Record<string, number | null> = {};
     private healthTimer: NodeJS.Timeout | null = null;
     private readonly tokenCounter = new UpstreamTokenCounter();
 
@@ -100,6 +102,16 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
         return this.info == null ? [] : [...new Set([this.info.id, ...this.listed])];
     }
 
+    /**
+     * The context of one of `servedModelNames`: the operator's `contextSize`, else what the upstreams report for that
+     * model, else the connected model's. Each model an upstream lists has its own (a 32k coder beside a 128k chat model).
+     */
+    public servedModelContext(name: string): number | null {
+        if (this.info == null)
+            return null;
+        return this.options.contextSize ?? this.listedContexts[this.modelFor(name)] ?? this.info.contextSize;
+    }
+
     public onStateChange(listener: (state: EngineState) => void): () => void {
         return this.stateChanges.on(listener);
     }
@@ -115,6 +127,7 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
             const found = await discoverModel(this.upstreams, name === "" ? null : name);
             this.upstreamModel = found.model;
             this.listed = new Set(found.listed);
+            this.listedContexts = found.listedContexts;
             const contextSize = this.options.contextSize ?? found.contextSize ?? defaultContextSize;
             this.info = {
                 id: this.options.alias ?? found.model,
@@ -191,10 +204,11 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
             throw new EngineError("queue_full",
                 `Every upstream slot is busy and ${stats.queueDepth} requests already wait; retry shortly.`);
         const promptTokens = estimatePromptTokens(turns, tools);
-        if (promptTokens > (this.info?.contextSize ?? Infinity) * 2)
+        const contextSize = this.servedModelContext(shape.model ?? this.upstreamModel) ?? Infinity;
+        if (promptTokens > contextSize * 2)
             // Only a clear overflow is refused here (the estimate is rough); the upstream refuses the rest itself.
             throw new EngineError("context_overflow",
-                `The input (about ${promptTokens} tokens) does not fit the upstream's context of ${this.info!.contextSize} tokens.`);
+                `The input (about ${promptTokens} tokens) does not fit the upstream's context of ${contextSize} tokens.`);
         // Routing is partitioned by the caller's cache partition (its key, unless the operator shares the cache): a key's
         // prefix is never steered to the server that holds another key's, which would make a cache hit a probe.
         const key = `${shape.cachePartition ?? ""}|${shape.affinityKey ?? prefixKey(turns)}`;

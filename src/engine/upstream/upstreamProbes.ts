@@ -5,15 +5,18 @@ import {causeText, errorMessage} from "./upstreamErrors.js";
 /** Generous: a busy machine answers slowly, and a refused connection fails at once anyway. */
 const probeTimeoutMs = 10_000;
 
-/** What the upstreams say about the model: its name, when they tell its context size, and every model name they list. */
-export type DiscoveredModel = {model: string, contextSize: number | null, listed: string[]};
+/**
+ * What the upstreams say about the model: its name, when they tell its context size, and every model name they list,
+ * each with the context size they tell for it (vLLM and llama.cpp's router give each model its own).
+ */
+export type DiscoveredModel = {model: string, contextSize: number | null, listed: string[], listedContexts: Record<string, number | null>};
 
 type ModelEntry = {id?: unknown, max_model_len?: unknown, context_length?: unknown, meta?: {n_ctx_train?: unknown} | null};
 
 /**
  * Asks every upstream for `/v1/models` (and llama-server's `/props`), marking each up or down. The model is
  * `wanted` when given (it must be listed by at least one upstream that lists models), else the first
- * answering upstream's first model. The context size is the smallest any upstream reports: vLLM's
+ * answering upstream's first model. A model's context size is the smallest any upstream reports for it: vLLM's
  * `max_model_len`, llama-server's per-slot `n_ctx` (or `meta.n_ctx_train`), or a `context_length` field.
  */
 export async function discoverModel(upstreams: readonly Upstream[], wanted: string | null): Promise<DiscoveredModel> {
@@ -44,14 +47,19 @@ export async function discoverModel(upstreams: readonly Upstream[], wanted: stri
     if (wanted != null && names.length > 0 && !names.includes(wanted))
         throw new EngineError("load_failed",
             `No upstream serves the model '${wanted}' (they list: ${names.join(", ")}).`);
-    const sizes = reachable.flatMap((answer) => {
-        const entry = answer.entries.find((candidate) => candidate.id === model);
-        return [
-            answer.slotContext, entry?.max_model_len, entry?.context_length, answer.slotContext == null ? entry?.meta?.n_ctx_train : null
-        ]
-            .filter((value): value is number => typeof value === "number" && value > 0);
-    });
-    return {model, contextSize: sizes.length === 0 ? null : Math.min(...sizes), listed: names};
+    const contextOf = (name: string): number | null => {
+        const sizes = reachable.flatMap((answer) => {
+            const entry = answer.entries.find((candidate) => candidate.id === name);
+            const trained = answer.slotContext == null ? entry?.meta?.n_ctx_train : null;
+            return [answer.slotContext, entry?.max_model_len, entry?.context_length, trained]
+                .filter((value): value is number => typeof value === "number" && value > 0);
+        });
+        return sizes.length === 0 ? null : Math.min(...sizes);
+    };
+    return {
+        model, contextSize: contextOf(model), listed: names,
+        listedContexts: Object.fromEntries(names.map((name) => [name, contextOf(name)]))
+    };
 }
 
 /** The model names one upstream lists at `GET /v1/models` (the editor's Load Model… offers them); throws when it does not answer. */

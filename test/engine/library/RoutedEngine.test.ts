@@ -91,7 +91,9 @@ function routed(options: {connected?: boolean, localIds?: string[], now?: () => 
     const connected = options.connected ?? true;
     const upstream = fakeEngine("upstream", calls, {
         state: connected ? "ready" : "unloaded", model: connected ? upstreamInfo : null,
-        servedModelNames: connected ? ["big", "coder"] : [],
+        servedModelNames: connected ? ["big", "coder", "long"] : [],
+        // Each upstream model its own context, as vLLM reports `max_model_len` per model.
+        servedModelContext: (name) => (connected ? name === "long" ? 131_072 : 32_768 : null),
         stats: () => ({sequencesBusy: 2, sequencesTotal: 4, queueDepth: 1, queueLimit: 64, upstreams: [
             {url: "http://gpu:8000", state: "up", outstanding: 2, requests: 5, errors: 0, lastError: null}
         ]})
@@ -114,7 +116,7 @@ describe("RoutedEngine: a library beside upstreams, routed by model name", () =>
             assert.ok(error instanceof EngineError);
             assert.equal(error.kind, "model_not_found");
             assert.equal(error.details.model, "gpt-5");
-            assert.deepEqual(error.details.served, ["coder", "small", "fast", "big"]);
+            assert.deepEqual(error.details.served, ["coder", "small", "fast", "big", "long"]);
             return true;
         });
     });
@@ -123,13 +125,14 @@ describe("RoutedEngine: a library beside upstreams, routed by model name", () =>
         const {engine} = routed();
         const listed = engine.list();
         assert.deepEqual(listed.map((model) => [model.id, model.status, model.upstreamHosts]), [
-            ["coder", "unloaded", undefined], ["small", "unloaded", undefined], ["big", "loaded", ["gpu:8000"]]
+            ["coder", "unloaded", undefined], ["small", "unloaded", undefined], ["big", "loaded", ["gpu:8000"]],
+            ["long", "loaded", ["gpu:8000"]]
         ]);
-        const big = listed[2]!;
+        const [big, long] = [listed[2]!, listed[3]!];
         assert.equal(big.fileBytes, 0);
         assert.equal(big.estimatedBytes, null);
         assert.equal(big.info?.id, "big");
-        assert.equal(big.contextSize, 32_768);
+        assert.deepEqual([big.contextSize, long.contextSize, long.info?.contextSize], [32_768, 131_072, 131_072]);
     });
 
     it("sends each request to its side; the upstream is told the model it answers for, and counts it in flight", async () => {
