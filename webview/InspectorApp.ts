@@ -1,7 +1,7 @@
 import type {
     InspectorState, JobEventView, PersistedViewState, ResponseDetail, ToWebview
 } from "../src/vscode/inspector/shared/inspectorProtocol.js";
-import {filterResponses} from "../src/vscode/inspector/shared/responseSummary.js";
+import {filterResponses, modelFilter} from "../src/vscode/inspector/shared/responseSummary.js";
 import {dropdown, setTabCount, tabs, textField, type ValueField} from "./components/ui.js";
 import {el, replaceChildren} from "./dom.js";
 import {vscodeApi} from "./vscodeApi.js";
@@ -13,6 +13,7 @@ import {TimingChart} from "./views/timingChart.js";
 
 const statusChoices = ["", "completed", "incomplete", "failed", "cancelled", "in_progress", "queued"]
     .map((value) => ({value, label: value === "" ? "Any status" : value}));
+const noFilter: PersistedViewState["filter"] = {search: "", status: "", model: ""};
 
 /**
  * The inspector page. Everything it shows arrives as messages from the extension; what a person chose
@@ -31,9 +32,16 @@ export class InspectorApp {
     private readonly chart = new TimingChart();
     private panels: HTMLElement | undefined;
     private filterFields: {search: ValueField, status: ValueField} | undefined;
+    /** Where the model filter goes once the list holds more than one model; rebuilt only when the models change. */
+    private readonly modelFilterHolder = el("span", {className: "model-filter"});
+    private modelFilterKey: string | null = null;
+    private modelField: ValueField | null = null;
 
     public constructor(private readonly root: HTMLElement) {
-        this.view = vscodeApi.getState() ?? {filter: {search: "", status: ""}, selectedResponse: null, selectedJob: null, tab: "responses"};
+        const saved = vscodeApi.getState();
+        // A state saved before the model filter existed has none: every filter field falls back to "any".
+        this.view = saved != null ? {...saved, filter: {...noFilter, ...saved.filter}}
+            : {filter: noFilter, selectedResponse: null, selectedJob: null, tab: "responses"};
     }
 
     public start(): void {
@@ -48,7 +56,7 @@ export class InspectorApp {
                 this.renderResponses();
             }});
         this.filterFields = {search, status};
-        const filters = el("div", {className: "filters"}, search, status);
+        const filters = el("div", {className: "filters"}, search, status, this.modelFilterHolder);
         this.panels = tabs([
             {
                 id: "responses", label: "Responses", count: 0,
@@ -105,12 +113,14 @@ export class InspectorApp {
                 replaceChildren(this.jobEventsPane, jobEventsList(message.id, this.jobEvents.events));
                 break;
             case "reveal":
-                this.saveView({tab: "responses", filter: {search: "", status: ""}});
+                this.saveView({tab: "responses", filter: noFilter});
                 // The fields show the filter that applies: a revealed response must not hide behind old text.
                 if (this.filterFields != null) {
                     this.filterFields.search.value = "";
                     this.filterFields.status.value = "";
                 }
+                if (this.modelField != null)
+                    this.modelField.value = "";
                 this.panels?.setAttribute("activeid", "tab-responses");
                 this.openResponse(message.id);
                 this.renderResponses();
@@ -131,6 +141,7 @@ export class InspectorApp {
     }
 
     private renderResponses(): void {
+        this.renderModelFilter();
         const shown = filterResponses(this.state.responses, this.view.filter);
         replaceChildren(this.responsesList,
             el("p", {className: "count"}, `${shown.length} of ${this.state.responses.length} stored responses`),
@@ -143,6 +154,24 @@ export class InspectorApp {
             this.detail = {id: this.detail.id, detail: null};
             this.renderDetail();
         }
+    }
+
+    /** The model dropdown ("All models" first), shown while more than one model answered the stored responses. */
+    private renderModelFilter(): void {
+        const models = modelFilter(this.state.responses, this.view.filter.model);
+        // Rebuilt only when the models listed change: a pick keeps the field (and its focus) as it is.
+        const key = models.shown ? models.choices.map((choice) => choice.value).join("\n") : "";
+        if (key === this.modelFilterKey)
+            return;
+        this.modelFilterKey = key;
+        this.modelField = models.shown ? dropdown({
+            label: "Filter by model", choices: models.choices, value: models.value, testId: "model-filter",
+            onChange: (model) => {
+                this.saveView({filter: {...this.view.filter, model}});
+                this.renderResponses();
+            }
+        }) : null;
+        replaceChildren(this.modelFilterHolder, this.modelField);
     }
 
     private renderJobs(): void {

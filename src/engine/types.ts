@@ -306,5 +306,9 @@ export type SpeculativeKind = "off" | "lookup" | "draft";
 /** How far loading has come: the native binding, the model's weights, then its context (0 to 1 each). */
 export type LoadProgress = {phase: "binding" | "model" | "context", progress: number};
 
-/** A finished generation as engines report it to their listeners (the inspector's timings, the logs). */
-export type GenerationSummary = GenerationResult & {durationMs: number};
+/**
+ * A finished generation as engines report it to their listeners (the inspector's timings, the status bar's totals).
+ * `model`: the name of the model that generated it, as responses carry it, set where one engine serves several (a model
+ * library, the upstream engine); absent: the engine's one model.
+ */
+export type GenerationSummary = GenerationResult & {durationMs: number, model?: string};

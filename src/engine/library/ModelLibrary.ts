@@ -96,7 +96,7 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
                 continue;
             }
             const engine = this.options.createEngine(spec, this.activity);
-            engine.onGeneration((summary) => this.generations.emit(summary));
+            engine.onGeneration((summary) => this.generations.emit({...summary, model: spec.id}));
             engine.onStateChange(() => this.changes.emit());
             const entry = new LibraryEntry(spec, engine);
             this.entries.set(spec.id, entry);

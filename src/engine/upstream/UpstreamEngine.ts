@@ -262,7 +262,7 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
                     upstream.markUp();
                     if (!upstreamUsage)
                         result.usage.inputTokens = estimatePromptTokens(request.turns, request.tools);
-                    this.report(result, started);
+                    this.report(result, started, request.model);
                     return result;
                 } catch (error) {
                     const retryable = error instanceof UpstreamConnectError
@@ -317,9 +317,9 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
         throw new EngineError("upstream_unavailable", `No upstream is reachable (${reasons}).`);
     }
 
-    private report(result: GenerationResult, started: number): void {
+    private report(result: GenerationResult, started: number, model: string | undefined): void {
         if (this.generations.listening)
-            this.generations.emit({...result, durationMs: performance.now() - started});
+            this.generations.emit({...result, durationMs: performance.now() - started, model});
     }
 
     private totalSlots(): number {

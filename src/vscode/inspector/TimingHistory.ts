@@ -8,9 +8,9 @@ export const timingWindowMs = 10 * 60_000;
 const maxSamples = 2000;
 
 /**
- * Time to first token and tokens/s of each finished generation over the last minutes, for the inspector's live
- * chart. Fed by the engine's per-generation summaries (every generation, stored or not), computed by the same
- * `responseTimings` as the stored records.
+ * Time to first token and tokens/s of each finished generation over the last minutes (and its model, where the engine
+ * serves several), for the inspector's live chart. Fed by the engine's per-generation summaries (every generation,
+ * stored or not), computed by the same `responseTimings` as the stored records.
  */
 export class TimingHistory {
     private readonly samples: TimingSample[] = [];
@@ -26,7 +26,8 @@ export class TimingHistory {
             at: this.now(),
             timeToFirstTokenMs: timings.timeToFirstTokenMs,
             outputTokensPerSecond: timings.outputTokensPerSecond,
-            outputTokens: timings.outputTokens
+            outputTokens: timings.outputTokens,
+            model: summary.model ?? null
         });
         this.prune();
         this.changes.emit();

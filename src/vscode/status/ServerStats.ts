@@ -14,6 +14,7 @@ import {Emitter} from "../../protocol/Emitter.js";
  */
 export class ServerStats {
     private readonly counted = {inputTokens: 0, outputTokens: 0, cachedTokens: 0, generations: 0};
+    private last: StatusModel["lastResponse"] = null;
     private readonly rate = new TokenRate();
     private readonly prompts = new PromptProgressTracker();
     private active = 0;
@@ -41,6 +42,7 @@ export class ServerStats {
             this.counted.outputTokens += summary.usage.outputTokens;
             this.counted.cachedTokens += summary.usage.cachedTokens;
             this.counted.generations++;
+            this.last = {model: summary.model ?? null, inputTokens: summary.usage.inputTokens, outputTokens: summary.usage.outputTokens};
             this.emit();
         });
         this.detach = () => {
@@ -84,6 +86,7 @@ export class ServerStats {
                 loaded: state.library.filter((model) => model.status === "loaded").map((model) => model.id), total: state.library.length
             }},
             totals: this.totals,
+            lastResponse: this.last,
             prompt: this.prompts.view(),
             activeJobs,
             queueDepth

@@ -20,6 +20,8 @@ export type StatusModel = {
     /** With a model library: the models loaded now and how many it has (`modelName` is the one that answered last). */
     library?: {loaded: readonly string[], total: number},
     totals: {inputTokens: number, outputTokens: number, cachedTokens: number, generations: number},
+    /** The last finished generation: the model that generated it (where the engine serves several) and its tokens. */
+    lastResponse?: {model: string | null, inputTokens: number, outputTokens: number} | null,
     activeJobs: number | null,
     queueDepth: number,
     /** Prompts being evaluated now (a long prompt on a full-size model takes minutes before its first token). */
@@ -70,6 +72,10 @@ export function formatStatus(model: StatusModel): StatusView {
             : []),
         `Tokens since start: ${formatCount(model.totals.inputTokens)} in / ${formatCount(model.totals.outputTokens)} out `
             + `(${model.totals.generations} responses)`,
+        ...(model.library != null && model.lastResponse?.model != null
+            ? [`Last response: ${model.lastResponse.model}, ${formatCount(model.lastResponse.inputTokens)} in / `
+                + `${formatCount(model.lastResponse.outputTokens)} out`]
+            : []),
         `Cached input tokens: ${formatCount(model.totals.cachedTokens)}`,
         `Active jobs: ${model.activeJobs == null ? "n/a" : model.activeJobs}`,
         `Queue depth: ${model.queueDepth}`,

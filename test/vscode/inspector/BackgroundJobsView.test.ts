@@ -6,8 +6,8 @@ import type {ResponseObject, StreamEvent} from "../../../src/protocol/wire.js";
 import {BackgroundJobsView} from "../../../src/vscode/inspector/BackgroundJobsView.js";
 import {preparedJob} from "../../helpers/preparedJob.js";
 
-function payload(id: string, owner: string): PreparedResponse {
-    return preparedJob(owner, {id, object: "response", created_at: 1_700_000_000, status: "queued", model: "m", output: [], usage: null,
+function payload(id: string, owner: string, model = "m"): PreparedResponse {
+    return preparedJob(owner, {id, object: "response", created_at: 1_700_000_000, status: "queued", model, output: [], usage: null,
         error: null, background: true} as unknown as ResponseObject, []);
 }
 
@@ -27,7 +27,7 @@ test("the inspector lists every key's jobs, follows their events live and cancel
     view.onChange((id) => heard.push(id));
 
     jobs.submit(payload("resp_a", "key-a"));
-    jobs.submit(payload("resp_b", "key-b"));
+    jobs.submit(payload("resp_b", "key-b", "coder"));
     await new Promise((resolve) => setTimeout(resolve, 200));
 
     const listed = view.list();
@@ -37,6 +37,8 @@ test("the inspector lists every key's jobs, follows their events live and cancel
     assert.ok(running.cancellable);
     assert.ok(running.eventCount > 5, `events: ${running.eventCount}`);
     assert.equal(listed.find((job) => job.id === "resp_b")!.status, "queued", "one worker: the second waits");
+    assert.deepEqual(listed.map((job) => [job.id, job.model]).sort(), [["resp_a", "m"], ["resp_b", "coder"]],
+        "each job names its request's model, queued or running");
 
     const events = view.events("resp_a");
     assert.deepEqual(events.slice(0, 3).map((event) => event.type), ["response.created", "response.queued", "response.in_progress"]);

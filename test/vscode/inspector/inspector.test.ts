@@ -6,7 +6,7 @@ import {repoRoot} from "../../helpers/paths.js";
 import {ResponseStore} from "../../../src/store/ResponseStore.js";
 import {inspectorHtml} from "../../../src/vscode/inspector/inspectorHtml.js";
 import {isFromWebview} from "../../../src/vscode/inspector/shared/inspectorProtocol.js";
-import {filterResponses, summarizeResponse} from "../../../src/vscode/inspector/shared/responseSummary.js";
+import {filterResponses, modelFilter, summarizeResponse} from "../../../src/vscode/inspector/shared/responseSummary.js";
 import {StoreResponses} from "../../../src/vscode/inspector/StoreResponses.js";
 import type {ResponseObject} from "../../../src/protocol/wire.js";
 
@@ -74,13 +74,42 @@ test("summaries and the filter: status, and search over id, model, text and meta
     assert.equal(rows[2]!.background, true);
     assert.equal(rows[2]!.inputTokens, null);
     assert.equal(rows[0]!.preview, "Once upon a time there was a cat");
-    const ids = (filter: {search: string, status: string}) => filterResponses(rows, filter).map((row) => row.id);
+    const ids = (filter: {search: string, status: string}) => filterResponses(rows, {...filter, model: ""}).map((row) => row.id);
     assert.deepEqual(ids({search: "", status: ""}), ["resp_1", "resp_2", "resp_3"]);
     assert.deepEqual(ids({search: "", status: "incomplete"}), ["resp_2"]);
     assert.deepEqual(ids({search: "CAT", status: ""}), ["resp_1"]);
     assert.deepEqual(ids({search: "abc-1", status: ""}), ["resp_2"]);
     assert.deepEqual(ids({search: "resp_3", status: "completed"}), ["resp_3"]);
     assert.deepEqual(ids({search: "nothing", status: ""}), []);
+});
+
+test("with several models: each row names the model that answered, and a model filter is offered (All models first)", () => {
+    const rows = [
+        summarizeResponse(response("resp_1", "Once", {model: "qwen-coder"})),
+        summarizeResponse(response("resp_2", "Twice", {model: "llama-small", status: "incomplete"})),
+        summarizeResponse(response("resp_3", "Thrice", {model: "qwen-coder"}))
+    ];
+    assert.deepEqual(rows.map((row) => row.model), ["qwen-coder", "llama-small", "qwen-coder"]);
+    assert.deepEqual(modelFilter(rows, ""), {
+        shown: true, value: "",
+        choices: [
+            {value: "", label: "All models"}, {value: "llama-small", label: "llama-small"}, {value: "qwen-coder", label: "qwen-coder"}
+        ]
+    });
+    const ids = (model: string, status = "") => filterResponses(rows, {search: "", status, model}).map((row) => row.id);
+    assert.deepEqual(ids(""), ["resp_1", "resp_2", "resp_3"], "All models");
+    assert.deepEqual(ids("qwen-coder"), ["resp_1", "resp_3"]);
+    assert.deepEqual(ids("llama-small", "incomplete"), ["resp_2"], "with the status filter");
+    assert.deepEqual(ids("qwen-coder", "incomplete"), []);
+    assert.deepEqual(filterResponses(rows, {search: "twice", status: "", model: "qwen-coder"}), [], "and with the search");
+
+    const one = rows.filter((row) => row.model === "qwen-coder");
+    assert.equal(modelFilter(one, "").shown, false, "one model: nothing to pick between");
+    assert.equal(modelFilter([], "").shown, false);
+    // The chosen model's responses all gone (evicted, deleted): the filter no longer hides the others.
+    assert.equal(modelFilter(one, "llama-small").value, "");
+    assert.deepEqual(ids("gone-model"), ["resp_1", "resp_2", "resp_3"]);
+    assert.equal(modelFilter(rows, "llama-small").value, "llama-small");
 });
 
 test("the page allows only its nonce'd script and the bundle's own styles", () => {

@@ -3,11 +3,11 @@ import {test} from "node:test";
 import type {GenerationSummary} from "../../../src/engine/types.js";
 import {formatDuration, formatPerSecond, timingFacts} from "../../../src/vscode/inspector/shared/timingFormat.js";
 import {TimingHistory, timingWindowMs} from "../../../src/vscode/inspector/TimingHistory.js";
-import {chartData, describeTimingSamples, median} from "../../../src/vscode/inspector/shared/timingSummary.js";
+import {chartData, describeTimingSamples, median, timingsByModel} from "../../../src/vscode/inspector/shared/timingSummary.js";
 
-const summary = (durationMs: number, ttft: number | null, outputTokens: number): GenerationSummary => ({
+const summary = (durationMs: number, ttft: number | null, outputTokens: number, model?: string): GenerationSummary => ({
     stopReason: "stop", text: "", calls: [], durationMs, timeToFirstTokenMs: ttft,
-    usage: {inputTokens: 20, cachedTokens: 0, outputTokens, reasoningTokens: 0}
+    usage: {inputTokens: 20, cachedTokens: 0, outputTokens, reasoningTokens: 0}, ...model != null && {model}
 });
 
 test("durations and rates read at a glance", () => {
@@ -35,8 +35,8 @@ test("the chart's history: each generation's TTFT and decode rate, only the last
     history.record(summary(50, null, 0));
     assert.equal(heard, 2);
     assert.deepEqual(history.list(), [
-        {at: 1_000_000, timeToFirstTokenMs: 100, outputTokensPerSecond: 10, outputTokens: 11},
-        {at: 1_001_000, timeToFirstTokenMs: null, outputTokensPerSecond: null, outputTokens: 0}
+        {at: 1_000_000, timeToFirstTokenMs: 100, outputTokensPerSecond: 10, outputTokens: 11, model: null},
+        {at: 1_001_000, timeToFirstTokenMs: null, outputTokensPerSecond: null, outputTokens: 0, model: null}
     ]);
     now += timingWindowMs;
     assert.deepEqual(history.list().map((sample) => sample.at), [1_001_000], "older than the window: dropped");
@@ -49,7 +49,29 @@ test("the chart in words, with medians over the known values", () => {
     assert.equal(median([null]), null);
     assert.equal(describeTimingSamples([], 10), "No responses in the last 10 minutes.");
     assert.equal(describeTimingSamples([
-        {at: 1, timeToFirstTokenMs: 100, outputTokensPerSecond: 10, outputTokens: 5},
-        {at: 2, timeToFirstTokenMs: 300, outputTokensPerSecond: 30, outputTokens: 5}
+        {at: 1, timeToFirstTokenMs: 100, outputTokensPerSecond: 10, outputTokens: 5, model: null},
+        {at: 2, timeToFirstTokenMs: 300, outputTokensPerSecond: 30, outputTokens: 5, model: null}
     ], 10), "2 responses in the last 10 minutes: median time to first token 200 ms, median 20.0 tokens/s; last 300 ms, 30.0 tokens/s.");
+    assert.equal(describeTimingSamples([
+        {at: 1, timeToFirstTokenMs: 100, outputTokensPerSecond: 10, outputTokens: 5, model: "coder"},
+        {at: 2, timeToFirstTokenMs: 300, outputTokensPerSecond: 30, outputTokens: 5, model: "coder"}
+    ], 10), "2 responses in the last 10 minutes: median time to first token 200 ms, median 20.0 tokens/s; last 300 ms, 30.0 tokens/s.",
+    "one model: no per-model part");
+});
+
+test("with several models, each sample names its model and the words give each model's medians", () => {
+    const history = new TimingHistory(() => 5000);
+    history.record(summary(1100, 100, 11, "coder"));
+    history.record(summary(3000, 1000, 5, "big"));
+    history.record(summary(1300, 300, 31, "coder"));
+    const samples = history.list();
+    assert.deepEqual(samples.map((sample) => sample.model), ["coder", "big", "coder"]);
+    assert.deepEqual(timingsByModel(samples), [
+        {model: "big", count: 1, timeToFirstTokenMs: 1000, outputTokensPerSecond: 2},
+        {model: "coder", count: 2, timeToFirstTokenMs: 200, outputTokensPerSecond: 20}
+    ]);
+    assert.equal(describeTimingSamples(samples, 10),
+        "3 responses in the last 10 minutes: median time to first token 300 ms, median 10.0 tokens/s; last (coder) 300 ms, "
+        + "30.0 tokens/s. By model: big, 1 response, median 1.00 s to first token, 2.0 tokens/s; "
+        + "coder, 2 responses, median 200 ms to first token, 20.0 tokens/s.");
 });

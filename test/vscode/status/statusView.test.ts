@@ -81,4 +81,14 @@ test("with a model library: the model that answered last, every loaded one in th
     const idle = formatStatus({...base, modelName: null, library: {loaded: [], total: 3}});
     assert.equal(idle.text, "$(check) 3 models: ready");
     assert.match(idle.tooltip, /Models loaded: none \(of 3 in the library/);
+    assert.doesNotMatch(library.tooltip, /Last response/, "none yet");
+});
+
+test("with a model library the tooltip's token stats say which model the last response came from", () => {
+    const lastResponse = {model: "small", inputTokens: 12_345, outputTokens: 40};
+    const tooltip = formatStatus({...base, modelName: "coder", library: {loaded: ["coder", "small"], total: 2}, lastResponse}).tooltip;
+    assert.match(tooltip, /Tokens since start: 24 in \/ 312 out \(1 responses\)\nLast response: small, 12\.3k in \/ 40 out\n/);
+    assert.doesNotMatch(formatStatus({...base, lastResponse}).tooltip, /Last response/, "one model: the status bar names it already");
+    assert.doesNotMatch(formatStatus({...base, library: {loaded: [], total: 2}, lastResponse: {...lastResponse, model: null}}).tooltip,
+        /Last response/, "no name reported");
 });

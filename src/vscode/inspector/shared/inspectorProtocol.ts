@@ -11,6 +11,7 @@ export type ResponseSummary = {
     id: string,
     createdAt: number,
     status: string,
+    /** The model that answered (the response's `model`: with a library, the model its request named, an alias resolved). */
     model: string,
     inputTokens: number | null,
     outputTokens: number | null,
@@ -34,13 +35,16 @@ export type TimingSample = {
     at: number,
     timeToFirstTokenMs: number | null,
     outputTokensPerSecond: number | null,
-    outputTokens: number
+    outputTokens: number,
+    /** The model that generated it where the engine serves several (a model library, upstreams); null: the engine's one model. */
+    model: string | null
 };
 
 export type JobSummary = {
     id: string,
     status: string,
     createdAt: number,
+    /** The model its request named (resolved as for a stored response): the one generating it. */
     model: string,
     eventCount: number,
     /** Can the inspector cancel it now (queued or running)? */
@@ -89,7 +93,8 @@ export type PersistedViewState = {
     tab: "responses" | "jobs"
 };
 
-export type ResponseFilter = {search: string, status: string};
+/** `status` and `model`: "" means any (the model filter is offered once the list holds more than one model). */
+export type ResponseFilter = {search: string, status: string, model: string};
 
 export function isFromWebview(message: unknown): message is FromWebview {
     if (typeof message !== "object" || message == null)

@@ -42,11 +42,17 @@ export function outputText(output: readonly unknown[]): string {
     return parts.join(" ").replace(/\s+/g, " ").trim();
 }
 
-/** Case-insensitive search over id, model, preview and metadata; `status` "" means any status. */
+/**
+ * Case-insensitive search over id, model, preview and metadata; `status` and `model` "" mean any. A model no response
+ * has any more (all of its evicted) filters nothing out: see `modelFilter`.
+ */
 export function filterResponses(responses: readonly ResponseSummary[], filter: ResponseFilter): ResponseSummary[] {
     const needle = filter.search.trim().toLowerCase();
+    const model = modelFilter(responses, filter.model).value;
     return responses.filter((response) => {
         if (filter.status !== "" && response.status !== filter.status)
+            return false;
+        if (model !== "" && response.model !== model)
             return false;
         if (needle === "")
             return true;
@@ -54,4 +60,22 @@ export function filterResponses(responses: readonly ResponseSummary[], filter: R
             ...Object.entries(response.metadata).flat()].join("\n").toLowerCase();
         return haystack.includes(needle);
     });
+}
+
+/** The model filter's choices: "All models" first, then each model of the list, by name. */
+export type ModelFilter = {
+    /** Whether to offer it: more than one model among the responses. */
+    shown: boolean,
+    choices: {value: string, label: string}[],
+    /** The choice in force: the one made, or "" (all) when no response of that model is left. */
+    value: string
+};
+
+export function modelFilter(responses: readonly ResponseSummary[], chosen: string): ModelFilter {
+    const models = [...new Set(responses.map((response) => response.model))].sort((a, b) => a.localeCompare(b));
+    return {
+        shown: models.length > 1,
+        choices: [{value: "", label: "All models"}, ...models.map((model) => ({value: model, label: model}))],
+        value: models.includes(chosen) ? chosen : ""
+    };
 }

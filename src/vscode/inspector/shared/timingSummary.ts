@@ -1,16 +1,49 @@
 import type {TimingSample} from "./inspectorProtocol.js";
 import {formatDuration, formatPerSecond} from "./timingFormat.js";
 
-/** The chart in words (what a screen reader reads, and what the chart's label says): count, medians, the last one. */
+/**
+ * The chart in words (what a screen reader reads, and what the chart's label says): count, medians, the last one; with
+ * more than one model, the same per model (a small model's rate and a large one's make no useful median together).
+ */
 export function describeTimingSamples(samples: readonly TimingSample[], minutes: number): string {
     if (samples.length === 0)
         return `No responses in the last ${minutes} minutes.`;
     const last = samples.at(-1)!;
     const ttft = median(samples.map((sample) => sample.timeToFirstTokenMs));
     const rate = median(samples.map((sample) => sample.outputTokensPerSecond));
-    return `${samples.length} response${samples.length === 1 ? "" : "s"} in the last ${minutes} minutes: ` +
+    const models = timingsByModel(samples);
+    const perModel = models.map((model) => `${model.model}, ${responses(model.count)}, `
+        + `median ${formatDuration(model.timeToFirstTokenMs)} to first token, ${formatPerSecond(model.outputTokensPerSecond)}`);
+    const byModel = models.length > 1 ? ` By model: ${perModel.join("; ")}.` : "";
+    const lastModel = models.length > 1 && last.model != null ? ` (${last.model})` : "";
+    return `${responses(samples.length)} in the last ${minutes} minutes: ` +
         `median time to first token ${formatDuration(ttft)}, ` +
-        `median ${formatPerSecond(rate)}; last ${formatDuration(last.timeToFirstTokenMs)}, ${formatPerSecond(last.outputTokensPerSecond)}.`;
+        `median ${formatPerSecond(rate)}; last${lastModel} ${formatDuration(last.timeToFirstTokenMs)}, ` +
+        `${formatPerSecond(last.outputTokensPerSecond)}.${byModel}`;
+}
+
+export type ModelTimings = {model: string, count: number, timeToFirstTokenMs: number | null, outputTokensPerSecond: number | null};
+
+/** Count and medians per model, by name; samples without a model (an engine with one) count as "unnamed model". */
+export function timingsByModel(samples: readonly TimingSample[]): ModelTimings[] {
+    const groups = new Map<string, TimingSample[]>();
+    for (const sample of samples) {
+        const model = sample.model ?? "unnamed model";
+        const group = groups.get(model);
+        if (group == null)
+            groups.set(model, [sample]);
+        else
+            group.push(sample);
+    }
+    return [...groups].sort(([a], [b]) => a.localeCompare(b)).map(([model, group]) => ({
+        model, count: group.length,
+        timeToFirstTokenMs: median(group.map((sample) => sample.timeToFirstTokenMs)),
+        outputTokensPerSecond: median(group.map((sample) => sample.outputTokensPerSecond))
+    }));
+}
+
+function responses(count: number): string {
+    return `${count} response${count === 1 ? "" : "s"}`;
 }
 
 export function median(values: readonly (number | null)[]): number | null {
