@@ -1,6 +1,7 @@
 import * as vscode from "vscode";
 import {configureClaudeCode} from "../claude/configureClaudeCode.js";
 import {configureCodex} from "../codex/configureCodex.js";
+import {chooseModelsFolder} from "../models/chooseModelsFolder.js";
 import {downloadModelCommand} from "../models/downloadModelCommand.js";
 import {loadModelCommand} from "../models/loadModel.js";
 import {listResponsesCommand} from "./listResponses.js";
@@ -43,6 +44,7 @@ export class Commands implements vscode.Disposable {
         this.registrations = [
             run(commandIds.loadModel, () => loadModelCommand(context)),
             run(commandIds.downloadModel, () => downloadModelCommand(context)),
+            run(commandIds.chooseModelsFolder, () => chooseModelsFolder(context)),
             run(commandIds.unloadModel, () => this.unloadModel()),
             run(commandIds.startServer, () => this.startServer()),
             run(commandIds.stopServer, () => this.stopServer()),

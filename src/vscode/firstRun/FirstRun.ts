@@ -23,7 +23,9 @@ export class FirstRun implements vscode.Disposable {
     public constructor(private readonly context: FirstRunContext) {
         this.unsubscribes = [
             context.controller.onChange(() => {
-                this.progress.modelState(context.controller.state.model != null);
+                const {model, library} = context.controller.state;
+                this.progress.modelState(model != null);
+                this.progress.modelsServed(library?.length ?? (model != null ? 1 : 0));
                 this.apply();
             }),
             context.models.onChange(() => void this.countModelFiles())

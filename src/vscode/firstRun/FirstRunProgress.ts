@@ -17,11 +17,13 @@ export type FirstRunRecorder = {record(event: FirstRunEvent): void};
 /**
  * What a new user has done, from real events: a model file known (downloaded or picked), a model loaded, a client
  * given the endpoint and key (Configure Codex or Configure Claude Code wrote or showed its block, or both were
- * copied), and a response seen in the inspector. vscode-free; the face turns changes into context keys.
+ * copied), a response seen in the inspector, and a second model served beside the first. vscode-free; the face turns
+ * changes into context keys.
  */
 export class FirstRunProgress {
     private hasModelFile = false;
     private modelLoaded = false;
+    private servedModels = 0;
     private readonly events = new Set<FirstRunEvent>();
 
     public modelFiles(count: number): void {
@@ -31,6 +33,11 @@ export class FirstRunProgress {
     public modelState(loaded: boolean): void {
         this.modelLoaded = loaded;
         this.hasModelFile ||= loaded;
+    }
+
+    /** How many models the server lists now (a model library's, the upstreams' beside it; one model alone: 1). */
+    public modelsServed(count: number): void {
+        this.servedModels = count;
     }
 
     public record(event: FirstRunEvent): void {
@@ -43,7 +50,8 @@ export class FirstRunProgress {
             [walkthroughKeys.modelLoaded]: this.modelLoaded,
             [walkthroughKeys.clientConnected]: this.events.has("codexConfigured") || this.events.has("claudeConfigured")
                 || (this.events.has("endpointCopied") && this.events.has("keyCopied")),
-            [walkthroughKeys.sawResponseInInspector]: this.events.has("responseSeen")
+            [walkthroughKeys.sawResponseInInspector]: this.events.has("responseSeen"),
+            [walkthroughKeys.servesSeveralModels]: this.servedModels >= 2
         };
     }
 }

@@ -2,6 +2,7 @@
 export const commandIds = {
     loadModel: "localResponses.loadModel",
     downloadModel: "localResponses.downloadModel",
+    chooseModelsFolder: "localResponses.chooseModelsFolder",
     unloadModel: "localResponses.unloadModel",
     startServer: "localResponses.startServer",
     stopServer: "localResponses.stopServer",

@@ -16,5 +16,6 @@ export const walkthroughKeys = {
     hasModelFile: "localResponses.hasModelFile",
     modelLoaded: "localResponses.modelLoaded",
     clientConnected: "localResponses.clientConnected",
-    sawResponseInInspector: "localResponses.sawResponseInInspector"
+    sawResponseInInspector: "localResponses.sawResponseInInspector",
+    servesSeveralModels: "localResponses.servesSeveralModels"
 } as const;

@@ -30,6 +30,11 @@ export class Settings {
         await Settings.writeUserSetting("upstreamModel", model);
     }
 
+    /** Writes `localResponses.models.directory` (Serve a Models Folder…) to the user settings. */
+    public static async setModelsDirectory(folder: string): Promise<void> {
+        await Settings.writeUserSetting("modelsDir", folder);
+    }
+
     /** Writes `localResponses.engine` to the user settings (the remote machine's in a remote window). */
     public static async setEngine(engine: ExtensionSettings["engine"]): Promise<void> {
         await Settings.writeUserSetting("engine", engine);

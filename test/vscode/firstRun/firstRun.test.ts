@@ -77,6 +77,9 @@ test("walkthrough: each step completes on a context key the face sets on its rea
     assert.deepEqual(done(), [walkthroughKeys.hasModelFile, walkthroughKeys.modelLoaded], "the endpoint alone does not connect a client");
     progress.record("keyCopied");
     progress.record("responseSeen");
+    progress.modelsServed(1);
+    assert.ok(!done().includes(walkthroughKeys.servesSeveralModels), "one model is not a second");
+    progress.modelsServed(2);
     assert.deepEqual(done(), Object.values(walkthroughKeys));
     progress.modelState(false);
     assert.ok(!done().includes(walkthroughKeys.modelLoaded), "an unloaded model is not loaded");
