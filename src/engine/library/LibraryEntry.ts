@@ -66,6 +66,38 @@ export class LibraryEntry {
         return this.failure != null ? "failed" : "unloaded";
     }
 
+    /**
+     * node-llama-cpp's estimate of its memory at its context (`estimateMemory`), read once and kept; a failed one is
+     * tried again next time. `changed`: the lists show it.
+     */
+    public estimate(estimateMemory: (spec: LibraryModelSpec) => Promise<{bytes: number, contextSize: number}>,
+        changed: () => void): Promise<number> {
+        this.estimating ??= estimateMemory(this.spec).then((estimate) => {
+            this.estimatedBytes = estimate.bytes;
+            this.estimatedContextSize = estimate.contextSize;
+            changed();
+            return estimate.bytes;
+        }, (error: unknown) => {
+            this.estimating = null;
+            throw error;
+        });
+        return this.estimating;
+    }
+
+    /** Unloads its engine, one unload at a time (a second call waits for the first); a model not loaded stays as it is. */
+    public async unload(changed: () => void): Promise<void> {
+        if (this.unloading != null)
+            return this.unloading;
+        if (this.engine.state !== "ready")
+            return;
+        this.unloading = this.engine.unload().finally(() => {
+            this.unloading = null;
+            changed();
+        });
+        changed();
+        return this.unloading;
+    }
+
     /** What `GET /v1/models` and the editor show; `defaultIdleMs`: the operator's idle time, for its keep-alive. */
     public view(defaultIdleMs: number | null): LibraryModel {
         const info = this.loaded ? this.engine.model : null;

@@ -315,20 +315,6 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
         return turn;
     }
 
-    /** node-llama-cpp's estimate of the model's memory at its context (once per model; a failed one is tried again). */
-    private estimate(entry: LibraryEntry): Promise<number> {
-        entry.estimating ??= this.options.estimate(entry.spec).then((estimate) => {
-            entry.estimatedBytes = estimate.bytes;
-            entry.estimatedContextSize = estimate.contextSize;
-            this.changes.emit();
-            return estimate.bytes;
-        }, (error: unknown) => {
-            entry.estimating = null;
-            throw error;
-        });
-        return entry.estimating;
-    }
-
     /** Unloads least recently used idle models until `entry` fits; waits while only busy ones stand in the way. */
     private async makeRoom(entry: LibraryEntry, neededBytes: number, signal?: AbortSignal): Promise<void> {
         for (;;) {
@@ -352,16 +338,11 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
         }
     }
 
-    private async unloadEntry(entry: LibraryEntry): Promise<void> {
-        if (entry.unloading != null)
-            return entry.unloading;
-        if (entry.engine.state !== "ready")
-            return;
-        entry.unloading = entry.engine.unload().finally(() => {
-            entry.unloading = null;
-            this.changes.emit();
-        });
-        this.changes.emit();
-        return entry.unloading;
+    private unloadEntry(entry: LibraryEntry): Promise<void> {
+        return entry.unload(() => this.changes.emit());
+    }
+
+    private estimate(entry: LibraryEntry): Promise<number> {
+        return entry.estimate((spec) => this.options.estimate(spec), () => this.changes.emit());
     }
 }

@@ -1,4 +1,3 @@
-import {createHash} from "node:crypto";
 import {defaultContextSize, defaultParallel, defaultQueueLimit} from "../engineDefaults.js";
 import {EngineError} from "../EngineError.js";
 import {GenerationActivity} from "../GenerationActivity.js";
@@ -16,6 +15,7 @@ import {discoverModel, probeHealth} from "./upstreamProbes.js";
 import {causeText, UpstreamConnectError} from "./upstreamErrors.js";
 import {UpstreamRouter} from "./UpstreamRouter.js";
 import {UpstreamTokenCounter} from "./upstreamTokenCount.js";
+import {prefixKey} from "./prefixKey.js";
 
 export type UpstreamEngineOptions = {
     /** Base URLs of OpenAI-compatible servers (with or without a trailing `/v1`). */
@@ -351,19 +351,4 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
         this.currentState = state;
         this.stateChanges.emit(state);
     }
-}
-
-/**
- * Without an explicit key, requests that start alike go to the same upstream: the key is the hash of the
- * leading system turns and the first other turn, which every later turn of a `previous_response_id` chain, a
- * conversation or a client that resends its history (Codex) starts with.
- */
-export function prefixKey(turns: readonly ChatTurn[]): string {
-    const head: ChatTurn[] = [];
-    for (const turn of turns) {
-        head.push(turn);
-        if (turn.role !== "system")
-            break;
-    }
-    return `prefix:${createHash("sha256").update(JSON.stringify(head)).digest("base64url").slice(0, 22)}`;
 }

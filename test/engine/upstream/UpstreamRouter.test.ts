@@ -3,7 +3,7 @@ import {describe, it} from "node:test";
 import {Upstream} from "../../../src/engine/upstream/Upstream.js";
 import {UpstreamRouter} from "../../../src/engine/upstream/UpstreamRouter.js";
 import {parseRetryAfter, statusError} from "../../../src/engine/upstream/upstreamErrors.js";
-import {prefixKey} from "../../../src/engine/upstream/UpstreamEngine.js";
+import {prefixKey} from "../../../src/engine/upstream/prefixKey.js";
 
 describe("upstream routing", () => {
     const make = () => [new Upstream("http://127.0.0.1:1/v1", null), new Upstream("http://user:secret@127.0.0.1:2/", "k")];
