@@ -1,3 +1,5 @@
+import {spawn} from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import {repoRoot} from "./paths.js";
 import {runCli, type CliExit} from "./runCli.js";
@@ -45,6 +47,65 @@ export function runClaude(args: string[], options: ClaudeRunOptions): Promise<Cl
         },
         timeoutMs: options.timeoutMs
     });
+}
+
+export type ClaudeSessionOptions = {
+    /** The folder it works in; also its HOME, where its onboarding is marked done and the folder trusted. */
+    cwd: string,
+    baseUrl: string,
+    apiKey: string,
+    /** Added to the session's environment: the model names, and the traffic settings. */
+    env: Record<string, string>
+};
+
+/** An interactive `claude` running under a pseudo-terminal. */
+export type ClaudeSession = {
+    /** What it drew so far (escape sequences and all). */
+    screen(): string,
+    /** Types `/exit` and Enter, and resolves once it has exited (killed after `timeoutMs` if it has not). */
+    exit(timeoutMs?: number): Promise<number | null>
+};
+
+/**
+ * Claude Code's interactive session (no `-p`) under a pseudo-terminal: util-linux `script` gives it one, 120 columns
+ * wide, and passes what the test types on. `--` ends the options before the prompt (`--tools` takes several values), so
+ * put the prompt last in `args` after `--`: it is submitted as the session's first message. Its onboarding and the
+ * folder's trust dialog are marked done in `$HOME/.claude.json`, so nothing waits for a key.
+ */
+export function startClaudeSession(args: string[], options: ClaudeSessionOptions): ClaudeSession {
+    fs.writeFileSync(path.join(options.cwd, ".claude.json"), JSON.stringify({
+        hasCompletedOnboarding: true, projects: {[options.cwd]: {hasTrustDialogAccepted: true}}
+    }));
+    const quoted = [claudeBin, ...args].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(" ");
+    const child = spawn("script", ["-qfec", `stty cols 120 rows 40; exec ${quoted}`, "/dev/null"], {
+        cwd: options.cwd,
+        env: {
+            PATH: process.env.PATH,
+            HOME: options.cwd,
+            TERM: "xterm-256color",
+            ANTHROPIC_BASE_URL: options.baseUrl,
+            ANTHROPIC_AUTH_TOKEN: options.apiKey,
+            DISABLE_AUTOUPDATER: "1",
+            ...options.env
+        },
+        stdio: ["pipe", "pipe", "pipe"]
+    });
+    let screen = "";
+    child.stdout.on("data", (chunk) => (screen += chunk));
+    child.stderr.on("data", (chunk) => (screen += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    return {
+        screen: () => screen,
+        async exit(timeoutMs = 20_000) {
+            child.stdin.write("/exit");
+            await new Promise((resolve) => setTimeout(resolve, 500));
+            child.stdin.write("\r");
+            const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+            const code = await exited;
+            clearTimeout(timer);
+            return code;
+        }
+    };
 }
 
 /** The JSON lines of `--output-format stream-json` output. */
