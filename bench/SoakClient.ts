@@ -23,7 +23,7 @@ export class SoakClient {
         private readonly apiKey: string,
         private readonly index: number,
         private readonly stats: SoakStats,
-        private readonly options: {maxOutputTokens: number, thinkMs: number}
+        private readonly options: {maxOutputTokens: number, thinkMs: number, models: readonly string[]}
     ) {
         this.headers = {authorization: `Bearer ${apiKey}`, "content-type": "application/json"};
     }
@@ -43,8 +43,14 @@ export class SoakClient {
         }
     }
 
+    /** A served model's name, picked at random for each request (a chain's turns may each name another). */
+    private model(): string {
+        const {models} = this.options;
+        return models[Math.floor(Math.random() * models.length)]!;
+    }
+
     private body(input: unknown, extra: Record<string, unknown> = {}) {
-        return {model: "stories260K", input, max_output_tokens: this.options.maxOutputTokens, temperature: 0.8, ...extra};
+        return {model: this.model(), input, max_output_tokens: this.options.maxOutputTokens, temperature: 0.8, ...extra};
     }
 
     /** One HTTP exchange; statuses in `refusals` (with their reason) are expected refusals. */
@@ -80,7 +86,7 @@ export class SoakClient {
     /** Chat Completions, streamed then not: the same queue and engine as Responses, nothing stored. */
     private async chat(): Promise<void> {
         const messages = [{role: "user", content: "Tell me a story."}];
-        const body = {model: "stories260K", messages, max_tokens: this.options.maxOutputTokens, temperature: 0.8};
+        const body = {model: this.model(), messages, max_tokens: this.options.maxOutputTokens, temperature: 0.8};
         this.stats.request("chat");
         const streamed = JSON.stringify({...body, stream: true, stream_options: {include_usage: true}});
         const res = await fetch(`${this.origin}/v1/chat/completions`, {
@@ -101,12 +107,16 @@ export class SoakClient {
     /** Chat Completions with logprobs and alternatives: one entry per answer token, each with its five alternatives. */
     private async logprobs(): Promise<void> {
         const completion = await this.call("logprobs", "POST", "/v1/chat/completions", {
-            model: "stories260K", messages: [{role: "user", content: "Tell me a story."}], max_tokens: this.options.maxOutputTokens,
+            model: this.model(), messages: [{role: "user", content: "Tell me a story."}], max_tokens: this.options.maxOutputTokens,
             logprobs: true, top_logprobs: 5
         });
         const content = completion.choices?.[0]?.logprobs?.content as Array<{top_logprobs: unknown[]}> | undefined;
         const tokens = completion.usage?.completion_tokens;
-        if (content == null || content.length !== tokens || content.some((entry) => entry.top_logprobs.length !== 5))
+        // An answer the limit cut in the middle of a character has no text for that character's tokens: no entries
+        // for them (at most a few), one for each token of the text.
+        const heldBack = completion.choices?.[0]?.finish_reason === "length" ? 3 : 0;
+        if (content == null || content.length > tokens || content.length < tokens - heldBack
+            || content.some((entry) => entry.top_logprobs.length !== 5))
             throw new Error(`logprobs: ${content?.length} entries for ${completion.usage?.completion_tokens} tokens`);
     }
 

@@ -1,8 +1,10 @@
 /**
- * npm run soak -- [--clients 8] [--minutes 5] — mixed clients against a real server for a given time, printing
+ * npm run soak -- [--clients 8] [--minutes 5] [--models 2] — mixed clients against a real server for a given time, printing
  * every --interval-secs (30): requests by kind, unexpected errors, the server's RSS and heap used, the store's
  * occupancy. The server (bench/soakServer.ts: stories260K, one thread) runs in a process of its own with a small
- * store entry cap (--store-max-entries, 64) so that eviction happens; the run stops by itself.
+ * store entry cap (--store-max-entries, 64) so that eviction happens; the run stops by itself. --models 2 or 3 serves
+ * a model library of the shared stories260K models instead, each request naming one of them at random, at most
+ * --max-loaded of them loaded (default: all), so that with fewer loads and unloads run all along.
  *
  * Client kinds, in turn: streaming; background + polling; previous_response_id chains (then retrieve and
  * input_items); conversations; background + cancel; streams cut mid-way; WebSocket chains (store: false); Chat
@@ -20,6 +22,7 @@ import {parseArgs} from "node:util";
 import {heapGrowth, summarizeHeapSnapshot} from "./heapSnapshotSummary.js";
 import {SoakClient} from "./SoakClient.js";
 import {SoakServerProcess} from "./SoakServerProcess.js";
+import {soakModelFiles} from "./soakModels.js";
 import type {MemorySample} from "./soakServer.js";
 import {SoakStats} from "./SoakStats.js";
 
@@ -32,7 +35,9 @@ const {values: flags} = parseArgs({options: {
     "think-ms": {type: "string", default: "50"},
     gc: {type: "boolean", default: false},
     "heap-snapshots": {type: "string"},
-    "malloc-arena-max": {type: "string"}
+    "malloc-arena-max": {type: "string"},
+    models: {type: "string", default: "1"},
+    "max-loaded": {type: "string"}
 }});
 const clients = positiveInteger("clients");
 const minutes = Number(flags.minutes);
@@ -40,10 +45,13 @@ const intervalMs = positiveInteger("interval-secs") * 1000;
 const storeMaxEntries = positiveInteger("store-max-entries");
 const maxOutputTokens = positiveInteger("max-output-tokens");
 const thinkMs = Number(flags["think-ms"]);
-if (!(minutes > 0) || !(thinkMs >= 0)) {
+const modelCount = positiveInteger("models");
+const maxLoaded = flags["max-loaded"] == null ? modelCount : positiveInteger("max-loaded");
+const modelIds = soakModelFiles.slice(0, modelCount).map((file) => path.basename(file, ".gguf"));
+if (!(minutes > 0) || !(thinkMs >= 0) || modelCount > soakModelFiles.length) {
     process.stderr.write(
         "usage: npm run soak -- [--clients N] [--minutes M] [--interval-secs S] [--store-max-entries N] [--gc] [--heap-snapshots DIR] "
-            + "[--malloc-arena-max N]\n"
+            + "[--malloc-arena-max N] [--models 1-3] [--max-loaded N]\n"
     );
     process.exit(2);
 }
@@ -63,17 +71,21 @@ const stats = new SoakStats();
 
 async function main(): Promise<number> {
     const apiKeys = Array.from({length: clients}, (_, index) => `sk-soak-${index}`);
-    const server = await SoakServerProcess.start({apiKeys, storeMaxEntries, conversationsMaxEntries: 32, parallel: 4},
+    const server = await SoakServerProcess.start(
+        {apiKeys, storeMaxEntries, conversationsMaxEntries: 32, parallel: 4, models: modelCount, maxLoaded},
         {gc: flags.gc, mallocArenaMax: flags["malloc-arena-max"]});
     const started = Date.now();
     const until = started + minutes * 60_000;
+    const served = modelCount < 2 ? "stories260K"
+        : `a library of ${modelIds.join(", ")} (each request names one at random; at most ${maxLoaded} loaded)`;
     const arenas = flags["malloc-arena-max"] == null ? "" : `, MALLOC_ARENA_MAX=${flags["malloc-arena-max"]}`;
     process.stdout.write(
-        `soak: ${clients} clients for ${minutes} min against ${server.origin} (server pid ${server.child.pid}; stories260K, 1 thread, `
+        `soak: ${clients} clients for ${minutes} min against ${server.origin} (server pid ${server.child.pid}; ${served}, 1 thread, `
             + `store cap ${storeMaxEntries} entries${flags.gc ? ", heap sampled after a full GC" : ""}${arenas})\n`
     );
     const first = await server.sample();
-    process.stdout.write(`[    0 s] RSS ${mb(first.rss)} MB, heap used ${mb(first.heapUsed)} MB (idle, model loaded)\n`);
+    const idle = modelCount < 2 ? "model loaded" : "no model loaded yet";
+    process.stdout.write(`[    0 s] RSS ${mb(first.rss)} MB, heap used ${mb(first.heapUsed)} MB (idle, ${idle})\n`);
 
     const timeline: Array<{seconds: number, sample: MemorySample}> = [];
     let lastTotal = 0;
@@ -92,7 +104,8 @@ async function main(): Promise<number> {
             + `total ${mb(sample.heapTotal)} MB, external ${mb(sample.external)} MB`
             + (status == null ? ""
                 : `; store ${status.responses.entries}/${status.responses.max_entries} entries, ${status.responses.evictions} evicted; `
-                    + `conversations ${status.conversations.entries}`) + "\n");
+                    + `conversations ${status.conversations.entries}`
+                    + (status.models == null ? "" : `; models loaded: ${loadedModels(status.models.data)}`)) + "\n");
         lastTotal = total;
     };
     const ticker = setInterval(() => void report(), intervalMs);
@@ -112,7 +125,8 @@ async function main(): Promise<number> {
         server.child.kill("SIGKILL");
         process.exit(1);
     }, minutes * 60_000 + 180_000);
-    await Promise.all(apiKeys.map((key, index) => new SoakClient(server.origin, key, index, stats, {maxOutputTokens, thinkMs}).run(until)));
+    const clientOptions = {maxOutputTokens, thinkMs, models: modelIds};
+    await Promise.all(apiKeys.map((key, index) => new SoakClient(server.origin, key, index, stats, clientOptions).run(until)));
     clearInterval(ticker);
     clearTimeout(warmUpSnapshot);
     await report();
@@ -160,6 +174,11 @@ function rssParts(pid: number, sample: MemorySample): string {
     } catch {
         return "";
     }
+}
+
+/** The library's loaded models as `/v1/status` lists them. */
+function loadedModels(models: Array<{id: string, status: string}>): string {
+    return models.filter((model) => model.status === "loaded").map((model) => model.id).join(", ") || "none";
 }
 
 /** Least-squares slope of (seconds, bytes) points, in MB per minute. */

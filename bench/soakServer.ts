@@ -1,15 +1,25 @@
 /**
  * The server side of `npm run soak`, in a process of its own so that its memory is measured alone: the real host
- * on stories260K (one thread) with a small response-store cap, driven over IPC by bench/soak.ts.
+ * on stories260K (one thread), or a library of two or three shared models, with a small response-store cap, driven
+ * over IPC by bench/soak.ts.
  * Messages in: `sample` (memory now, after a full GC when `gc` is set and --expose-gc was given), `snapshot`
  * (writes a V8 heap snapshot to `path`), `stop`. Out: `ready` with the URL, the answers to the above.
  */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import v8 from "node:v8";
 import {defaultConfig} from "../src/host/config.js";
 import {LocalResponsesHost} from "../src/host/LocalResponsesHost.js";
 import {models} from "../test/helpers/paths.js";
+import {soakModelFiles} from "./soakModels.js";
 
-export type SoakServerOptions = {apiKeys: string[], storeMaxEntries: number, conversationsMaxEntries: number, parallel: number};
+export type SoakServerOptions = {
+    apiKeys: string[], storeMaxEntries: number, conversationsMaxEntries: number, parallel: number,
+    /** With 2 or 3: a model library of that many shared models (a folder of links) within `maxLoaded`; else stories260K alone. */
+    models: number, maxLoaded: number
+};
+
 
 export type MemorySample = {rss: number, heapUsed: number, heapTotal: number, external: number, arrayBuffers: number, gc: boolean};
 
@@ -26,9 +36,13 @@ async function main(): Promise<void> {
         parallel: options.parallel,
         apiKeys: options.apiKeys,
         store: {...base.store, maxEntries: options.storeMaxEntries},
-        conversations: {...base.conversations, maxEntries: options.conversationsMaxEntries}
+        conversations: {...base.conversations, maxEntries: options.conversationsMaxEntries},
+        library: options.models < 2 ? base.library
+            : {...base.library, modelsDir: libraryFolder(options.models), maxLoaded: options.maxLoaded}
     }, {log: (line) => process.stderr.write(`server: ${line}\n`)});
-    await host.loadModel(models.chatml);
+    // A library loads each model when a request names it; one model is loaded up front.
+    if (options.models < 2)
+        await host.loadModel(models.chatml);
     const url = await host.start();
     const send = (message: object) => process.send!(message);
     const gc = (globalThis as {gc?: () => void}).gc;
@@ -57,6 +71,15 @@ async function main(): Promise<void> {
         void host.dispose().finally(() => process.exit(0));
     });
     send({type: "ready", url});
+}
+
+/** A folder of links to the first `count` shared models, removed when the process exits. */
+function libraryFolder(count: number): string {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), "lr-soak-models-"));
+    for (const file of soakModelFiles.slice(0, count))
+        fs.symlinkSync(file, path.join(folder, path.basename(file)));
+    process.on("exit", () => fs.rmSync(folder, {recursive: true, force: true}));
+    return folder;
 }
 
 main().catch((error: unknown) => {

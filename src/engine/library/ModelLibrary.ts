@@ -318,10 +318,13 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
     /** Unloads least recently used idle models until `entry` fits; waits while only busy ones stand in the way. */
     private async makeRoom(entry: LibraryEntry, neededBytes: number, signal?: AbortSignal): Promise<void> {
         for (;;) {
-            const others = [...this.entries.values()].filter((other) => other !== entry && other.resident);
+            // Loads take turns (`loadTurn`), so another model "loading" now is queued behind this one and holds no
+            // memory yet: counting it, as busy, made each of two loads wait for the other for ever. A model being
+            // unloaded still holds its memory, but goes anyway: evicting it waits for that unload.
+            const others = [...this.entries.values()].filter((other) => other !== entry && (other.loaded || other.unloading != null));
             const plan = planResidency(others.map((other) => ({
                 id: other.id, bytes: other.estimatedBytes ?? 0, lastUsedAt: other.lastUsedAt ?? 0,
-                busy: other.inFlight > 0 || other.loading != null
+                busy: other.loaded && other.inFlight > 0
             })), neededBytes, this.limits);
             if (plan.kind === "never")
                 throw new EngineError("model_memory_exceeded", `The model '${entry.id}' does not fit the memory budget.`,

@@ -38,3 +38,69 @@ describe("model library: generation summaries", () => {
         assert.deepEqual(heard, ["small", "coder"]);
     });
 });
+
+/**
+ * A model engine as a fake: loads and unloads after a tick, answers each request after `generateMs`, and records
+ * what it did, so that the library's own scheduling (loads taking turns, room made by unloading) is tested alone.
+ */
+function fakeModelEngine(id: string, events: string[], generateMs = 5): HostedEngine {
+    let state: "unloaded" | "ready" = "unloaded";
+    const info = {id, path: `/m/${id}.gguf`, contextSize: 2048, sequences: 2, trainContextSize: 2048, chatWrapper: "fake"};
+    const tick = (ms = 1) => new Promise((resolve) => setTimeout(resolve, ms));
+    return {
+        kind: "local",
+        get state() {
+            return state;
+        },
+        get model() {
+            return state === "ready" ? info : null;
+        },
+        load: async () => {
+            await tick();
+            state = "ready";
+            events.push(`load ${id}`);
+            return info;
+        },
+        unload: async () => {
+            await tick();
+            state = "unloaded";
+            events.push(`unload ${id}`);
+        },
+        acquire: () => {
+            assert.equal(state, "ready", `a sequence of ${id} was taken while it was not loaded`);
+            return Promise.resolve({
+                promptTokens: 1, cachedPrefixTokens: 0, release: () => undefined,
+                generate: async () => {
+                    await tick(generateMs);
+                    return {stopReason: "stop" as const, text: id, calls: [], usage: summary.usage, timeToFirstTokenMs: 1};
+                }
+            });
+        },
+        stats: () => ({sequencesBusy: 0, sequencesTotal: 2, queueDepth: 0, queueLimit: 8}),
+        onGeneration: () => () => undefined,
+        onStateChange: () => () => undefined,
+        forgetPromptStates: () => Promise.resolve(0),
+        dispose: () => Promise.resolve()
+    } as unknown as HostedEngine;
+}
+
+describe("model library: loads taking turns", () => {
+    it("with one model at a time, requests for two models arriving together all finish (no load waits for one queued behind it)",
+        async () => {
+            const events: string[] = [];
+            const library = new ModelLibrary({
+                models: [spec("a"), spec("b")], createEngine: (model) => fakeModelEngine(model.id, events),
+                estimate: () => Promise.resolve({bytes: 2 ** 20, contextSize: 2048}),
+                maxLoaded: 1, memoryBudgetBytes: 2 ** 40, idleUnloadSeconds: null
+            });
+            const turns = [{role: "user" as const, text: "hi"}];
+            const requests = ["a", "b", "a", "b", "b", "a"].map((model) => library.generate({turns, model}).then((result) => result.text));
+            const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error(`stuck after: ${events.join(", ")}`)), 5000));
+            assert.deepEqual(await Promise.race([Promise.all(requests), timeout]), ["a", "b", "a", "b", "b", "a"]);
+            // Never two loaded at once: each load after the first follows the other's unload.
+            for (const [index, event] of events.entries())
+                if (event.startsWith("load") && index > 0)
+                    assert.match(events[index - 1]!, /^unload /, events.join(", "));
+            await library.dispose();
+        });
+});
