@@ -57,21 +57,19 @@ export async function scoreAnswerTokens(sequence: LlamaContextSequence, answer: 
 /**
  * Where the answer starts in the sequence's context: the latest position where its evaluated tokens sit (tokens of a
  * partly matched stop trigger or a following call may come after it). Never 0: the answer follows a prompt.
+ *
+ * A cut answer (`lastEvaluated` false) ends the context, its last token not evaluated; unless a batch evaluated it
+ * before the limit was seen (it happens under concurrent load): then the whole answer ends the context. And when the
+ * limit cut a character in the middle (a curly quote is two or three tokens of some vocabularies), the chat API keeps
+ * the character's first tokens back, never an answer chunk: they sit in the context after the answer. So the answer is
+ * looked for from the end, at least all its tokens but the last present.
  */
-function answerStart(context: readonly Token[], answer: readonly Token[], lastEvaluated: boolean): number | undefined {
+export function answerStart(context: readonly Token[], answer: readonly Token[], lastEvaluated: boolean): number | undefined {
     const sitsAt = (start: number, length: number) =>
         start >= 1 && answer.slice(0, length).every((token, index) => context[start + index] === token);
-    if (!lastEvaluated) {
-        // A cut answer ends the context, its last token not evaluated; unless a batch evaluated it before the limit
-        // was seen (it happens under concurrent load): then the whole answer ends the context.
-        const short = context.length - (answer.length - 1);
-        if (sitsAt(short, answer.length - 1))
-            return short;
-        const whole = context.length - answer.length;
-        return sitsAt(whole, answer.length) ? whole : undefined;
-    }
-    for (let start = context.length - answer.length; start >= 1; start--) {
-        if (sitsAt(start, answer.length))
+    const present = lastEvaluated ? answer.length : answer.length - 1;
+    for (let start = context.length - present; start >= 1; start--) {
+        if (sitsAt(start, present))
             return start;
     }
     return undefined;
