@@ -179,6 +179,9 @@ export const messagesRequestSchema = {
         diagnostics: {type: ["object", "null"]},
         inference_geo: {type: ["string", "null"]},
         speed: {enum: ["standard", "fast", null]},
+        // Claude Code's "auto" permission mode asks Anthropic's servers to classify dangerous tool use; no classifier
+        // runs here, as none runs after Claude Code drops the field on the 400 it used to get (one round trip a turn).
+        safeguards: {type: ["array", "null"]},
         // Ollama's, not Anthropic's: how long the model library keeps the model loaded (`parseKeepAlive`).
         keep_alive: {$ref: "defs#/$defs/keepAlive"},
         container: refused("'container' is not supported: this server runs no code-execution container."),

@@ -13,8 +13,11 @@ export type ClaudeProvider = {
     library?: {smallModel: string}
 };
 
-/** What Configure Claude Code… sets at the top level and in `env`; everything else in the file is the person's. */
-export type ClaudeSettingsBlock = {env: Record<string, string>, apiKeyHelper: string};
+/**
+ * What Configure Claude Code… sets at the top level and in `env`, and the `env` keys it takes out (`unset`: ones an
+ * earlier block wrote that would undo this one); everything else in the file is the person's.
+ */
+export type ClaudeSettingsBlock = {env: Record<string, string>, unset: string[], apiKeyHelper: string};
 
 /**
  * The key comes from a command Claude Code runs (its value is sent as `x-api-key` and as a bearer token, both of
@@ -43,18 +46,24 @@ export function claudeBaseUrl(endpoint: string): string {
     return endpoint.replace(/\/+$/, "").replace(/\/v1$/, "");
 }
 
+/** The switch that turns all of Claude Code's non-essential traffic off, session titles included. */
+const nonessentialTrafficSwitch = "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC";
+
 /**
  * The block for this endpoint. Every name Claude Code sends is one the server serves (`claudeModelEnv`): with one model
- * its id goes into each, so a server with `--strict-model` answers the background requests too. Non-essential
- * traffic (telemetry, error reports, update checks) is off, as it would only fail against a local server.
+ * its id goes into each, so a server with `--strict-model` answers the background requests too. Telemetry and error
+ * reports are off, as they would only fail against a local server. With one model all non-essential traffic is off
+ * (one switch); with a small model of a library the reports are turned off one by one instead, since that switch also
+ * stops the session titles, the one request Claude Code 2.1.328 sends the small model (docs/models.md, measured in
+ * test/model/clients/claudeCodeSmallModel.test.ts): the switch is then taken out of a file that has it (`unset`).
  */
 export function claudeSettingsBlock({endpoint, model, library}: ClaudeProvider): ClaudeSettingsBlock {
+    const models = claudeModelEnv({main: model, small: library?.smallModel ?? model, library: library != null});
+    const traffic: Record<string, string> = library == null ? {[nonessentialTrafficSwitch]: "1"}
+        : {DISABLE_TELEMETRY: "1", DISABLE_ERROR_REPORTING: "1", DISABLE_BUG_COMMAND: "1"};
     return {
-        env: {
-            ANTHROPIC_BASE_URL: claudeBaseUrl(endpoint),
-            ...claudeModelEnv({main: model, small: library?.smallModel ?? model, library: library != null}),
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1"
-        },
+        env: {ANTHROPIC_BASE_URL: claudeBaseUrl(endpoint), ...models, ...traffic},
+        unset: library == null ? [] : [nonessentialTrafficSwitch],
         apiKeyHelper: claudeApiKeyHelper
     };
 }
@@ -84,12 +93,13 @@ export function mergeClaudeSettings(existing: string, provider: ClaudeProvider, 
     const present = overridingKeyVariables.filter((key) => Object.hasOwn(env, key));
     const removed = removeOverridingKeys ? present : [];
     const kept = removeOverridingKeys ? [] : present;
-    const mergedEnv = Object.fromEntries(Object.entries(env).filter(([key]) => !(removed as string[]).includes(key)));
+    const dropped = [...removed, ...block.unset.filter((key) => Object.hasOwn(env, key))];
+    const mergedEnv = Object.fromEntries(Object.entries(env).filter(([key]) => !dropped.includes(key)));
     const merged = {...settings, env: {...mergedEnv, ...block.env}, apiKeyHelper: block.apiKeyHelper};
     if (isDeepStrictEqual(merged, settings))
         return {ok: true, text: existing, changed: false, removed, kept};
     const edits: [JSONPath, unknown][] = [
-        ...removed.map((key): [JSONPath, unknown] => [["env", key], undefined]),
+        ...dropped.map((key): [JSONPath, unknown] => [["env", key], undefined]),
         ...Object.entries(block.env).map(([key, value]): [JSONPath, unknown] => [["env", key], value]),
         [["apiKeyHelper"], block.apiKeyHelper]
     ];
@@ -140,9 +150,11 @@ function editInPlace(text: string, edits: [JSONPath, unknown][], merged: Record<
  * give the helper its key and keep an exported key from overriding it.
  */
 export function claudeSettingsPreview(file: string, provider: ClaudeProvider): string {
+    const {env, unset, apiKeyHelper} = claudeSettingsBlock(provider);
     return [
         `// Merge into ${file}:`,
-        JSON.stringify(claudeSettingsBlock(provider), null, 2),
+        JSON.stringify({env, apiKeyHelper}, null, 2),
+        ...unset.map((key) => `// and take ${key} out of "env" (it would stop the titles the small model writes)`),
         "// Then, in the shell that runs claude:",
         `// ${clientKeyShellHint()}`,
         `// unset ${overridingKeyVariables.join(" ")}   (Claude Code would send these instead of the helper's key)`,

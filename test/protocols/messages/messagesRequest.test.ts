@@ -85,6 +85,9 @@ describe("parseMessagesRequest: a Messages body as a stateless Responses request
             ...base, context_management: {edits: []}, output_config: {effort: "high"}, metadata: {user_id: "u"},
             thinking: {type: "adaptive", display: "omitted"}
         });
+        // Claude Code 2.1.328's interactive "auto" permission mode asks for Anthropic's classifier of dangerous tool use;
+        // refused, it sent every turn twice (the second without it).
+        parseMessagesRequest({...base, safeguards: [{type: "dangerous_tool_use"}]});
         parseMessagesRequest({model: "m", messages: [{role: "user", content: "Hi"}]}, {countOnly: true});
     });
 });

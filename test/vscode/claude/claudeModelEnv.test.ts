@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import {test} from "node:test";
 import {claudeModelEnv} from "../../../src/vscode/claude/claudeModelEnv.js";
-import {claudeSettingsBlock} from "../../../src/vscode/claude/claudeSettings.js";
+import {claudeSettingsBlock, mergeClaudeSettings} from "../../../src/vscode/claude/claudeSettings.js";
 
 test("one model: every name Claude Code sends is its id, its sonnet and opus aliases left alone", () => {
     assert.deepEqual(claudeModelEnv({main: "m", small: "m", library: false}), {
@@ -20,11 +20,23 @@ test("a library: the main model for main turns and the sonnet and opus aliases, 
     ]);
 });
 
-test("the settings block carries them between the base URL and the traffic switch", () => {
+test("the settings block carries them after the base URL; with a small model, reports off one by one so titles reach it", () => {
     const block = claudeSettingsBlock({endpoint: "http://127.0.0.1:8080/v1", model: "coder", library: {smallModel: "small"}});
     assert.deepEqual(Object.keys(block.env), [
         "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "ANTHROPIC_DEFAULT_SONNET_MODEL", "ANTHROPIC_DEFAULT_OPUS_MODEL",
-        "ANTHROPIC_SMALL_FAST_MODEL", "ANTHROPIC_DEFAULT_HAIKU_MODEL", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"
+        "ANTHROPIC_SMALL_FAST_MODEL", "ANTHROPIC_DEFAULT_HAIKU_MODEL", "DISABLE_TELEMETRY", "DISABLE_ERROR_REPORTING", "DISABLE_BUG_COMMAND"
     ]);
     assert.equal(block.env.ANTHROPIC_DEFAULT_HAIKU_MODEL, "small");
+    // The one switch would stop the titles, the small model's only request: an earlier block's is taken out.
+    assert.deepEqual(block.unset, ["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"]);
+    const merged = mergeClaudeSettings(JSON.stringify({env: {CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", MINE: "x"}}),
+        {endpoint: "http://127.0.0.1:8080/v1", model: "coder", library: {smallModel: "small"}});
+    assert.ok(merged.ok);
+    const env = (JSON.parse(merged.text) as {env: Record<string, string>}).env;
+    assert.equal(env.CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC, undefined);
+    assert.deepEqual([env.MINE, env.DISABLE_TELEMETRY], ["x", "1"]);
+
+    const single = claudeSettingsBlock({endpoint: "http://127.0.0.1:8080/v1", model: "coder"});
+    assert.deepEqual([single.env.CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC, single.env.DISABLE_TELEMETRY, single.unset],
+        ["1", undefined, []]);
 });
