@@ -10,8 +10,8 @@ import type {
 } from "../types.js";
 import {IdleUnloader} from "./IdleUnloader.js";
 import {LibraryEntry, type LibraryModelSpec} from "./LibraryEntry.js";
+import {LoadRoom} from "./LoadRoom.js";
 import {ReleaseSignal} from "./ReleaseSignal.js";
-import {planResidency} from "./residency.js";
 
 type OnLoadProgress = (progress: LoadProgress) => void;
 
@@ -48,6 +48,7 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
     private readonly stateChanges = new Emitter<EngineState>();
     /** A request released its model: a load waiting for room looks again. */
     private readonly released = new ReleaseSignal();
+    private readonly room: LoadRoom;
     /** Loads run one at a time, so two never count the same free memory. */
     private loadTurn: Promise<unknown> = Promise.resolve();
     private lastUsed: LibraryEntry | null = null;
@@ -65,6 +66,10 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
         };
         this.defaultIdleMs = options.idleUnloadSeconds == null ? null : options.idleUnloadSeconds * 1000;
         this.replaceModels(options.models);
+        this.room = new LoadRoom({
+            entries: () => this.entries.values(), limits: this.limits, released: this.released,
+            unload: (entry) => this.unloadEntry(entry), log: options.log
+        });
         this.idle = new IdleUnloader({
             defaultIdleMs: this.defaultIdleMs,
             entries: () => this.entries.values(), unload: (entry) => void this.unloadEntry(entry), now: this.now, log: options.log
@@ -219,11 +224,14 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
      */
     public async acquire(turns: ChatTurn[], tools: ToolSpec[], signal?: AbortSignal, shape: PromptShape = {}): Promise<EngineLease> {
         const entry = this.entry(shape.model ?? null);
+        if (!entry.loaded || this.room.draining(entry.id))
+            shape.onQueued?.();
+        // A load waiting for this model's requests to end goes first: a request arriving meanwhile waits for that load,
+        // not counted in flight (with one model at a time and steady traffic, the load waited for ever).
+        await this.room.drained(entry.id, signal);
         entry.inFlight++;
         let leased = false;
         try {
-            if (!entry.loaded)
-                shape.onQueued?.();
             await this.ensureLoaded(entry, signal);
             const lease = await entry.engine.acquire(turns, tools, signal, shape);
             leased = true;
@@ -297,7 +305,7 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
     private loadEntry(entry: LibraryEntry, signal?: AbortSignal, onProgress?: (progress: LoadProgress) => void): Promise<void> {
         const turn = this.loadTurn.then(async () => {
             const neededBytes = await this.estimate(entry);
-            await this.makeRoom(entry, neededBytes, signal);
+            await this.room.make(entry, neededBytes, signal);
             const started = performance.now();
             try {
                 await entry.engine.load(entry.spec.path, onProgress);
@@ -313,32 +321,6 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
         });
         this.loadTurn = turn.catch(() => undefined);
         return turn;
-    }
-
-    /** Unloads least recently used idle models until `entry` fits; waits while only busy ones stand in the way. */
-    private async makeRoom(entry: LibraryEntry, neededBytes: number, signal?: AbortSignal): Promise<void> {
-        for (;;) {
-            // Loads take turns (`loadTurn`), so another model "loading" now is queued behind this one and holds no
-            // memory yet: counting it, as busy, made each of two loads wait for the other for ever. A model being
-            // unloaded still holds its memory, but goes anyway: evicting it waits for that unload.
-            const others = [...this.entries.values()].filter((other) => other !== entry && (other.loaded || other.unloading != null));
-            const plan = planResidency(others.map((other) => ({
-                id: other.id, bytes: other.estimatedBytes ?? 0, lastUsedAt: other.lastUsedAt ?? 0,
-                busy: other.loaded && other.inFlight > 0
-            })), neededBytes, this.limits);
-            if (plan.kind === "never")
-                throw new EngineError("model_memory_exceeded", `The model '${entry.id}' does not fit the memory budget.`,
-                    {model: entry.id, memory: {requiredBytes: neededBytes, budgetBytes: this.limits.memoryBudgetBytes}});
-            if (plan.kind === "fits") {
-                // Every victim is marked unloading in this tick: a request for one of them arriving meanwhile waits
-                // for its unload and loads it again, instead of taking a sequence the unload would abort.
-                if (plan.evict.length > 0)
-                    this.options.log?.(`models: unloading ${plan.evict.join(", ")} (least recently used) to load ${entry.id}`);
-                await Promise.all(plan.evict.map((id) => this.unloadEntry(this.entries.get(id)!)));
-                return;
-            }
-            await this.released.next(signal);
-        }
     }
 
     private unloadEntry(entry: LibraryEntry): Promise<void> {

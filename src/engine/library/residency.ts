@@ -14,12 +14,13 @@ export type ResidencyLimits = {maxLoaded: number, memoryBudgetBytes: number};
 /**
  * What loading a model of `neededBytes` takes, given what is resident besides it:
  * - `fits`: unloading `evict` (least recently used idle models first, as few as will do) leaves room for it;
- * - `wait`: only busy models stand in the way: it fits once one of them goes idle;
+ * - `wait`: only busy models stand in the way: it fits once those in `drain` (least recently used first, as few as
+ *   will do) have finished their requests;
  * - `never`: it needs more than the whole budget.
  * Nothing is unloaded unless that makes it fit: a wait evicts nothing yet.
  */
 export function planResidency(resident: readonly ResidentModel[], neededBytes: number, limits: ResidencyLimits):
-    {kind: "fits", evict: string[]} | {kind: "wait"} | {kind: "never"} {
+    {kind: "fits", evict: string[]} | {kind: "wait", drain: string[]} | {kind: "never"} {
     if (neededBytes > limits.memoryBudgetBytes)
         return {kind: "never"};
     const fits = (models: readonly ResidentModel[]) => models.length + 1 <= limits.maxLoaded
@@ -33,5 +34,15 @@ export function planResidency(resident: readonly ResidentModel[], neededBytes: n
         kept.splice(kept.indexOf(model), 1);
         evict.push(model.id);
     }
-    return fits(kept) ? {kind: "fits", evict} : {kind: "wait"};
+    if (fits(kept))
+        return {kind: "fits", evict};
+    // The busy models it waits for, least recently used first, as few as make room once their requests end.
+    const drain: string[] = [];
+    for (const model of resident.filter((other) => other.busy).sort((a, b) => a.lastUsedAt - b.lastUsedAt)) {
+        if (fits(kept))
+            break;
+        kept.splice(kept.indexOf(model), 1);
+        drain.push(model.id);
+    }
+    return {kind: "wait", drain};
 }

@@ -104,3 +104,28 @@ describe("model library: loads taking turns", () => {
             await library.dispose();
         });
 });
+
+describe("model library: a load waiting for room", () => {
+    it("is not starved by steady traffic to the loaded model: that model's new requests wait for it", async () => {
+        const events: string[] = [];
+        const library = new ModelLibrary({
+            models: [spec("a"), spec("b")], createEngine: (model) => fakeModelEngine(model.id, events, 20),
+            estimate: () => Promise.resolve({bytes: 2 ** 20, contextSize: 2048}),
+            maxLoaded: 1, memoryBudgetBytes: 2 ** 40, idleUnloadSeconds: null
+        });
+        const turns = [{role: "user" as const, text: "hi"}];
+        const started = Date.now();
+        // Three clients keep `a` busy for 1.5 s, each sending its next request as the last one ends.
+        const steady = [0, 1, 2].map(async () => {
+            while (Date.now() - started < 1500)
+                await library.generate({turns, model: "a"});
+        });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const asked = Date.now();
+        assert.equal((await library.generate({turns, model: "b"})).text, "b");
+        const waited = Date.now() - asked;
+        await Promise.all(steady);
+        assert.ok(waited < 600, `b waited ${waited} ms for a's steady traffic (it ran 1,500 ms)`);
+        await library.dispose();
+    });
+});

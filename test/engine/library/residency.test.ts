@@ -22,8 +22,12 @@ test("past the budget, as few idle models go as make room, oldest first", () => 
 
 test("only busy models in the way: wait, and unload nothing meanwhile", () => {
     const resident = [model("idle", gib, 1), model("busy", 3 * gib, 2, true)];
-    assert.deepEqual(planResidency(resident, 2 * gib, {maxLoaded: 10, memoryBudgetBytes: 4 * gib}), {kind: "wait"});
-    assert.deepEqual(planResidency([model("busy", gib, 1, true)], gib, {maxLoaded: 1, memoryBudgetBytes: 100 * gib}), {kind: "wait"});
+    assert.deepEqual(planResidency(resident, 2 * gib, {maxLoaded: 10, memoryBudgetBytes: 4 * gib}), {kind: "wait", drain: ["busy"]});
+    assert.deepEqual(planResidency([model("busy", gib, 1, true)], gib, {maxLoaded: 1, memoryBudgetBytes: 100 * gib}),
+        {kind: "wait", drain: ["busy"]});
+    // Of several busy ones, as few as make room, least recently used first.
+    const busy = [model("b1", gib, 5, true), model("b2", gib, 2, true), model("b3", gib, 9, true)];
+    assert.deepEqual(planResidency(busy, gib, {maxLoaded: 3, memoryBudgetBytes: 100 * gib}), {kind: "wait", drain: ["b2"]});
 });
 
 test("a model larger than the whole budget never fits, whatever is unloaded", () => {
