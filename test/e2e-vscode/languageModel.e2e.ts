@@ -8,32 +8,24 @@ import path from "node:path";
 import {after, before, test} from "node:test";
 import {CodeServer, freePort} from "./CodeServer.js";
 import {modelPath, suiteFolders, tools, vsix} from "./e2ePaths.js";
+import {LmProbe, type ProbeModel, type ProbePart} from "./lmProbeClient.js";
+import {copiedConnection} from "./probeEndpoint.js";
 import {Workbench} from "./Workbench.js";
 
 // A state folder of its own: the workbench e2e may run beside it.
 const {state, artifacts} = suiteFolders("vscode-lm", "vscode-e2e-lm");
 
-type ProbeModel = {id: string, name: string, vendor: string, family: string, version: string, maxInputTokens: number};
-type ProbePart =
-    | {type: "text", value: string}
-    | {type: "toolCall", callId: string, name: string, input: Record<string, unknown>}
-    | {type: "other"};
-type ProbeResult<T> = ({ok: true} & T) | {ok: false, error: string, code?: string};
-
 let server: CodeServer;
 let workbench: Workbench;
+let lmProbe: LmProbe;
 
 /**
  * What the server says of its engine, read over HTTP with the endpoint and key a person copies (Copy Endpoint URL,
  * Copy API Key): the generations stopped by a cancel, and the busy sequences.
  */
 async function serverClient() {
-    await workbench.runCommand("Local Responses: Copy Endpoint URL");
-    await workbench.notification(/copied http/).waitFor({timeout: 10_000});
-    const endpoint = await workbench.clipboard();
-    await workbench.runCommand("Local Responses: Copy API Key");
-    await workbench.notification("API key copied").waitFor({timeout: 10_000});
-    const headers = {authorization: `Bearer ${await workbench.clipboard()}`};
+    const {endpoint, apiKey} = await copiedConnection(workbench);
+    const headers = {authorization: `Bearer ${apiKey}`};
     return {
         cancelledGenerations: async () => {
             const metrics = await (await fetch(`${endpoint}/metrics`, {headers})).text();
@@ -47,20 +39,8 @@ async function serverClient() {
 }
 
 /** Runs one of the probe's commands from the palette and reads what it wrote. */
-async function probe<T>(command: "models" | "chat" | "cancel", title: string, timeoutMs = 60_000): Promise<T> {
-    const file = path.join(server.workspace, ".lm-probe", `${command}.json`);
-    fs.rmSync(file, {force: true});
-    await workbench.runCommand(title);
-    const deadline = Date.now() + timeoutMs;
-    while (!fs.existsSync(file)) {
-        if (Date.now() > deadline)
-            throw new Error(`the probe wrote no ${command}.json within ${timeoutMs} ms`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    const result = JSON.parse(fs.readFileSync(file, "utf8")) as ProbeResult<T>;
-    if (!result.ok)
-        assert.fail(`lmProbe.${command} failed: ${result.error} (${result.code ?? "no code"})`);
-    return result;
+function probe<T>(command: "models" | "chat" | "cancel", title: string, timeoutMs = 60_000): Promise<T> {
+    return lmProbe.run<T>(command, title, timeoutMs);
 }
 
 /** Asks the probe for the models until it lists `count` of them (a settings change applies within a second or two). */
@@ -90,6 +70,7 @@ before(async () => {
     server.packageExtension(path.join(import.meta.dirname, "lmProbe"), probeVsix);
     server.installExtension(probeVsix);
     workbench = await Workbench.open(await server.start(), artifacts);
+    lmProbe = new LmProbe(workbench, server.workspace);
 });
 
 after(async () => {

@@ -1,6 +1,8 @@
-// Test-only (test/e2e-vscode/languageModel.e2e.ts): another extension's use of vscode.lm on Local Responses' model.
-// Each command writes what it saw to <workspace>/.lm-probe/<command>.json: {ok: true, ...} or {ok: false, error, code}.
+// Test-only (test/e2e-vscode/languageModel.e2e.ts, lmLibrary.e2e.ts): another extension's use of vscode.lm on Local
+// Responses' models. Each command writes what it saw to <workspace>/.lm-probe/<command>.json: {ok: true, ...} or
+// {ok: false, error, code}; a command that takes arguments reads them from <workspace>/.lm-probe/<command>.args.json.
 "use strict";
+const {execFileSync} = require("node:child_process");
 const fs = require("node:fs");
 const path = require("node:path");
 const vscode = require("vscode");
@@ -12,8 +14,12 @@ const weather = {
     inputSchema: {type: "object", properties: {city: {type: "string", maxLength: 12}}, required: ["city"], additionalProperties: false}
 };
 
+function probeFolder() {
+    return path.join(vscode.workspace.workspaceFolders[0].uri.fsPath, ".lm-probe");
+}
+
 function write(name, result) {
-    const folder = path.join(vscode.workspace.workspaceFolders[0].uri.fsPath, ".lm-probe");
+    const folder = probeFolder();
     fs.mkdirSync(folder, {recursive: true});
     // Written whole, then renamed: the test never reads half a file.
     fs.writeFileSync(path.join(folder, `${name}.json.tmp`), JSON.stringify(result, null, 2));
@@ -52,9 +58,10 @@ function activate(context) {
         }
     }));
 
+    // The extension host's pid and uptime too: after a crash the probe answers from a new process.
     command("models", async () => {
         const models = await vscode.lm.selectChatModels({vendor});
-        return {changes, models: models.map((model) => ({
+        return {changes, pid: process.pid, uptimeMs: Math.round(process.uptime() * 1000), models: models.map((model) => ({
             id: model.id, name: model.name, vendor: model.vendor, family: model.family, version: model.version,
             maxInputTokens: model.maxInputTokens
         }))};
@@ -81,6 +88,32 @@ function activate(context) {
         }
         const counted = await model.countTokens("How many tokens is this sentence?");
         return {text, forced, followUp, counted};
+    });
+
+    // One request to the model the test names: {model, prompt, maxTokens, tools?} (tools: one call required).
+    command("ask", async () => {
+        const args = JSON.parse(fs.readFileSync(path.join(probeFolder(), "ask.args.json"), "utf8"));
+        const [model] = await vscode.lm.selectChatModels({vendor, id: args.model});
+        if (model == null)
+            throw new Error(`no model ${args.model} of vendor ${vendor}`);
+        const started = Date.now();
+        const parts = await collect(await model.sendRequest([vscode.LanguageModelChatMessage.User(args.prompt)], {
+            justification: "The e2e test checks a library model.", modelOptions: {maxTokens: args.maxTokens, temperature: 0},
+            ...args.tools != null && {tools: args.tools, toolMode: vscode.LanguageModelChatToolMode.Required}
+        }));
+        return {model: model.id, parts, ms: Date.now() - started};
+    });
+
+    // A native abort of this extension host (Local Responses runs in it too), as llama.cpp's GGML_ABORT makes: SIGABRT.
+    // It answers with the host's pid first. No core file: a dump of the host is hundreds of MB.
+    command("abort", async () => {
+        try {
+            execFileSync("prlimit", ["--pid", String(process.pid), "--core=0:0"]);
+        } catch {
+            // prlimit missing: the system's own core limit applies.
+        }
+        setTimeout(() => process.abort(), 300);
+        return {pid: process.pid};
     });
 
     command("cancel", async () => {
