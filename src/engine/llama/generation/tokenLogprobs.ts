@@ -1,5 +1,6 @@
 import type {LlamaContextSequence, Token} from "node-llama-cpp";
 import type {TokenLogprob} from "../../types.js";
+import {alignAnswer} from "./answerAlignment.js";
 import {scoreWindow, type WindowScore} from "./logprobWindow.js";
 
 /**
@@ -27,12 +28,14 @@ const windowTokens = 16;
  * `lastEvaluated`: false when the token limit cut the answer: its last token was sampled but never evaluated, so it
  * ends the context one token short. Otherwise a stop trigger or end-of-turn token (never evaluated) followed it.
  */
-export async function scoreAnswerTokens(sequence: LlamaContextSequence, answer: readonly Token[], top: number,
+export async function scoreAnswerTokens(sequence: LlamaContextSequence, answerTokensIn: readonly Token[], top: number,
     lastEvaluated: boolean): Promise<TokenLogprob[]> {
-    const context = sequence.contextTokens;
-    const start = answerStart(context, answer, lastEvaluated);
-    if (start == null || answer.length === 0)
+    const model = sequence.model;
+    const aligned = alignAnswer(sequence.contextTokens, answerTokensIn, lastEvaluated, (tokens) => model.detokenize(tokens));
+    if (aligned == null || aligned.answer.length === 0)
         return [];
+    const {start, answer} = aligned;
+    const context = sequence.contextTokens;
     const inputs = [context[start - 1]!, ...answer.slice(0, -1)];
     const scores: WindowScore[] = [];
     for (let offset = 0; offset < answer.length; offset += windowTokens) {
@@ -40,7 +43,6 @@ export async function scoreAnswerTokens(sequence: LlamaContextSequence, answer: 
             answer: answer.slice(offset, offset + windowTokens)};
         scores.push(...await scoreWindow(sequence, window, top));
     }
-    const model = sequence.model;
     return answer.map((token, index) => {
         const {probability, alternatives} = scores[index]!;
         // SentencePiece drops a token's leading space when it is decoded alone: decode it after its predecessors.
@@ -52,25 +54,4 @@ export async function scoreAnswerTokens(sequence: LlamaContextSequence, answer: 
         };
         return {...entry(token, probability), topLogprobs: alternatives.map(([candidate, p]) => entry(candidate, p))};
     });
-}
-
-/**
- * Where the answer starts in the sequence's context: the latest position where its evaluated tokens sit (tokens of a
- * partly matched stop trigger or a following call may come after it). Never 0: the answer follows a prompt.
- *
- * A cut answer (`lastEvaluated` false) ends the context, its last token not evaluated; unless a batch evaluated it
- * before the limit was seen (it happens under concurrent load): then the whole answer ends the context. And when the
- * limit cut a character in the middle (a curly quote is two or three tokens of some vocabularies), the chat API keeps
- * the character's first tokens back, never an answer chunk: they sit in the context after the answer. So the answer is
- * looked for from the end, at least all its tokens but the last present.
- */
-export function answerStart(context: readonly Token[], answer: readonly Token[], lastEvaluated: boolean): number | undefined {
-    const sitsAt = (start: number, length: number) =>
-        start >= 1 && answer.slice(0, length).every((token, index) => context[start + index] === token);
-    const present = lastEvaluated ? answer.length : answer.length - 1;
-    for (let start = context.length - present; start >= 1; start--) {
-        if (sitsAt(start, present))
-            return start;
-    }
-    return undefined;
 }
