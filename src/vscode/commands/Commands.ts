@@ -6,6 +6,7 @@ import {downloadModelCommand} from "../models/downloadModelCommand.js";
 import {loadModelCommand} from "../models/loadModel.js";
 import {listResponsesCommand} from "./listResponses.js";
 import {commandIds} from "../manifest/commandIds.js";
+import {canServe} from "../controller/controllerState.js";
 import type {ApiKeySecret} from "../controller/ApiKeySecret.js";
 import type {UpstreamApiKeySecret} from "../controller/UpstreamApiKeySecret.js";
 import type {FirstRunRecorder} from "../firstRun/FirstRunProgress.js";
@@ -87,7 +88,7 @@ export class Commands implements vscode.Disposable {
             void vscode.window.showInformationMessage(`Local Responses: already listening on ${state.endpoint}.`);
             return;
         }
-        if (state.model == null && !(await this.confirmWithoutModel()))
+        if (!canServe(state) && !(await this.confirmWithoutModel()))
             return;
         const url = await this.context.controller.startServer();
         void vscode.window.showInformationMessage(`Local Responses: listening on ${url}.`);
@@ -103,7 +104,7 @@ export class Commands implements vscode.Disposable {
     }
 
     private async restartServer(): Promise<void> {
-        if (this.context.controller.state.model == null && !(await this.confirmWithoutModel()))
+        if (!canServe(this.context.controller.state) && !(await this.confirmWithoutModel()))
             return;
         const url = await this.context.controller.restartServer();
         void vscode.window.showInformationMessage(`Local Responses: restarted on ${url}.`);

@@ -46,8 +46,8 @@ export class HostController {
     }
 
     /**
-     * Creates the host. With `autoStart` and a model configured, also loads the model and starts the server;
-     * otherwise nothing heavy happens (activation stays cheap).
+     * Creates the host. With `autoStart` and a model configured, also loads the model and starts the server; with a
+     * models folder alone, starts the server (its requests load their models); otherwise nothing heavy happens.
      */
     public initialize(): Promise<void> {
         return this.serialized(async () => {
@@ -58,7 +58,9 @@ export class HostController {
                 await lifecycle.load(model).catch(() => undefined);
                 if (lifecycle.hasHost && lifecycle.host.model != null)
                     await lifecycle.start().catch(() => undefined);
-            }
+            } else if (lifecycle.settings.autoStart && lifecycle.host.library != null)
+                // A models folder alone: the server starts, and each request loads the model it names.
+                await lifecycle.start().catch(() => undefined);
         });
     }
 

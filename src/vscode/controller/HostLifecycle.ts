@@ -77,6 +77,7 @@ export class HostLifecycle {
     public async rebuild(): Promise<string> {
         const wasListening = this.serverState === "listening";
         const hadModel = this.current?.model?.path ?? null;
+        const servedBefore = hadModel != null || this.current?.library != null;
         // What one engine had loaded means nothing to the other (a file path is no upstream model, and back).
         const sameEngine = this.hostEngine === this.settings.engine;
         await this.disposeHost();
@@ -84,7 +85,9 @@ export class HostLifecycle {
         const model = this.configuredModel(this.settings) ?? (sameEngine ? hadModel : null);
         if (model != null && (hadModel != null || this.settings.autoStart))
             await this.load(model);
-        if (wasListening)
+        // A models folder given where nothing was served (Serve a Models Folder… on a first run) starts the server as
+        // autoStart starts it with a model; no load first: its requests load their models. A stopped server stays so.
+        if (wasListening || (!servedBefore && model == null && this.settings.autoStart && this.current?.library != null))
             await this.start();
         return describeRestart(hadModel != null, wasListening);
     }

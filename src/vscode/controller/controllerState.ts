@@ -33,3 +33,11 @@ export type ControllerState = {
     /** With a model library (`localResponses.models.directory`): every model and its state; null with one model. */
     library: LibraryModel[] | null
 };
+
+/**
+ * Whether the server has something to answer with: a loaded (or connected) model, or a library with a model that can
+ * load on demand (a library's requests load their model: nothing needs loading before the server starts).
+ */
+export function canServe(state: Pick<ControllerState, "model" | "library">): boolean {
+    return state.model != null || (state.library?.some((model) => model.status !== "failed") ?? false);
+}
