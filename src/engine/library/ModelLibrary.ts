@@ -288,7 +288,12 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
             if (entry.unloading != null)
                 await entry.unloading;
             else if (entry.loading != null)
-                await entry.loading;
+                await entry.loading.catch((error: unknown) => {
+                    // The load another request started ends with that request's cancel (it waited for room with that
+                    // request's signal): this one, still wanted, loads it again instead of failing as cancelled.
+                    if (!(error instanceof EngineError && error.kind === "aborted") || signal?.aborted === true)
+                        throw error;
+                });
             else {
                 entry.loading = this.loadEntry(entry, signal, onProgress).finally(() => {
                     entry.loading = null;

@@ -129,3 +129,28 @@ describe("model library: a load waiting for room", () => {
         await library.dispose();
     });
 });
+
+describe("model library: a shared load", () => {
+    it("that the request which started it cancels is started again for the requests still waiting on it", async () => {
+        const events: string[] = [];
+        const library = new ModelLibrary({
+            models: [spec("a"), spec("b")], createEngine: (model) => fakeModelEngine(model.id, events, 300),
+            estimate: () => Promise.resolve({bytes: 2 ** 20, contextSize: 2048}),
+            maxLoaded: 1, memoryBudgetBytes: 2 ** 40, idleUnloadSeconds: null
+        });
+        const turns = [{role: "user" as const, text: "hi"}];
+        const busy = library.generate({turns, model: "a"});
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        // b's load waits for a's request; the request that started it is cancelled meanwhile, another waits on the same load.
+        const cancelled = new AbortController();
+        const first = library.generate({turns, model: "b", signal: cancelled.signal});
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        const second = library.generate({turns, model: "b"});
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        cancelled.abort();
+        await assert.rejects(first);
+        assert.equal((await second).text, "b", "a request that was not cancelled is not failed as cancelled");
+        assert.equal((await busy).text, "a");
+        await library.dispose();
+    });
+});
