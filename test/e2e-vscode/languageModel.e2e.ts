@@ -10,6 +10,7 @@ import {CodeServer, freePort} from "./CodeServer.js";
 import {modelPath, suiteFolders, tools, vsix} from "./e2ePaths.js";
 import {LmProbe, type ProbeModel, type ProbePart} from "./lmProbeClient.js";
 import {copiedConnection} from "./probeEndpoint.js";
+import {closeSuite} from "./suiteTeardown.js";
 import {Workbench} from "./Workbench.js";
 
 // A state folder of its own: the workbench e2e may run beside it.
@@ -74,11 +75,7 @@ before(async () => {
 });
 
 after(async () => {
-    fs.mkdirSync(artifacts, {recursive: true});
-    if (server != null)
-        fs.writeFileSync(path.join(artifacts, "extension-output.log"), server.outputChannelLog("Local Responses"));
-    await workbench?.close();
-    await server?.stop();
+    await closeSuite(server, workbench, artifacts);
 });
 
 test("another extension's selectChatModels finds the loaded model with its token limits", async () => {

@@ -13,6 +13,7 @@ import {CodeServer, freePort} from "./CodeServer.js";
 import {suiteFolders, tools, vsix} from "./e2ePaths.js";
 import {LmProbe, type ProbeModel, type ProbePart} from "./lmProbeClient.js";
 import {copiedConnection, probeEndpoint} from "./probeEndpoint.js";
+import {closeSuite} from "./suiteTeardown.js";
 import {Workbench} from "./Workbench.js";
 
 const {state, artifacts} = suiteFolders("vscode-lm-library", "vscode-e2e-lm-library");
@@ -105,11 +106,7 @@ before(async () => {
 });
 
 after(async () => {
-    fs.mkdirSync(artifacts, {recursive: true});
-    if (server != null)
-        fs.writeFileSync(path.join(artifacts, "extension-output.log"), server.outputChannelLog("Local Responses"));
-    await workbench?.close();
-    await server?.stop();
+    await closeSuite(server, workbench, artifacts);
 });
 
 test("selectChatModels lists both library models with their token limits", async () => {

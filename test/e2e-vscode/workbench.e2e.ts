@@ -13,6 +13,7 @@ import {syntheticModel} from "../helpers/syntheticModel.js";
 import {CodeServer, freePort} from "./CodeServer.js";
 import {modelPath, suiteFolders, tools, vsix} from "./e2ePaths.js";
 import {probeEndpoint} from "./probeEndpoint.js";
+import {closeSuite} from "./suiteTeardown.js";
 import {Workbench} from "./Workbench.js";
 
 const {state, artifacts} = suiteFolders("vscode", "vscode-e2e");
@@ -62,11 +63,7 @@ before(async () => {
 });
 
 after(async () => {
-    fs.mkdirSync(artifacts, {recursive: true});
-    if (server != null)
-        fs.writeFileSync(path.join(artifacts, "extension-output.log"), server.outputChannelLog("Local Responses"));
-    await workbench?.close();
-    await server?.stop();
+    await closeSuite(server, workbench, artifacts);
     await modelHost.stop();
     await syntheticHost?.stop();
 });

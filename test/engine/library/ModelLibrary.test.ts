@@ -84,15 +84,21 @@ function fakeModelEngine(id: string, events: string[], generateMs = 5): HostedEn
     } as unknown as HostedEngine;
 }
 
+/** A library of `a` and `b` on fake engines (each answer takes `generateMs`), at most one loaded; `events`: their loads and unloads. */
+function oneAtATime(generateMs?: number): {library: ModelLibrary, events: string[]} {
+    const events: string[] = [];
+    const library = new ModelLibrary({
+        models: [spec("a"), spec("b")], createEngine: (model) => fakeModelEngine(model.id, events, generateMs),
+        estimate: () => Promise.resolve({bytes: 2 ** 20, contextSize: 2048}),
+        maxLoaded: 1, memoryBudgetBytes: 2 ** 40, idleUnloadSeconds: null
+    });
+    return {library, events};
+}
+
 describe("model library: loads taking turns", () => {
     it("with one model at a time, requests for two models arriving together all finish (no load waits for one queued behind it)",
         async () => {
-            const events: string[] = [];
-            const library = new ModelLibrary({
-                models: [spec("a"), spec("b")], createEngine: (model) => fakeModelEngine(model.id, events),
-                estimate: () => Promise.resolve({bytes: 2 ** 20, contextSize: 2048}),
-                maxLoaded: 1, memoryBudgetBytes: 2 ** 40, idleUnloadSeconds: null
-            });
+            const {library, events} = oneAtATime();
             const turns = [{role: "user" as const, text: "hi"}];
             const requests = ["a", "b", "a", "b", "b", "a"].map((model) => library.generate({turns, model}).then((result) => result.text));
             const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error(`stuck after: ${events.join(", ")}`)), 5000));
@@ -107,12 +113,7 @@ describe("model library: loads taking turns", () => {
 
 describe("model library: a load waiting for room", () => {
     it("is not starved by steady traffic to the loaded model: that model's new requests wait for it", async () => {
-        const events: string[] = [];
-        const library = new ModelLibrary({
-            models: [spec("a"), spec("b")], createEngine: (model) => fakeModelEngine(model.id, events, 20),
-            estimate: () => Promise.resolve({bytes: 2 ** 20, contextSize: 2048}),
-            maxLoaded: 1, memoryBudgetBytes: 2 ** 40, idleUnloadSeconds: null
-        });
+        const {library} = oneAtATime(20);
         const turns = [{role: "user" as const, text: "hi"}];
         const started = Date.now();
         // Three clients keep `a` busy for 1.5 s, each sending its next request as the last one ends.
@@ -132,12 +133,7 @@ describe("model library: a load waiting for room", () => {
 
 describe("model library: a shared load", () => {
     it("that the request which started it cancels is started again for the requests still waiting on it", async () => {
-        const events: string[] = [];
-        const library = new ModelLibrary({
-            models: [spec("a"), spec("b")], createEngine: (model) => fakeModelEngine(model.id, events, 300),
-            estimate: () => Promise.resolve({bytes: 2 ** 20, contextSize: 2048}),
-            maxLoaded: 1, memoryBudgetBytes: 2 ** 40, idleUnloadSeconds: null
-        });
+        const {library} = oneAtATime(300);
         const turns = [{role: "user" as const, text: "hi"}];
         const busy = library.generate({turns, model: "a"});
         await new Promise((resolve) => setTimeout(resolve, 30));
