@@ -13,7 +13,7 @@ export type IdleUnloaderOptions = {
 };
 
 /**
- * Unloads the library's idle models: each loaded model with no request in flight goes at its `idleDeadline` (its last
+ * Unloads the library's idle models: each loaded model with no request in flight goes at its `idleUnloadAt` (its last
  * request's keep_alive, else the operator's idle time). One timer, armed for the earliest deadline and again whenever a
  * request ends (`check`), so a keep_alive works without `--idle-unload-secs` and a keep_alive of 0 unloads at once.
  */
@@ -34,7 +34,7 @@ export class IdleUnloader {
         let next = Infinity;
         for (const entry of this.options.entries()) {
             // A model with a request in flight is never unloaded: its deadline counts from that request's end.
-            const deadline = entry.loaded && entry.inFlight === 0 ? entry.idleDeadline(this.options.defaultIdleMs) : null;
+            const deadline = entry.idleUnloadAt(this.options.defaultIdleMs);
             if (deadline == null)
                 continue;
             if (deadline > now) {

@@ -53,9 +53,14 @@ export class LibraryEntry {
     }
 
     /** When it goes for idleness, its requests all ended (`defaultIdleMs`: the operator's); null: not for idleness. */
-    public idleDeadline(defaultIdleMs: number | null): number | null {
+    private idleDeadline(defaultIdleMs: number | null): number | null {
         const keepAlive = this.keepAliveMs ?? defaultIdleMs;
         return keepAlive == null || keepAlive === Infinity || this.lastUsedAt == null ? null : this.lastUsedAt + keepAlive;
+    }
+
+    /** When it unloads for idleness as things stand: loaded with nothing in flight, and a keep-alive in force; else null. */
+    public idleUnloadAt(defaultIdleMs: number | null): number | null {
+        return this.loaded && this.inFlight === 0 ? this.idleDeadline(defaultIdleMs) : null;
     }
 
     public get status(): LibraryModelStatus {
@@ -108,7 +113,7 @@ export class LibraryEntry {
             info, contextSize: info?.contextSize ?? this.spec.contextSize ?? this.estimatedContextSize, inFlight: this.inFlight,
             lastUsedAt: this.lastUsedAt,
             keepAliveMs: keepAliveMs === Infinity ? null : keepAliveMs,
-            idleUnloadAt: this.loaded && this.inFlight === 0 ? this.idleDeadline(defaultIdleMs) : null,
+            idleUnloadAt: this.idleUnloadAt(defaultIdleMs),
             stats: this.loaded ? this.engine.stats() : null
         };
     }
