@@ -58,8 +58,7 @@ export class HostController {
                 await lifecycle.load(model).catch(() => undefined);
                 if (lifecycle.hasHost && lifecycle.host.model != null)
                     await lifecycle.start().catch(() => undefined);
-            } else if (lifecycle.settings.autoStart && lifecycle.host.library != null)
-                // A models folder alone: the server starts, and each request loads the model it names.
+            } else if (lifecycle.startsWithoutModel(model))
                 await lifecycle.start().catch(() => undefined);
         });
     }

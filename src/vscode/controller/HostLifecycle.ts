@@ -87,9 +87,17 @@ export class HostLifecycle {
             await this.load(model);
         // A models folder given where nothing was served (Serve a Models Folder… on a first run) starts the server as
         // autoStart starts it with a model; no load first: its requests load their models. A stopped server stays so.
-        if (wasListening || (!servedBefore && model == null && this.settings.autoStart && this.current?.library != null))
+        if (wasListening || (!servedBefore && this.startsWithoutModel(model)))
             await this.start();
         return describeRestart(hadModel != null, wasListening);
+    }
+
+    /**
+     * Whether `autoStart` starts the server with nothing to load first: a models folder and no model file (`model`, what
+     * `configuredModel` gave); its requests load their models.
+     */
+    public startsWithoutModel(model: string | null): boolean {
+        return model == null && this.settings.autoStart && this.current?.library != null;
     }
 
     /**
