@@ -4,7 +4,7 @@
  * occupancy. The server (bench/soakServer.ts: stories260K, one thread) runs in a process of its own with a small
  * store entry cap (--store-max-entries, 64) so that eviction happens; the run stops by itself. --models 2 or 3 serves
  * a model library of the shared stories260K models instead, each request naming one of them at random, at most
- * --max-loaded of them loaded (default: all), so that with fewer loads and unloads run all along.
+ * --max-loaded of them loaded (default: all); with fewer loaded than served, models load and unload all along.
  *
  * Client kinds, in turn: streaming; background + polling; previous_response_id chains (then retrieve and
  * input_items); conversations; background + cancel; streams cut mid-way; WebSocket chains (store: false); Chat

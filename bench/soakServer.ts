@@ -20,7 +20,6 @@ export type SoakServerOptions = {
     models: number, maxLoaded: number
 };
 
-
 export type MemorySample = {rss: number, heapUsed: number, heapTotal: number, external: number, arrayBuffers: number, gc: boolean};
 
 type Request = {id: number, type: "sample", gc: boolean} | {id: number, type: "snapshot", path: string} | {id: number, type: "stop"};
