@@ -6,7 +6,7 @@ export class EngineError extends Error {
         /** For upstream failures: the upstream's HTTP status (429/503 are passed on) and its `Retry-After` in seconds. */
         public readonly details: {
             status?: number, retryAfterSeconds?: number, tool?: string,
-            /** `model_not_found`: the name asked for; `model_memory_exceeded`: the model's id. */
+            /** `model_not_found`: the name asked for; `model_memory_exceeded`, `model_crashed`: the model's id. */
             model?: string,
             /** `model_not_found`: the names the library serves. */
             served?: readonly string[],
@@ -25,6 +25,8 @@ export type EngineErrorKind =
     | "model_not_found"
     /** The model cannot be loaded within the memory budget, even with every other model unloaded (503). */
     | "model_memory_exceeded"
+    /** The model's own process ended under its request (a native crash, an out-of-memory kill): 503, the next request loads it again. */
+    | "model_crashed"
     /** A tool's parameters or the output schema cannot be compiled to the engine's grammar (400, before evaluation). */
     | "invalid_schema"
     /** No upstream server could be reached (502). */

@@ -17,6 +17,8 @@ export interface HostedEngine extends ChatEngine {
     readonly servedModelNames?: readonly string[];
     /** With `kind` `upstream`: the context size of one of `servedModelNames` (each model its own; null: not connected). */
     servedModelContext?(name: string): number | null;
+    /** With `state` `failed` after it had loaded: why it stopped (a model's own process that ended); null otherwise. */
+    readonly failure?: string | null;
     onStateChange(listener: (state: EngineState) => void): () => void;
     onGeneration(listener: (summary: GenerationSummary) => void): () => void;
     /**

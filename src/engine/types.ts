@@ -279,7 +279,9 @@ export type EngineStats = {
     /** The local engine's speculative decoding (`off` when none): its kind and predicted tokens since the model loaded. */
     speculative?: {kind: SpeculativeKind, draftedTokens: number, acceptedTokens: number},
     /** With the upstream engine: each upstream server's state, load and errors. */
-    upstreams?: UpstreamStats[]
+    upstreams?: UpstreamStats[],
+    /** A model in a process of its own (`--model-isolation process`): that process's id and resident memory, as it last said. */
+    process?: {pid: number, rssBytes: number}
 };
 
 export type UpstreamStats = {

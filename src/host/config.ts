@@ -39,8 +39,12 @@ export type LibrarySettings = {
      * The upstreams' models (`upstream.urls`) are served beside the library's, routed by name (`RoutedEngine`): the CLI's
      * `--upstream` with local models and the local engine (`upstreamBesideModels`); the editor's upstream URLs beside its models folder.
      */
-    withUpstream: boolean
+    withUpstream: boolean,
+    /** Where the library's models run: each in a process of its own (`ProcessEngine`), or all in the server's process. */
+    isolation: ModelIsolation
 };
+
+export type ModelIsolation = "process" | "shared";
 
 /** Models resident at once by default: llama.cpp's router's default. */
 export const defaultMaxLoadedModels = 4;
@@ -211,7 +215,7 @@ export function defaultConfig(): HostConfig {
         modelPath: null,
         library: {
             extraModelPaths: [], modelsDir: null, presetsFile: null, maxLoaded: defaultMaxLoadedModels, memoryBudgetBytes: null,
-            idleUnloadSeconds: null, withUpstream: false
+            idleUnloadSeconds: null, withUpstream: false, isolation: "process"
         },
         modelAlias: null,
         chatFormat: {...defaultChatFormatChoice},

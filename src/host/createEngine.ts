@@ -7,6 +7,7 @@ import {RoutedEngine} from "../engine/library/RoutedEngine.js";
 import {availableMemoryNow, estimateModelFit} from "../engine/models/modelFit.js";
 import type {SpeculativeSetting} from "../engine/llama/runtime/SpeculativeDecoding.js";
 import {UpstreamEngine} from "../engine/upstream/UpstreamEngine.js";
+import {ProcessEngine} from "../engine/process/ProcessEngine.js";
 import path from "node:path";
 import {
     defaultPromptCacheMaxBytes, defaultPromptCacheMinTokens, defaultPromptCacheTtlSeconds
@@ -80,7 +81,8 @@ function llamaOptions(config: HostConfig, log?: (line: string) => void): LlamaEn
 /**
  * A model library: each model a `LlamaEngine` with the server's settings and its preset's (context, sequences, chat
  * format), its prompt cache in a folder of its own (two caches never sweep one folder), no draft model (a draft must share
- * one model's vocabulary). The models are listed by the host (`LocalResponsesHost.openLibrary`), which scans files.
+ * one model's vocabulary), in a process of its own unless `--model-isolation shared` (`ProcessEngine`). The models are
+ * listed by the host (`LocalResponsesHost.openLibrary`), which scans files.
  */
 function createLibrary(config: HostConfig, log?: (line: string) => void): ModelLibrary {
     const base = llamaOptions(config, log);
@@ -89,13 +91,16 @@ function createLibrary(config: HostConfig, log?: (line: string) => void): ModelL
     });
     return new ModelLibrary({
         models: [],
-        createEngine: (spec, activity) => new LlamaEngine({
-            ...base, ...settings(spec), alias: spec.id, activity,
-            speculative: base.speculative?.kind === "draft" ? {kind: "off"} : base.speculative,
-            chatFormat: {wrapper: spec.chatWrapper ?? autoChatWrapper, template: spec.chatTemplate ?? null},
-            promptCache: base.promptCache == null ? undefined
-                : {...base.promptCache, folder: path.join(base.promptCache.folder, "models", safeFolderName(spec.id))}
-        }),
+        createEngine: (spec, activity) => {
+            const options: LlamaEngineOptions = {
+                ...base, ...settings(spec), alias: spec.id, activity,
+                speculative: base.speculative?.kind === "draft" ? {kind: "off"} : base.speculative,
+                chatFormat: {wrapper: spec.chatWrapper ?? autoChatWrapper, template: spec.chatTemplate ?? null},
+                promptCache: base.promptCache == null ? undefined
+                    : {...base.promptCache, folder: path.join(base.promptCache.folder, "models", safeFolderName(spec.id))}
+            };
+            return config.library.isolation === "process" ? new ProcessEngine({...options, name: spec.id, log}) : new LlamaEngine(options);
+        },
         estimate: async (spec) => {
             const fit = await estimateModelFit({
                 uri: spec.path, contextSize: spec.contextSize, sequences: spec.parallel, batchSize: config.batchSize ?? undefined

@@ -38,7 +38,7 @@ export type ApiErrorCode =
     // State and admission.
     | "events_expired" | "events_not_retained" | "response_active" | "input_too_large" | "rate_limit_exceeded"
     | "too_many_pending_turns" | "request_aborted" | "server_overloaded" | "server_shutting_down" | "model_not_loaded"
-    | "model_memory_exceeded"
+    | "model_memory_exceeded" | "model_crashed"
     | "server_error" | "upstream_unavailable" | "upstream_timeout" | "upstream_rejected" | "upstream_error"
     // Generated output that failed the validation its request asked for, where no `failed` response carries it.
     | "invalid_output" | "invalid_tool_arguments"
@@ -279,6 +279,11 @@ export function modelMemoryExceeded(model: string, requiredBytes: number, budget
     return new ApiError(503, `The model '${model}' needs about ${gib(requiredBytes)} loaded (weights and context) and the `
         + `server's memory budget is ${gib(budgetBytes)}: raise --memory-budget, or give the model a smaller context_size in `
         + `the presets file.`, {code: "model_memory_exceeded"});
+}
+
+/** A library model's own process ended under the request; the model loads again on the next request, so a retry may answer. */
+export function modelCrashed(message: string): ApiError {
+    return new ApiError(503, message, {code: "model_crashed"});
 }
 
 export function serverShuttingDown(): ApiError {

@@ -1,6 +1,6 @@
 import {EngineError} from "../engine/EngineError.js";
 import {
-    ApiError, contextLengthExceeded, engineFailed, generatedOutputInvalid, internalError, invalidRequest, modelMemoryExceeded,
+    ApiError, contextLengthExceeded, engineFailed, generatedOutputInvalid, internalError, invalidRequest, modelCrashed, modelMemoryExceeded,
     modelNotFound, modelNotLoaded, rateLimited, requestAborted, serverOverloaded, upstreamFailed, upstreamRejected
 } from "../protocol/errors.js";
 import type {ResponseObject} from "../protocol/wire.js";
@@ -22,6 +22,7 @@ export function toApiError(error: unknown): ApiError {
             case "model_not_found": return modelNotFound(error.details.model ?? "", error.details.served ?? []);
             case "model_memory_exceeded": return modelMemoryExceeded(error.details.model ?? "",
                 error.details.memory?.requiredBytes ?? 0, error.details.memory?.budgetBytes ?? 0);
+            case "model_crashed": return modelCrashed(error.message);
             case "invalid_schema": return invalidRequest(error.message, error.details.tool == null ? null : "tools", "invalid_schema");
             case "upstream_unavailable": return upstreamFailed("upstream_unavailable", error.message);
             case "upstream_busy": return error.details.status === 429

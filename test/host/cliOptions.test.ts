@@ -64,8 +64,10 @@ describe("the model library's flags", () => {
         assert.equal(config.modelPath, "a.gguf");
         assert.deepEqual(config.library, {
             extraModelPaths: ["b.gguf", "c.gguf"], modelsDir: "/m", presetsFile: null, maxLoaded: 2, memoryBudgetBytes: 24 * 2 ** 30,
-            idleUnloadSeconds: 600, withUpstream: false
+            idleUnloadSeconds: 600, withUpstream: false, isolation: "process"
         });
+        assert.equal(parseCliOptions(["--model-isolation", "shared"], {}).config.library.isolation, "shared");
+        assert.throws(() => parseCliOptions(["--model-isolation", "thread"], {}), CliUsageError);
         const fromEnv = parseCliOptions([], {LOCAL_RESPONSES_MEMORY_BUDGET: "512MiB", LOCAL_RESPONSES_MODELS_DIR: "/n"}).config.library;
         assert.equal(fromEnv.memoryBudgetBytes, 512 * 2 ** 20);
         assert.equal(fromEnv.modelsDir, "/n");

@@ -38,6 +38,7 @@ const mirrors: Record<string, unknown> = {
     [["models", "directory"].join(".")]: "",
     [["models", "maxLoaded"].join(".")]: config.library.maxLoaded,
     [["models", "idleUnloadSeconds"].join(".")]: 0,
+    [["models", "isolation"].join(".")]: config.library.isolation,
     "model.catalog": editorOnly.modelCatalog,
     "model.chatWrapper": config.chatFormat.wrapper,
     "model.chatTemplate": "",

@@ -102,8 +102,13 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
             }
             const engine = this.options.createEngine(spec, this.activity);
             engine.onGeneration((summary) => this.generations.emit({...summary, model: spec.id}));
-            engine.onStateChange(() => this.changes.emit());
             const entry = new LibraryEntry(spec, engine);
+            engine.onStateChange((state) => {
+                // A model that stopped on its own (its process ended) shows why until it loads again.
+                if (state === "failed" && engine.failure != null)
+                    entry.failure = engine.failure;
+                this.changes.emit();
+            });
             this.entries.set(spec.id, entry);
             // Read from the file's header at once, so the lists show each model's memory and context before it loads.
             this.estimate(entry).catch(() => undefined);

@@ -1,6 +1,6 @@
-import {defaultMaxLoadedModels} from "../config.js";
+import {defaultMaxLoadedModels, type ModelIsolation} from "../config.js";
 import {cliSetting, editorSetting} from "./setting.js";
-import {byteSize, integer, optionalText} from "./settingKinds.js";
+import {byteSize, choice, integer, optionalText} from "./settingKinds.js";
 
 /** A model library (docs/models.md): where models come from, how many stay loaded, in how much memory, for how long. */
 export const librarySettings = {
@@ -70,6 +70,28 @@ export const librarySettings = {
         },
         apply(config, value) {
             config.library.idleUnloadSeconds = value === 0 ? null : value;
+        }
+    }),
+    modelIsolation: editorSetting({
+        kind: choice<ModelIsolation>(["process", "shared"]),
+        cli: {
+            flag: "model-isolation", env: "LOCAL_RESPONSES_MODEL_ISOLATION",
+            help: "process: each library model runs in a process of its own, so that one model's crash leaves the others serving; "
+                + "shared: all in the server's process (default process)"
+        },
+        editor: {
+            key: "models.isolation", default: "process", reaction: "rebuild", restricted: true, scope: "machine", order: 4,
+            markdown: true,
+            description: "With `#localResponses.models.directory#`: run each model in a process of its own (`process`), so that a "
+                + "native crash in one model fails only its requests and the editor's extension host keeps running, or all in the "
+                + "extension host (`shared`: ~86 MB and ~2 s less per loaded model). The CLI's `--model-isolation`.",
+            enumDescriptions: [
+                "Each model in its own process: a crash ends that model's requests only, and it loads again on its next request.",
+                "Every model in the extension host's process: a native crash in any model takes the extension host down."
+            ]
+        },
+        apply(config, value) {
+            config.library.isolation = value;
         }
     })
 };

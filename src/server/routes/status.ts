@@ -71,7 +71,9 @@ function libraryStatus(library: ModelDirectory): Record<string, unknown> {
             memory_estimate_bytes: model.estimatedBytes, context_size: model.contextSize, in_flight: model.inFlight,
             last_used_at: model.lastUsedAt == null ? null : Math.floor(model.lastUsedAt / 1000),
             ...model.stats != null && {sequences_busy: model.stats.sequencesBusy, sequences_total: model.stats.sequencesTotal,
-                queue_depth: model.stats.queueDepth}
+                queue_depth: model.stats.queueDepth},
+            // A model in its own process: which, and its resident memory as it last reported it.
+            ...model.stats?.process != null && {process_id: model.stats.process.pid, rss_bytes: model.stats.process.rssBytes}
         }))
     };
 }

@@ -1,0 +1,195 @@
+import {fork, type ChildProcess} from "node:child_process";
+import path from "node:path";
+import {fileURLToPath} from "node:url";
+import type {LoadProgress, GenerationEvent, PromptProgress} from "../types.js";
+import {
+    receivedError, type CallMessage, type CallRequest, type CallResults, type ChildMessage, type ParentMessage
+} from "./modelProcessProtocol.js";
+
+/** What one call listens to while it runs, beyond its answer. */
+export type CallListeners = {
+    onProgress?: (progress: LoadProgress) => void,
+    onEvent?: (event: GenerationEvent) => void,
+    onPrompt?: (progress: PromptProgress) => void,
+    onQueued?: () => void
+};
+
+type Pending = CallListeners & {resolve: (value: unknown) => void, reject: (error: Error) => void};
+
+/** How the process ended when nobody asked it to: its exit code or signal, and the last lines it wrote to stderr. */
+export type ProcessExit = {code: number | null, signal: NodeJS.Signals | null, stderr: string};
+
+/** Lines of the model process's stderr kept to say why it ended. */
+const stderrTailBytes = 2000;
+/** How long a model process has to end after `dispose` before it is killed. */
+const disposeGraceMs = 10_000;
+
+/**
+ * One running model process and its calls: each call a numbered message answered by one `result` or `error`, the
+ * messages in between (progress, events) handed to that call's listeners; every other message to `onMessage`. When the
+ * process ends, each call still waiting fails with `failure(exit)`.
+ */
+export class ModelProcess {
+    private readonly child: ChildProcess;
+    private readonly pending = new Map<number, Pending>();
+    private nextCall = 0;
+    private stderrTail = "";
+    private stopping = false;
+    public readonly exited: Promise<ProcessExit>;
+
+    public constructor(init: unknown, private readonly handlers: {
+        onMessage: (message: ChildMessage) => void,
+        /** The error the calls still waiting fail with when the process ends (`expected`: `dispose` asked it to). */
+        failure: (exit: ProcessExit, expected: boolean) => Error,
+        log?: (line: string) => void
+    }) {
+        const {entry, execArgv} = processEntry();
+        this.child = fork(entry, [], {
+            execArgv,
+            // In the editor, process.execPath is the editor's Electron, which runs as Node only when asked to.
+            env: {...process.env, ELECTRON_RUN_AS_NODE: "1"},
+            serialization: "advanced",
+            stdio: ["ignore", "pipe", "pipe", "ipc"]
+        });
+        // Its output is logged as it comes, and never holds the server's process open.
+        for (const stream of [this.child.stdout, this.child.stderr])
+            (stream as {unref?: () => void} | null)?.unref?.();
+        this.child.stdout?.on("data", (chunk: Buffer) => this.logLines(chunk));
+        this.child.stderr?.on("data", (chunk: Buffer) => {
+            this.stderrTail = (this.stderrTail + chunk.toString()).slice(-stderrTailBytes);
+            this.logLines(chunk);
+        });
+        this.child.on("message", (message: ChildMessage) => this.receive(message));
+        this.exited = new Promise((resolve) => {
+            // "error" without "exit" is a process that never started (a missing entry file, no permission to run).
+            this.child.once("error", (error) => {
+                this.stderrTail += error.message;
+                if (this.child.exitCode == null && this.child.pid == null)
+                    resolve(this.ended(null, null));
+            });
+            this.child.once("exit", (code, signal) => resolve(this.ended(code, signal)));
+        });
+        this.child.send({type: "init", options: init});
+        this.updateRef();
+    }
+
+    public get pid(): number | undefined {
+        return this.child.pid;
+    }
+
+    public call<M extends CallRequest>(message: M, listeners: CallListeners = {}, signal?: AbortSignal): Promise<CallResults[M["type"]]> {
+        const call = this.nextCall++;
+        return new Promise<CallResults[M["type"]]>((resolve, reject) => {
+            if (signal?.aborted)
+                return reject(receivedError({message: "The request was cancelled.", kind: "aborted"}));
+            const onAbort = () => this.post({type: "abort", call});
+            signal?.addEventListener("abort", onAbort, {once: true});
+            const settle = () => signal?.removeEventListener("abort", onAbort);
+            this.pending.set(call, {
+                ...listeners,
+                resolve: (value) => {settle(); resolve(value as CallResults[M["type"]]);},
+                reject: (error) => {settle(); reject(error);}
+            });
+            this.updateRef();
+            if (!this.post({...message, call} as CallMessage))
+                this.finish(call, {reject: this.handlers.failure({code: null, signal: null, stderr: this.stderrTail}, this.stopping)});
+        });
+    }
+
+    /** Sends a message that has no answer (an abort, a release); false when the process is gone. */
+    public post(message: ParentMessage): boolean {
+        if (!this.child.connected)
+            return false;
+        this.child.send(message);
+        return true;
+    }
+
+    /** Asks the process to free its model and end; kills it if it has not ended in time. */
+    public async dispose(): Promise<void> {
+        if (this.stopping)
+            return void await this.exited;
+        this.stopping = true;
+        const killer = setTimeout(() => this.child.kill("SIGKILL"), disposeGraceMs);
+        this.call({type: "dispose"}).catch(() => undefined);
+        await this.exited;
+        clearTimeout(killer);
+    }
+
+    /** Ends the process at once (a test's crash, a dispose that did not finish). */
+    public kill(signal: NodeJS.Signals = "SIGKILL"): void {
+        this.child.kill(signal);
+    }
+
+    private receive(message: ChildMessage): void {
+        if (message.type === "result" || message.type === "error") {
+            this.handlers.onMessage(message);
+            this.finish(message.call, message.type === "result" ? {resolve: message.value} : {reject: receivedError(message.error)});
+            return;
+        }
+        const pending = "call" in message ? this.pending.get(message.call) : undefined;
+        if (message.type === "progress")
+            pending?.onProgress?.(message.progress);
+        else if (message.type === "event")
+            pending?.onEvent?.(message.event);
+        else if (message.type === "prompt")
+            pending?.onPrompt?.(message.progress);
+        else if (message.type === "queued") {
+            this.handlers.onMessage(message);
+            pending?.onQueued?.();
+        } else
+            this.handlers.onMessage(message);
+    }
+
+    private finish(call: number, outcome: {resolve: unknown} | {reject: Error}): void {
+        const pending = this.pending.get(call);
+        this.pending.delete(call);
+        this.updateRef();
+        if (pending == null)
+            return;
+        if ("reject" in outcome)
+            pending.reject(outcome.reject);
+        else
+            pending.resolve(outcome.resolve);
+    }
+
+    private ended(code: number | null, signal: NodeJS.Signals | null): ProcessExit {
+        const exit = {code, signal, stderr: this.stderrTail.trim()};
+        const error = this.handlers.failure(exit, this.stopping);
+        for (const call of [...this.pending.keys()])
+            this.finish(call, {reject: error});
+        return exit;
+    }
+
+    /**
+     * The process and its channel keep the server's process alive only while a call waits on them: an idle model
+     * process must not hold a headless run (or a test) open, and a script awaiting a load must not exit under it.
+     */
+    private updateRef(): void {
+        const channel = this.child.channel as {ref?: () => void, unref?: () => void} | null | undefined;
+        if (this.pending.size > 0) {
+            this.child.ref();
+            channel?.ref?.();
+        } else {
+            this.child.unref();
+            channel?.unref?.();
+        }
+    }
+
+    private logLines(chunk: Buffer): void {
+        for (const line of chunk.toString().split("\n"))
+            if (line.trim() !== "")
+                this.handlers.log?.(line);
+    }
+}
+
+/**
+ * The model process's entry: built beside the CommonJS bundles as dist/modelProcessMain.js (run as plain Node); from
+ * source (the tests run through tsx) the TypeScript file beside this one, under tsx's loader.
+ */
+function processEntry(): {entry: string, execArgv: string[]} {
+    // tsx runs the sources as CommonJS too, so `__filename` is set either way; its extension tells them apart.
+    const self = typeof __filename === "string" ? __filename : fileURLToPath(import.meta.url);
+    if (self.endsWith(".ts"))
+        return {entry: path.join(path.dirname(self), "modelProcessMain.ts"), execArgv: ["--import", "tsx"]};
+    return {entry: path.join(path.dirname(self), "modelProcessMain.js"), execArgv: []};
+}
