@@ -1,7 +1,7 @@
 // A model library in a real VS Code (code-server 4.139.1 = VS Code 1.139): localResponses.models.directory serves two
 // models on one endpoint, another extension (test/e2e-vscode/lmProbe) reaches each through vscode.lm by its id, and the
-// server says which one answered. Then a native abort of the extension host, which the library's models run in
-// (docs/models.md "A crash inside a model").
+// server says which one answered. Then two native aborts (docs/models.md "A crash inside a model"): one inside a model,
+// which runs in a process of its own, and one of the extension host, which runs the server.
 // Prerequisites: npm run build && npm run e2e:prepare. Screenshots, the extension's log and the crash's timings go to
 // test-artifacts/vscode-e2e-lm-library/.
 import assert from "node:assert/strict";
@@ -135,7 +135,9 @@ test("a request to each model answers from that model: the server loads the one 
 });
 
 /** An HTTP stream kept reading in the background: how many events came and how it ended. */
-function streamInBackground(body: unknown): {events: () => number, ended: Promise<{completed: boolean, error: string | null}>} {
+function streamInBackground(body: unknown): {
+    events: () => number, ended: Promise<{completed: boolean, failed: string | null, error: string | null}>
+} {
     let events = 0;
     const ended = (async () => {
         try {
@@ -150,13 +152,55 @@ function streamInBackground(body: unknown): {events: () => number, ended: Promis
                 text += decoder.decode(read.value, {stream: true});
                 events = text.split("\n").filter((line) => line.startsWith("data:")).length;
             }
-            return {completed: /response\.completed/.test(text), error: null};
+            return {completed: /response\.completed/.test(text), failed: /event: response\.failed\ndata: (.*)/.exec(text)?.[1] ?? null, error: null};
         } catch (error) {
-            return {completed: false, error: String((error as {cause?: unknown}).cause ?? error)};
+            return {completed: false, failed: null, error: String((error as {cause?: unknown}).cause ?? error)};
         }
     })();
     return {events: () => events, ended};
 }
+
+test("a native abort inside one model, in its own process: that model's requests fail with the reason, the extension host "
+    + "and the other model serve on, and the model loads again on its next request", async () => {
+    const hostBefore = await lmProbe.run<ModelsAnswer>("models", "LM Probe: Models");
+    // In flight when the model's process dies: an HTTP stream and another extension's vscode.lm request, both generating.
+    const stream = streamInBackground({
+        model: chatml, input: "Write many words.", stream: true, max_output_tokens: 1500, tool_choice: "required",
+        tools: [{type: "function", name: words.name, description: words.description, parameters: words.schema}]
+    });
+    await until("the stream's first events", () => stream.events() > 3, 60_000);
+    const lmRequest = await lmProbe.start<AskAnswer>("ask", "LM Probe: Ask",
+        {model: chatml, prompt: "Write many words.", maxTokens: 1500, tools: [{...words, inputSchema: words.schema}]});
+    type StatusModel = {id: string, sequences_busy?: number, process_id?: number, status: string, failure?: string};
+    const modelStatus = async () => (await api<{models: {data: StatusModel[]}}>("GET", "/status")).models.data
+        .find((model) => model.id === chatml)!;
+    await until("both requests generating", async () => (await modelStatus()).sequences_busy === 2, 60_000);
+
+    const {process_id: modelPid} = await modelStatus();
+    assert.ok(modelPid != null && modelPid !== hostBefore.pid, "the model runs in a process of its own");
+    const killedAt = Date.now();
+    process.kill(modelPid, "SIGABRT");
+    const ended = await stream.ended;
+    const streamEndedAfterMs = Date.now() - killedAt;
+    assert.equal(ended.error, null, "the stream ended in order, not cut");
+    assert.equal(ended.completed, false);
+    assert.match(ended.failed ?? "", /SIGABRT/);
+    const lm = await lmRequest.outcome(30_000);
+    assert.ok(lm != null && !lm.ok, `the vscode.lm request failed: ${JSON.stringify(lm)}`);
+    assert.match(lm.error, /stopped|SIGABRT/);
+    assert.equal((await modelStatus()).status, "failed");
+
+    const hostAfter = await lmProbe.run<ModelsAnswer>("models", "LM Probe: Models");
+    assert.equal(hostAfter.pid, hostBefore.pid, "the same extension host");
+    assert.equal((await ask(qwen)).model, qwen);
+    const reloadedAt = Date.now();
+    assert.equal((await ask(chatml)).model, chatml);
+    const reloadMs = Date.now() - reloadedAt;
+    await workbench.screenshot("after-model-crash");
+    fs.mkdirSync(artifacts, {recursive: true});
+    fs.writeFileSync(path.join(artifacts, "model-crash.json"), JSON.stringify({streamEndedAfterMs, reloadMs}, null, 2));
+    console.log(`model crash: the stream ended ${streamEndedAfterMs} ms after the kill; the model answered again in ${reloadMs} ms`);
+});
 
 test("a native abort of the extension host: VS Code starts another, the server is back on its port with its key and stored "
     + "responses; what was in flight is lost", async () => {

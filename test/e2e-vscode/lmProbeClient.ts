@@ -9,10 +9,16 @@ export type ProbePart =
     | {type: "text", value: string}
     | {type: "toolCall", callId: string, name: string, input: Record<string, unknown>}
     | {type: "other"};
-type ProbeResult<T> = ({ok: true} & T) | {ok: false, error: string, code?: string};
+export type ProbeResult<T> = ({ok: true} & T) | {ok: false, error: string, code?: string};
 
-/** A command of the probe that was started: its answer, or null when none came in time (the probe died with its host). */
-export type StartedProbeCommand<T> = {answer: (timeoutMs: number) => Promise<T | null>};
+/**
+ * A command of the probe that was started: its answer (a failure it reports fails the test), or what it wrote, failure
+ * included (`outcome`); null when nothing came in time (the probe died with its host).
+ */
+export type StartedProbeCommand<T> = {
+    answer: (timeoutMs: number) => Promise<T | null>,
+    outcome: (timeoutMs: number) => Promise<ProbeResult<T> | null>
+};
 
 /**
  * The LM Probe extension (test/e2e-vscode/lmProbe), another extension calling `vscode.lm`: its commands run from the
@@ -43,16 +49,20 @@ export class LmProbe {
             fs.writeFileSync(path.join(this.folder, `${command}.args.json`), JSON.stringify(args));
         }
         await this.workbench.runCommand(title);
+        const outcome = async (timeoutMs: number): Promise<ProbeResult<T> | null> => {
+            const deadline = Date.now() + timeoutMs;
+            while (!fs.existsSync(file)) {
+                if (Date.now() > deadline)
+                    return null;
+                await new Promise((resolve) => setTimeout(resolve, 100));
+            }
+            return JSON.parse(fs.readFileSync(file, "utf8")) as ProbeResult<T>;
+        };
         return {
+            outcome,
             answer: async (timeoutMs) => {
-                const deadline = Date.now() + timeoutMs;
-                while (!fs.existsSync(file)) {
-                    if (Date.now() > deadline)
-                        return null;
-                    await new Promise((resolve) => setTimeout(resolve, 100));
-                }
-                const result = JSON.parse(fs.readFileSync(file, "utf8")) as ProbeResult<T>;
-                if (!result.ok)
+                const result = await outcome(timeoutMs);
+                if (result != null && !result.ok)
                     assert.fail(`lmProbe.${command} failed: ${result.error} (${result.code ?? "no code"})`);
                 return result;
             }
