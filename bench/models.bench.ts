@@ -8,7 +8,10 @@
  * The models are the synthetic SmolLM2-135M body (a real size and cost, noise for text) and the two-layer body with
  * Qwen2's tokenizer, in one --models-dir; the server is the headless CLI (`npm run build` first), one process per figure.
  *
- * Usage: npm run bench:models [-- --pairs N] [--threads T] [--tokens N]
+ * With `--model-isolation process` (the default) each model is a process of its own: memory counts the server's process
+ * tree, and a cold request includes starting the model's process; `--isolation shared` measures the models in the server.
+ *
+ * Usage: npm run bench:models [-- --pairs N] [--threads T] [--tokens N] [--isolation process|shared]
  */
 import {execFile, type ChildProcess} from "node:child_process";
 import fs from "node:fs";
@@ -23,7 +26,10 @@ import {words} from "./filler.js";
 import {alternating, median, quantile} from "./pairs.js";
 
 const {values: args} = parseArgs({
-    options: {pairs: {type: "string", default: "4"}, threads: {type: "string", default: "2"}, tokens: {type: "string", default: "450"}}
+    options: {
+        pairs: {type: "string", default: "4"}, threads: {type: "string", default: "2"}, tokens: {type: "string", default: "450"},
+        isolation: {type: "string", default: "process"}
+    }
 });
 const contextSize = 4096;
 const threads = Number(args.threads);
@@ -31,7 +37,8 @@ const threads = Number(args.threads);
 /** The server on a models folder, as the figures need it. */
 function startServer(folder: string): Promise<CliServer> {
     return startCliServer(["--no-auth", "--store", "memory", "--models-dir", folder, "--max-loaded-models", "2",
-        "--threads", String(threads), "--prompt-threads", String(threads), "--context-size", String(contextSize), "--parallel", "1"]);
+        "--threads", String(threads), "--prompt-threads", String(threads), "--context-size", String(contextSize), "--parallel", "1",
+        "--model-isolation", args.isolation]);
 }
 
 async function post(server: CliServer, route: string, body?: unknown): Promise<unknown> {
@@ -71,8 +78,12 @@ async function directLoad(model: string, tokens: number): Promise<{ms: number, t
     return JSON.parse(stdout.trim().split("\n").at(-1)!) as {ms: number, tokens: number, rssBytes: number | null};
 }
 
+/** Resident memory of the server and every process under it (each library model's own, with `--model-isolation process`). */
 function rssBytes(child: ChildProcess): number {
-    return Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${child.pid}/status`, "utf8"))![1]) * 1024;
+    const tree = (pid: number): number[] => [pid, ...fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/)
+        .filter((text) => text !== "").flatMap((text) => tree(Number(text)))];
+    return tree(child.pid!).reduce((total, pid) =>
+        total + Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024, 0);
 }
 
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
@@ -158,7 +169,7 @@ async function main(): Promise<void> {
         + `${mib(added["smollm2+tiny-qwen2"]!)}; both / sum of each: ${(added["smollm2+tiny-qwen2"]! / sum).toFixed(3)} `
         + `(node-llama-cpp alone with smollm2: ${direct.rssBytes == null ? "?" : mib(direct.rssBytes)} resident in all)`);
     fs.rmSync(folder, {recursive: true, force: true});
-    console.log(`\nLocal Responses model library benchmark (threads ${threads}, context ${contextSize}, `
+    console.log(`\nLocal Responses model library benchmark (threads ${threads}, context ${contextSize}, isolation ${args.isolation}, `
         + `${os.cpus().length} cores, ${new Date().toISOString().slice(0, 10)})\n${rows.join("\n")}`);
 }
 

@@ -47,7 +47,9 @@ export function formatStatus(model: StatusModel): StatusView {
                 : `$(pulse) ${name}: ${formatRate(model.tokensPerSecond)} tok/s`;
             break;
         case "ready":
-            text = model.server === "listening" ? `$(check) ${name}: ready` : `$(debug-pause) ${name}: server stopped`;
+            // Starting is not stopped: a library's server opens its store and scans its folder first (seconds after a restart).
+            text = model.server === "listening" ? `$(check) ${name}: ready`
+                : model.server === "starting" ? `$(loading~spin) ${name}: starting the server` : `$(debug-pause) ${name}: server stopped`;
             break;
         case "failed":
             text = model.engineKind === "upstream" ? `$(error) ${name}: upstream connection failed` : `$(error) ${name}: failed to load`;
@@ -101,7 +103,8 @@ function describeState(state: StatusView["state"], model: StatusModel): string {
         case "generating":
             return `generating (${model.active} running, ${formatRate(model.tokensPerSecond)} tokens/s)`;
         case "ready":
-            return model.server === "listening" ? "ready" : "model loaded, server stopped";
+            return model.server === "listening" ? "ready"
+                : model.server === "starting" ? "model loaded, server starting" : "model loaded, server stopped";
         case "stopped":
             if (model.server === "listening")
                 return model.engineKind === "upstream"

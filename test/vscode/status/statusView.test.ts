@@ -18,6 +18,10 @@ test("the text says model and state: no model, loading with progress, ready, gen
     assert.equal(formatStatus({...base, engine: "loading", loadProgress: 0.456}).text, "$(loading~spin) stories260K: loading 46%");
     assert.equal(formatStatus(base).text, "$(check) stories260K: ready");
     assert.equal(formatStatus({...base, server: "stopped"}).text, "$(debug-pause) stories260K: server stopped");
+    // Seen in the editor after a restart, while a library's server was still opening: starting read as stopped.
+    const starting = formatStatus({...base, modelName: null, library: {loaded: [], total: 2}, server: "starting"});
+    assert.equal(starting.text, "$(loading~spin) 2 models: starting the server");
+    assert.match(starting.tooltip, /server starting/);
     assert.equal(formatStatus({...base, active: 1, tokensPerSecond: 612.4}).text, "$(pulse) stories260K: 612 tok/s");
     assert.equal(formatStatus({...base, active: 1, tokensPerSecond: 7.25}).text, "$(pulse) stories260K: 7.3 tok/s");
     const failed = formatStatus({...base, engine: "failed"});
