@@ -114,3 +114,33 @@ describe("a crash inside one model of a library", () => {
             assert.throws(() => process.kill(pid, 0), `process ${pid} ended`);
     });
 });
+
+describe("--model-isolation shared: every model in the server's process", () => {
+    test("both models answer, and none has a process of its own", async () => {
+        const folder = path.join(root, "shared");
+        fs.mkdirSync(folder);
+        for (const file of [models.chatml, models.qwen])
+            fs.symlinkSync(file, path.join(folder, path.basename(file)));
+        const base = defaultConfig();
+        const host = new LocalResponsesHost({
+            ...base, port: 0, threads: 1, contextSize: 1024, apiKeys: [key],
+            library: {...base.library, modelsDir: folder, isolation: "shared"}
+        });
+        try {
+            const url = await host.start();
+            for (const model of ["stories260K", "stories260K-qwen"]) {
+                const response = await fetch(`${url}/chat/completions`, {
+                    method: "POST", headers,
+                    body: JSON.stringify({model, messages: [{role: "user", content: "Once upon a time"}], max_tokens: 4})
+                });
+                assert.equal(response.status, 200);
+                assert.equal(((await response.json()) as {model: string}).model, model);
+            }
+            const status = await (await fetch(`${url}/status`, {headers})).json() as {models: {data: StatusModel[]}};
+            assert.deepEqual(status.models.data.map((model) => [model.status, model.process_id]),
+                [["loaded", undefined], ["loaded", undefined]]);
+        } finally {
+            await host.dispose();
+        }
+    });
+});
