@@ -7,7 +7,8 @@ import {RoutedEngine} from "../engine/library/RoutedEngine.js";
 import {availableMemoryNow, estimateModelFit} from "../engine/models/modelFit.js";
 import type {SpeculativeSetting} from "../engine/llama/runtime/SpeculativeDecoding.js";
 import {UpstreamEngine} from "../engine/upstream/UpstreamEngine.js";
-import {ProcessEngine} from "../engine/process/ProcessEngine.js";
+import {ProcessEngine, warmBinding} from "../engine/process/ProcessEngine.js";
+import {SpareModelProcess} from "../engine/process/SpareModelProcess.js";
 import path from "node:path";
 import {
     defaultPromptCacheMaxBytes, defaultPromptCacheMinTokens, defaultPromptCacheTtlSeconds
@@ -86,6 +87,9 @@ function llamaOptions(config: HostConfig, log?: (line: string) => void): LlamaEn
  */
 function createLibrary(config: HostConfig, log?: (line: string) => void): ModelLibrary {
     const base = llamaOptions(config, log);
+    // Each model in a process of its own: one started ahead takes ~1 s off the next on-demand load.
+    const spare = config.library.isolation === "process" ? new SpareModelProcess(warmBinding(base), log) : undefined;
+    spare?.replenish();
     const settings = (spec: LibraryModelSpec) => ({
         contextSize: spec.contextSize ?? undefined, parallel: spec.parallel ?? undefined
     });
@@ -99,7 +103,7 @@ function createLibrary(config: HostConfig, log?: (line: string) => void): ModelL
                 promptCache: base.promptCache == null ? undefined
                     : {...base.promptCache, folder: path.join(base.promptCache.folder, "models", safeFolderName(spec.id))}
             };
-            return config.library.isolation === "process" ? new ProcessEngine({...options, name: spec.id, log}) : new LlamaEngine(options);
+            return spare != null ? new ProcessEngine({...options, name: spec.id, log, spare}) : new LlamaEngine(options);
         },
         estimate: async (spec) => {
             const fit = await estimateModelFit({
@@ -110,7 +114,8 @@ function createLibrary(config: HostConfig, log?: (line: string) => void): ModelL
         maxLoaded: config.library.maxLoaded,
         memoryBudgetBytes: config.library.memoryBudgetBytes ?? availableMemoryNow(),
         idleUnloadSeconds: config.library.idleUnloadSeconds,
-        log
+        log,
+        shared: spare
     });
 }
 

@@ -29,7 +29,9 @@ export type ModelLibraryOptions = {
     idleUnloadSeconds: number | null,
     log?: (line: string) => void,
     /** The clock, for tests. Defaults to `Date.now`. */
-    now?: () => number
+    now?: () => number,
+    /** What its models' engines share, released after them when the library is disposed (a spare model process). */
+    shared?: {dispose(): Promise<void>}
 };
 
 /**
@@ -268,6 +270,7 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
     public async dispose(): Promise<void> {
         this.idle.stop();
         await Promise.all([...this.entries.values()].map((entry) => entry.engine.dispose()));
+        await this.options.shared?.dispose();
         this.changes.clear();
     }
 

@@ -77,7 +77,12 @@ export type LlamaEngineOptions = {
      */
     speculative?: SpeculativeSetting,
     /** Where its generations are counted; a library's models share one. Defaults to its own. */
-    activity?: GenerationActivity
+    activity?: GenerationActivity,
+    /**
+     * node-llama-cpp's backend, loading or loaded ahead of the model (a model's own process started as a spare, before
+     * its model was known). Defaults to loading it on the first load, with this engine's GPU choice and threads.
+     */
+    binding?: Promise<Llama>
 };
 
 /**
@@ -230,10 +235,10 @@ export class LlamaEngine implements ChatEngine {
         try {
             onProgress?.({phase: "binding", progress: 0});
             const binding = await loadNodeLlamaCpp();
-            this.llama ??= await loadLlama(binding, this.options.gpu ?? false, {
+            this.llama ??= await (this.options.binding ?? loadLlama(binding, this.options.gpu ?? false, {
                 logLevel: binding.LlamaLogLevel.error,
                 maxThreads: Math.max(this.threads, this.promptThreads)
-            });
+            }));
             onProgress?.({phase: "model", progress: 0});
             const model = await this.llama.loadModel({
                 modelPath: path.resolve(modelPath),

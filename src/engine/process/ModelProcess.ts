@@ -3,8 +3,16 @@ import path from "node:path";
 import {fileURLToPath} from "node:url";
 import type {LoadProgress, GenerationEvent, PromptProgress} from "../types.js";
 import {
-    receivedError, type CallMessage, type CallRequest, type CallResults, type ChildMessage, type ParentMessage
+    receivedError, type CallMessage, type CallRequest, type CallResults, type ChildMessage, type ModelProcessInit, type ParentMessage,
+    type WarmBinding
 } from "./modelProcessProtocol.js";
+
+export type ModelProcessHandlers = {
+    onMessage: (message: ChildMessage) => void,
+    /** The error the calls still waiting fail with when the process ends (`expected`: `dispose` asked it to). */
+    failure: (exit: ProcessExit, expected: boolean) => Error,
+    log?: (line: string) => void
+};
 
 /** What one call listens to while it runs, beyond its answer. */
 export type CallListeners = {
@@ -35,14 +43,15 @@ export class ModelProcess {
     private nextCall = 0;
     private stderrTail = "";
     private stopping = false;
+    private handlers: ModelProcessHandlers;
     public readonly exited: Promise<ProcessExit>;
 
-    public constructor(init: unknown, private readonly handlers: {
-        onMessage: (message: ChildMessage) => void,
-        /** The error the calls still waiting fail with when the process ends (`expected`: `dispose` asked it to). */
-        failure: (exit: ProcessExit, expected: boolean) => Error,
-        log?: (line: string) => void
-    }) {
+    /**
+     * Starts the process, which loads node-llama-cpp's native backend (`binding`: the library's GPU choice and threads)
+     * at once, before its model is known: a spare started ahead (`SpareModelProcess`) is adopted by the next model to load.
+     */
+    public constructor(binding: WarmBinding, handlers: ModelProcessHandlers) {
+        this.handlers = handlers;
         const {entry, execArgv} = processEntry();
         this.child = fork(entry, [], {
             execArgv,
@@ -69,8 +78,20 @@ export class ModelProcess {
             });
             this.child.once("exit", (code, signal) => resolve(this.ended(code, signal)));
         });
-        this.child.send({type: "init", options: init});
+        this.child.send({type: "warm", binding} satisfies ParentMessage);
         this.updateRef();
+    }
+
+    /** Gives the process its model's engine settings and the handlers of the engine that adopts it (once). */
+    public adopt(init: ModelProcessInit, handlers: ModelProcessHandlers): this {
+        this.handlers = handlers;
+        this.post({type: "init", options: init});
+        return this;
+    }
+
+    /** Whether it still runs and nobody asked it to end. */
+    public get usable(): boolean {
+        return this.child.connected && !this.stopping;
     }
 
     public get pid(): number | undefined {
@@ -115,8 +136,11 @@ export class ModelProcess {
         clearTimeout(killer);
     }
 
-    /** Ends the process at once (a test's crash, a dispose that did not finish). */
+    /** Ends the process at once (a spare no longer wanted, a dispose that did not finish). */
     public kill(signal: NodeJS.Signals = "SIGKILL"): void {
+        // Whoever kills it may wait for `exited`: the process keeps the server's open until it has ended.
+        this.stopping = true;
+        this.child.ref();
         this.child.kill(signal);
     }
 

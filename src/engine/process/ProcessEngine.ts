@@ -1,5 +1,5 @@
 import {Emitter} from "../../protocol/Emitter.js";
-import {defaultQueueLimit} from "../engineDefaults.js";
+import {defaultPromptThreads, defaultQueueLimit, defaultThreads} from "../engineDefaults.js";
 import {EngineError} from "../EngineError.js";
 import {generateOnLease} from "../generateOnLease.js";
 import {GenerationActivity, type ActivitySnapshot} from "../GenerationActivity.js";
@@ -11,18 +11,19 @@ import type {
     PromptShape, ToolSpec
 } from "../types.js";
 import {ModelProcess, type ProcessExit} from "./ModelProcess.js";
-import {plainRequest, plainShape, type AcquiredLease, type ChildMessage} from "./modelProcessProtocol.js";
+import {
+    plainRequest, plainShape, type AcquiredLease, type ChildMessage, type ModelProcessInit,
+    type WarmBinding
+} from "./modelProcessProtocol.js";
+import type {SpareModelProcess} from "./SpareModelProcess.js";
 
-/** A `LlamaEngine`'s options as they cross into its process: no activity, no log function (both stay here). */
-export type ModelProcessOptions = Omit<LlamaEngineOptions, "activity" | "promptCache"> & {
-    promptCache?: Omit<NonNullable<LlamaEngineOptions["promptCache"]>, "log">
-};
-
-export type ProcessEngineOptions = LlamaEngineOptions & {
+export type ProcessEngineOptions = Omit<LlamaEngineOptions, "binding"> & {
     /** The model's name in what it logs and in the error its requests get when its process ends (a library's model id). */
     name: string,
     /** Where the model process's own output and its end go. */
-    log?: (line: string) => void
+    log?: (line: string) => void,
+    /** A process started ahead that a load adopts instead of starting one (a library's models share it). Defaults to none. */
+    spare?: SpareModelProcess
 };
 
 /**
@@ -127,6 +128,16 @@ export class ProcessEngine implements HostedEngine {
         const running = this.process ??= this.start();
         this.settle("loading");
         try {
+            return await this.loadIn(running, source, onProgress);
+        } finally {
+            // The next spare starts now that this load no longer needs the cores.
+            this.options.spare?.replenish();
+        }
+    }
+
+    /** The load itself; a failed one ends its process. */
+    private async loadIn(running: ModelProcess, source: string, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> {
+        try {
             const info = await running.call({type: "load", source}, {onProgress});
             this.currentModel = info;
             this.settle("ready");
@@ -143,14 +154,16 @@ export class ProcessEngine implements HostedEngine {
     }
 
     private start(): ModelProcess {
-        const {activity: _activity, log, name: _name, promptCache, ...settings} = this.options;
+        const {activity: _activity, log, name: _name, spare: spares, promptCache, ...settings} = this.options;
+        const spare = spares?.take();
         const {log: _cacheLog, ...cache} = promptCache ?? {folder: ""};
-        const init: ModelProcessOptions = {...settings, ...promptCache != null && {promptCache: cache}};
-        const started: ModelProcess = new ModelProcess(init, {
-            onMessage: (message) => this.receive(message),
-            failure: (exit, expected) => this.ended(started, exit, expected),
-            log: (line) => log?.(`${this.options.name}: ${line}`)
-        });
+        const init: ModelProcessInit = {...settings, ...promptCache != null && {promptCache: cache}};
+        const handlers = {
+            onMessage: (message: ChildMessage) => this.receive(message),
+            failure: (exit: ProcessExit, expected: boolean) => this.ended(started, exit, expected),
+            log: (line: string) => log?.(`${this.options.name}: ${line}`)
+        };
+        const started: ModelProcess = (spare ?? new ModelProcess(warmBinding(this.options), handlers)).adopt(init, handlers);
         return started;
     }
 
@@ -211,6 +224,12 @@ export class ProcessEngine implements HostedEngine {
         this.currentState = state;
         this.stateChanges.emit(state);
     }
+}
+
+/** The backend a model process loads before its model: the engine's GPU choice and the most threads it evaluates with. */
+export function warmBinding(options: Pick<LlamaEngineOptions, "gpu" | "threads" | "promptThreads">): WarmBinding {
+    const maxThreads = Math.max(options.threads ?? defaultThreads(), options.promptThreads ?? defaultPromptThreads());
+    return {gpu: options.gpu ?? false, maxThreads};
 }
 
 /** A sequence held in the model process; released there (once), also when the generation was never started. */

@@ -4,19 +4,20 @@
  * and the library's other models keep serving (docs/models.md, "A crash inside a model").
  */
 import {GenerationActivity} from "../GenerationActivity.js";
-import {LlamaEngine} from "../llama/LlamaEngine.js";
+import {LlamaEngine, type LlamaEngineOptions} from "../llama/LlamaEngine.js";
+import {loadLlama, loadNodeLlamaCpp} from "../models/loadBinding.js";
 import type {EngineLease, EngineStats} from "../types.js";
 import {
-    sendableError, type CallMessage, type CallResults, type ChildMessage, type ParentMessage
+    sendableError, type CallMessage, type CallResults, type ChildMessage, type ModelProcessInit, type ParentMessage, type WarmBinding
 } from "./modelProcessProtocol.js";
-import type {ModelProcessOptions} from "./ProcessEngine.js";
-
-type InitMessage = {type: "init", options: ModelProcessOptions};
 
 const leases = new Map<number, EngineLease>();
 const aborts = new Map<number, AbortController>();
 let nextLease = 0;
+type Llama = Awaited<NonNullable<LlamaEngineOptions["binding"]>>;
 let engine: LlamaEngine | undefined;
+/** The native backend, loading from the first message on: a spare process has it ready when its model comes. */
+let binding: Promise<Llama> | undefined;
 
 function send(message: ChildMessage, then?: () => void): void {
     // A parent gone means nothing is listening: the disconnect handler below ends this process.
@@ -31,10 +32,10 @@ function statsOf(running: LlamaEngine): EngineStats {
     return {...running.stats(), process: {pid: process.pid, rssBytes: process.memoryUsage.rss()}};
 }
 
-function start({options}: InitMessage): LlamaEngine {
+function start(options: ModelProcessInit): LlamaEngine {
     const activity = new GenerationActivity();
     const started = new LlamaEngine({
-        ...options, activity,
+        ...options, activity, binding,
         promptCache: options.promptCache == null ? undefined
             : {...options.promptCache, log: (line) => send({type: "log", line})}
     });
@@ -96,9 +97,20 @@ async function perform(running: LlamaEngine, message: CallMessage, signal: Abort
     }
 }
 
-process.on("message", (message: ParentMessage | InitMessage) => {
+function warm({gpu, maxThreads}: WarmBinding): Promise<Llama> {
+    const loading = loadNodeLlamaCpp().then((module) => loadLlama(module, gpu, {logLevel: module.LlamaLogLevel.error, maxThreads}));
+    // A backend that cannot load fails the model's load, which reports it; nothing is unhandled meanwhile.
+    loading.catch(() => undefined);
+    return loading;
+}
+
+process.on("message", (message: ParentMessage) => {
+    if (message.type === "warm") {
+        binding ??= warm(message.binding);
+        return;
+    }
     if (message.type === "init") {
-        engine ??= start(message);
+        engine ??= start(message.options);
         return;
     }
     if (engine == null)

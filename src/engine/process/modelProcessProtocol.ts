@@ -1,4 +1,5 @@
 import {EngineError, type EngineErrorKind} from "../EngineError.js";
+import type {LlamaEngineOptions} from "../llama/LlamaEngine.js";
 import type {ActivitySnapshot} from "../GenerationActivity.js";
 import type {
     ChatTurn, EngineState, EngineStats, GenerationEvent, GenerationRequest, GenerationResult, GenerationSummary, LoadProgress,
@@ -27,7 +28,19 @@ export type CallMessage =
 /** A call as its caller writes it; the call's number is added when it is sent. */
 export type CallRequest = CallMessage extends infer M ? M extends CallMessage ? Omit<M, "call"> : never : never;
 
+/** A `LlamaEngine`'s options as they cross into its process: no activity, no log function (both stay in the server). */
+export type ModelProcessInit = Omit<LlamaEngineOptions, "activity" | "promptCache" | "binding"> & {
+    promptCache?: Omit<NonNullable<LlamaEngineOptions["promptCache"]>, "log">
+};
+
+/** What the native backend is loaded with, the same for every model of a library. */
+export type WarmBinding = Required<Pick<LlamaEngineOptions, "gpu">> & {maxThreads: number};
+
 export type ParentMessage =
+    /** First: load the native backend now (a spare process waits for its model with it loaded). */
+    | {type: "warm", binding: WarmBinding}
+    /** Then, once: the model's engine settings (the process becomes that model's). */
+    | {type: "init", options: ModelProcessInit}
     | CallMessage
     /** The call's signal fired: the model process aborts it (an acquire stops waiting, a generation stops). */
     | {type: "abort", call: number}

@@ -47,7 +47,7 @@ describe("a crash inside one model of a library", () => {
         return {status: response.status, body: await response.json() as {model?: string}};
     }
 
-    test("each loaded model runs in a process of its own, shown in /v1/status with its memory", async () => {
+    test("each loaded model runs in a process of its own, shown in /v1/status with its memory; a spare waits for the next", async () => {
         url = await host.start();
         assert.equal((await answer("stories260K")).status, 200);
         assert.equal((await answer("stories260K-qwen")).status, 200);
@@ -59,6 +59,11 @@ describe("a crash inside one model of a library", () => {
             assert.ok(model.process_id != null && model.process_id !== process.pid);
             assert.ok((model.rss_bytes ?? 0) > 10_000_000, `${model.id}: ${String(model.rss_bytes)} bytes resident`);
         }
+        // Each load adopted the spare started ahead and started the next: the two models' processes and one spare.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const children = fs.readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8").trim().split(/\s+/).map(Number);
+        assert.equal(children.length, 3, `children: ${children.join(", ")}`);
+        assert.ok(pids.every((pid) => children.includes(pid!)));
     });
 
     test("the crashed model's stream fails with model_crashed; the other model answers; the next request loads it again", async () => {
@@ -112,6 +117,8 @@ describe("a crash inside one model of a library", () => {
         await new Promise((resolve) => setTimeout(resolve, 200));
         for (const pid of pids)
             assert.throws(() => process.kill(pid, 0), `process ${pid} ended`);
+        // The spare started ahead for the next load too: no process of this test's is left.
+        assert.equal(fs.readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8").trim(), "");
     });
 });
 

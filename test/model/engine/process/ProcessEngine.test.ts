@@ -3,7 +3,8 @@ import {after, describe, test} from "node:test";
 import {EngineError} from "../../../../src/engine/EngineError.js";
 import {GenerationActivity} from "../../../../src/engine/GenerationActivity.js";
 import {LlamaEngine} from "../../../../src/engine/llama/LlamaEngine.js";
-import {ProcessEngine} from "../../../../src/engine/process/ProcessEngine.js";
+import {ProcessEngine, warmBinding} from "../../../../src/engine/process/ProcessEngine.js";
+import {SpareModelProcess} from "../../../../src/engine/process/SpareModelProcess.js";
 import type {ChatTurn, GenerationEvent} from "../../../../src/engine/types.js";
 import {models} from "../../../helpers/paths.js";
 
@@ -109,5 +110,24 @@ describe("ProcessEngine", () => {
         await assert.rejects(engine.load("/nonexistent/model.gguf"), (error: EngineError) => error.kind === "load_failed");
         assert.equal(engine.pid, undefined);
         assert.equal(engine.state, "failed");
+    });
+
+    test("a spare process started ahead is the one the next load adopts, and another spare follows the load", async () => {
+        const spare = new SpareModelProcess(warmBinding(settings));
+        const adopting = new ProcessEngine({...settings, name: "adopting", spare});
+        try {
+            spare.replenish();
+            const ahead = spare.pid;
+            assert.ok(ahead != null);
+            await adopting.load(models.chatml);
+            assert.equal(adopting.pid, ahead);
+            assert.ok(spare.pid != null && spare.pid !== ahead);
+            assert.equal((await adopting.generate({turns, maxOutputTokens: 4})).usage.outputTokens, 4);
+        } finally {
+            await adopting.dispose();
+            const last = spare.pid!;
+            await spare.dispose();
+            assert.equal(alive(last), false);
+        }
     });
 });
