@@ -1,3 +1,4 @@
+import {GenerationActivity} from "../engine/GenerationActivity.js";
 import type {HostedEngine} from "../engine/HostedEngine.js";
 import {autoChatWrapper} from "../engine/llama/families/chatFormatChoice.js";
 import {LlamaEngine, type LlamaEngineOptions} from "../engine/llama/LlamaEngine.js";
@@ -88,8 +89,9 @@ function llamaOptions(config: HostConfig, log?: (line: string) => void): LlamaEn
 function createLibrary(config: HostConfig, log?: (line: string) => void): ModelLibrary {
     const base = llamaOptions(config, log);
     // Each model in a process of its own: one started ahead takes ~1 s off the next on-demand load.
-    const spare = config.library.isolation === "process" ? new SpareModelProcess(warmBinding(base), log) : undefined;
-    spare?.replenish();
+    const activity = new GenerationActivity();
+    const spare = config.library.isolation === "process" ? new SpareModelProcess(warmBinding(base), {activity, log}) : undefined;
+    spare?.startNow();
     const settings = (spec: LibraryModelSpec) => ({
         contextSize: spec.contextSize ?? undefined, parallel: spec.parallel ?? undefined
     });
@@ -115,6 +117,7 @@ function createLibrary(config: HostConfig, log?: (line: string) => void): ModelL
         memoryBudgetBytes: config.library.memoryBudgetBytes ?? availableMemoryNow(),
         idleUnloadSeconds: config.library.idleUnloadSeconds,
         log,
+        activity,
         shared: spare
     });
 }

@@ -30,6 +30,8 @@ export type ModelLibraryOptions = {
     log?: (line: string) => void,
     /** The clock, for tests. Defaults to `Date.now`. */
     now?: () => number,
+    /** Where its models' generations are counted (what else watches them: the spare model process). Defaults to its own. */
+    activity?: GenerationActivity,
     /** What its models' engines share, released after them when the library is disposed (a spare model process). */
     shared?: {dispose(): Promise<void>}
 };
@@ -42,7 +44,7 @@ export type ModelLibraryOptions = {
  */
 export class ModelLibrary implements HostedEngine, ModelDirectory {
     public readonly kind = "local";
-    public readonly activity = new GenerationActivity();
+    public readonly activity: GenerationActivity;
     public readonly limits: ModelDirectory["limits"];
     private readonly entries = new Map<string, LibraryEntry>();
     private readonly changes = new Emitter<void>();
@@ -62,6 +64,7 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
 
     public constructor(private readonly options: ModelLibraryOptions) {
         this.now = options.now ?? Date.now;
+        this.activity = options.activity ?? new GenerationActivity();
         this.defaultModel = options.defaultModel ?? null;
         this.limits = {
             maxLoaded: options.maxLoaded, memoryBudgetBytes: options.memoryBudgetBytes, idleUnloadSeconds: options.idleUnloadSeconds

@@ -1,18 +1,29 @@
 import {EngineError} from "../EngineError.js";
+import type {GenerationActivity} from "../GenerationActivity.js";
 import {ModelProcess} from "./ModelProcess.js";
 import type {WarmBinding} from "./modelProcessProtocol.js";
 
+/** How long nothing must generate before a new spare starts (its start takes about a second of one core). */
+export const spareQuietMs = 1000;
+
 /**
  * One model process started ahead, its native backend loaded, for the next model of the library to load: starting a
- * process and loading node-llama-cpp's backend took ~1 s of each on-demand load (`npm run bench:models`), which the
- * spare takes out of the request's wait. A new spare starts once the one taken has loaded its model (so the two never
- * compete for the cores during a load). It costs one idle process (the backend, no model: ~60–90 MB resident).
+ * process and loading node-llama-cpp's backend took ~0.8 s of each on-demand load (`npm run bench:models`), which the
+ * spare takes out of the request's wait. The next spare starts once nothing has generated for `spareQuietMs` (started
+ * at once, it took the cores from the prompt of the request that had loaded the model: 0.6 s more to its first token).
+ * It costs one idle process (the backend, no model: ~60–90 MB resident).
  */
 export class SpareModelProcess {
     private spare: ModelProcess | undefined;
     private disposed = false;
+    private timer: NodeJS.Timeout | undefined;
 
-    public constructor(private readonly binding: WarmBinding, private readonly log?: (line: string) => void) {}
+    public constructor(private readonly binding: WarmBinding, private readonly options: {
+        /** What counts as busy: a spare does not start while any generation runs. */
+        activity?: GenerationActivity,
+        log?: (line: string) => void,
+        quietMs?: number
+    } = {}) {}
 
     /** The spare's process id; undefined while none runs. */
     public get pid(): number | undefined {
@@ -26,8 +37,29 @@ export class SpareModelProcess {
         return spare?.usable === true ? spare : undefined;
     }
 
-    /** Starts a spare unless one runs. */
+    /** Starts a spare once nothing has generated for a while, unless one runs or is already due. */
     public replenish(): void {
+        if (this.disposed || this.spare?.usable === true || this.timer != null)
+            return;
+        this.timer = setTimeout(() => {
+            this.timer = undefined;
+            if ((this.options.activity?.snapshot().active ?? 0) > 0) {
+                // Busy: wait for the last generation to end, then for the quiet time again.
+                const stop = this.options.activity!.onChange((snapshot) => {
+                    if (snapshot.active === 0) {
+                        stop();
+                        this.replenish();
+                    }
+                });
+            } else
+                this.startNow();
+        }, this.options.quietMs ?? spareQuietMs);
+        // A spare due never holds a headless run open.
+        this.timer.unref();
+    }
+
+    /** Starts a spare at once unless one runs (the library's start, before any model loads). */
+    public startNow(): void {
         if (this.disposed || this.spare?.usable === true)
             return;
         const spare: ModelProcess = new ModelProcess(this.binding, {
@@ -37,13 +69,14 @@ export class SpareModelProcess {
                     this.spare = undefined;
                 return new EngineError("not_ready", "The spare model process ended.");
             },
-            log: (line) => this.log?.(`spare model process: ${line}`)
+            log: (line) => this.options.log?.(`spare model process: ${line}`)
         });
         this.spare = spare;
     }
 
     public async dispose(): Promise<void> {
         this.disposed = true;
+        clearTimeout(this.timer);
         const spare = this.spare;
         this.spare = undefined;
         spare?.kill("SIGTERM");

@@ -59,11 +59,14 @@ describe("a crash inside one model of a library", () => {
             assert.ok(model.process_id != null && model.process_id !== process.pid);
             assert.ok((model.rss_bytes ?? 0) > 10_000_000, `${model.id}: ${String(model.rss_bytes)} bytes resident`);
         }
-        // Each load adopted the spare started ahead and started the next: the two models' processes and one spare.
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        const children = fs.readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8").trim().split(/\s+/).map(Number);
-        assert.equal(children.length, 3, `children: ${children.join(", ")}`);
-        assert.ok(pids.every((pid) => children.includes(pid!)));
+        // A spare waits for the next load once nothing has generated for a second: the two models' processes and one spare.
+        const children = () => fs.readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8").trim().split(/\s+/)
+            .map(Number);
+        const deadline = Date.now() + 5000;
+        while (children().length < 3 && Date.now() < deadline)
+            await new Promise((resolve) => setTimeout(resolve, 50));
+        assert.equal(children().length, 3, `children: ${children().join(", ")}`);
+        assert.ok(pids.every((pid) => children().includes(pid!)));
     });
 
     test("the crashed model's stream fails with model_crashed; the other model answers; the next request loads it again", async () => {

@@ -113,14 +113,24 @@ describe("ProcessEngine", () => {
     });
 
     test("a spare process started ahead is the one the next load adopts, and another spare follows the load", async () => {
-        const spare = new SpareModelProcess(warmBinding(settings));
+        const quiet = new GenerationActivity();
+        const spare = new SpareModelProcess(warmBinding(settings), {activity: quiet, quietMs: 50});
         const adopting = new ProcessEngine({...settings, name: "adopting", spare});
         try {
-            spare.replenish();
+            spare.startNow();
             const ahead = spare.pid;
             assert.ok(ahead != null);
             await adopting.load(models.chatml);
             assert.equal(adopting.pid, ahead);
+            assert.equal(spare.pid, undefined, "the next spare waits for a quiet moment");
+            // While something generates, no spare starts; once it has ended (and the quiet time passed), one does.
+            quiet.begin();
+            await new Promise((resolve) => setTimeout(resolve, 200));
+            assert.equal(spare.pid, undefined);
+            quiet.end();
+            const deadline = Date.now() + 2000;
+            while (spare.pid == null && Date.now() < deadline)
+                await new Promise((resolve) => setTimeout(resolve, 20));
             assert.ok(spare.pid != null && spare.pid !== ahead);
             assert.equal((await adopting.generate({turns, maxOutputTokens: 4})).usage.outputTokens, 4);
         } finally {
