@@ -105,7 +105,8 @@ async function main(): Promise<number> {
             + (status == null ? ""
                 : `; store ${status.responses.entries}/${status.responses.max_entries} entries, ${status.responses.evictions} evicted; `
                     + `conversations ${status.conversations.entries}`
-                    + (status.models == null ? "" : `; models loaded: ${loadedModels(status.models.data)}`)) + "\n");
+                    + (status.models == null ? "" : `; models loaded: ${loadedModels(status.models.data)}`
+                        + childCount(server.child.pid!))) + "\n");
         lastTotal = total;
     };
     const ticker = setInterval(() => void report(), intervalMs);
@@ -176,9 +177,20 @@ function rssParts(pid: number, sample: MemorySample): string {
     }
 }
 
-/** The library's loaded models as `/v1/status` lists them. */
-function loadedModels(models: Array<{id: string, status: string}>): string {
-    return models.filter((model) => model.status === "loaded").map((model) => model.id).join(", ") || "none";
+/** The library's loaded models as `/v1/status` lists them, each with its own process's resident memory when it has one. */
+function loadedModels(models: Array<{id: string, status: string, rss_bytes?: number}>): string {
+    return models.filter((model) => model.status === "loaded")
+        .map((model) => model.rss_bytes == null ? model.id : `${model.id} (its process ${mb(model.rss_bytes)} MB)`).join(", ") || "none";
+}
+
+/** Processes the server has started and that still run (model processes and their spare; Linux), to see that none leaks. */
+function childCount(pid: number): string {
+    try {
+        const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
+        return `; child processes ${children === "" ? 0 : children.split(/\s+/).length}`;
+    } catch {
+        return "";
+    }
 }
 
 /** Least-squares slope of (seconds, bytes) points, in MB per minute. */
