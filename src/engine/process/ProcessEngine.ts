@@ -130,7 +130,7 @@ export class ProcessEngine implements HostedEngine {
         try {
             return await this.loadIn(running, source, onProgress);
         } finally {
-            // The next spare starts now that this load no longer needs the cores.
+            // The next spare, once nothing generates for a moment (it must not take the cores from this model's first prompt).
             this.options.spare?.replenish();
         }
     }
