@@ -11,7 +11,7 @@ import {after, before, test} from "node:test";
 import {models} from "../helpers/paths.js";
 import {CodeServer, freePort} from "./CodeServer.js";
 import {suiteFolders, tools, vsix} from "./e2ePaths.js";
-import {LmProbe, type ProbeModel, type ProbePart} from "./lmProbeClient.js";
+import {LmProbe, type ProbeModel, type ProbePart, type StartedProbeCommand} from "./lmProbeClient.js";
 import {copiedConnection, probeEndpoint} from "./probeEndpoint.js";
 import {closeSuite} from "./suiteTeardown.js";
 import {Workbench} from "./Workbench.js";
@@ -160,10 +160,17 @@ function streamInBackground(body: unknown): {
     return {events: () => events, ended};
 }
 
-test("a native abort inside one model, in its own process: that model's requests fail with the reason, the extension host "
-    + "and the other model serve on, and the model loads again on its next request", async () => {
-    const hostBefore = await lmProbe.run<ModelsAnswer>("models", "LM Probe: Models");
-    // In flight when the model's process dies: an HTTP stream and another extension's vscode.lm request, both generating.
+type StatusModel = {id: string, sequences_busy?: number, process_id?: number, status: string, failure?: string};
+
+/** The default model (stories260K) as `/v1/status` lists it. */
+async function modelStatus(): Promise<StatusModel> {
+    return (await api<{models: {data: StatusModel[]}}>("GET", "/status")).models.data.find((model) => model.id === chatml)!;
+}
+
+/** An HTTP stream and another extension's vscode.lm request on the default model, both generating (forced calls of many words). */
+type InFlight = {stream: ReturnType<typeof streamInBackground>, lmRequest: StartedProbeCommand<AskAnswer>};
+
+async function twoRequestsGenerating(): Promise<InFlight> {
     const stream = streamInBackground({
         model: chatml, input: "Write many words.", stream: true, max_output_tokens: 1500, tool_choice: "required",
         tools: [{type: "function", name: words.name, description: words.description, parameters: words.schema}]
@@ -171,11 +178,15 @@ test("a native abort inside one model, in its own process: that model's requests
     await until("the stream's first events", () => stream.events() > 3, 60_000);
     const lmRequest = await lmProbe.start<AskAnswer>("ask", "LM Probe: Ask",
         {model: chatml, prompt: "Write many words.", maxTokens: 1500, tools: [{...words, inputSchema: words.schema}]});
-    type StatusModel = {id: string, sequences_busy?: number, process_id?: number, status: string, failure?: string};
-    const modelStatus = async () => (await api<{models: {data: StatusModel[]}}>("GET", "/status")).models.data
-        .find((model) => model.id === chatml)!;
     await until("both requests generating", async () => (await modelStatus()).sequences_busy === 2, 60_000);
+    return {stream, lmRequest};
+}
 
+test("a native abort inside one model, in its own process: that model's requests fail with the reason, the extension host "
+    + "and the other model serve on, and the model loads again on its next request", async () => {
+    const hostBefore = await lmProbe.run<ModelsAnswer>("models", "LM Probe: Models");
+    // In flight when the model's process dies: an HTTP stream and another extension's vscode.lm request, both generating.
+    const {stream, lmRequest} = await twoRequestsGenerating();
     const {process_id: modelPid} = await modelStatus();
     assert.ok(modelPid != null && modelPid !== hostBefore.pid, "the model runs in a process of its own");
     const killedAt = Date.now();
@@ -207,17 +218,7 @@ test("a native abort of the extension host: VS Code starts another, the server i
     const stored = await api<{id: string}>("POST", "/responses",
         {model: qwen, input: "Once upon a time", max_output_tokens: 8, store: true});
     // In flight when the host dies: an HTTP stream and another extension's vscode.lm request, both generating.
-    const stream = streamInBackground({
-        model: chatml, input: "Write many words.", stream: true, max_output_tokens: 1500, tool_choice: "required",
-        tools: [{type: "function", name: words.name, description: words.description, parameters: words.schema}]
-    });
-    await until("the stream's first events", () => stream.events() > 3, 60_000);
-    const lmRequest = await lmProbe.start<AskAnswer>("ask", "LM Probe: Ask",
-        {model: chatml, prompt: "Write many words.", maxTokens: 1500, tools: [{...words, inputSchema: words.schema}]});
-    await until("both requests generating", async () => {
-        const status = await api<{models: {data: {id: string, sequences_busy?: number}[]}}>("GET", "/status");
-        return status.models.data.find((model) => model.id === chatml)?.sequences_busy === 2;
-    }, 60_000);
+    const {stream, lmRequest} = await twoRequestsGenerating();
 
     const {pid} = await lmProbe.run<{pid: number}>("abort", "LM Probe: Abort Extension Host");
     await until("the extension host gone", () => {

@@ -78,10 +78,7 @@ export type LlamaEngineOptions = {
     speculative?: SpeculativeSetting,
     /** Where its generations are counted; a library's models share one. Defaults to its own. */
     activity?: GenerationActivity,
-    /**
-     * node-llama-cpp's backend, loading or loaded ahead of the model (a model's own process started as a spare, before
-     * its model was known). Defaults to loading it on the first load, with this engine's GPU choice and threads.
-     */
+    /** node-llama-cpp's backend loaded ahead of the model (a spare model process). Defaults to loading it on the first load. */
     binding?: Promise<Llama>
 };
 
