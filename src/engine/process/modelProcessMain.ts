@@ -97,6 +97,22 @@ async function perform(running: LlamaEngine, message: CallMessage, signal: Abort
     }
 }
 
+/** How often the counters are sent while a released sequence is still busy (a prompt state being saved holds it). */
+const statsRefreshMs = 250;
+let statsRefresh: NodeJS.Timeout | undefined;
+
+/**
+ * Sends the counters now and, while a sequence is still busy or a request queued, again every `statsRefreshMs` until
+ * none is: a lease whose prompt state is being saved frees its sequence after the release, with no message to carry it.
+ */
+function reportStatsUntilIdle(running: LlamaEngine): void {
+    const stats = statsOf(running);
+    send({type: "stats", stats});
+    clearTimeout(statsRefresh);
+    if (stats.sequencesBusy > leases.size || stats.queueDepth > 0)
+        statsRefresh = setTimeout(() => reportStatsUntilIdle(running), statsRefreshMs);
+}
+
 function warm({gpu, maxThreads}: WarmBinding): Promise<Llama> {
     const loading = loadNodeLlamaCpp().then((module) => loadLlama(module, gpu, {logLevel: module.LlamaLogLevel.error, maxThreads}));
     // A backend that cannot load fails the model's load, which reports it; nothing is unhandled meanwhile.
@@ -120,7 +136,7 @@ process.on("message", (message: ParentMessage) => {
     else if (message.type === "release") {
         leases.get(message.lease)?.release();
         leases.delete(message.lease);
-        send({type: "stats", stats: statsOf(engine)});
+        reportStatsUntilIdle(engine);
     } else
         void answer(engine, message);
 });
