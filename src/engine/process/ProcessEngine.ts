@@ -125,13 +125,18 @@ export class ProcessEngine implements HostedEngine {
 
     private async doLoad(source: string, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> {
         this.failure = null;
-        const running = this.process ??= this.start();
+        const spare = this.options.spare;
+        // A load that starts the process counts with the spare (`take` … `loadEnded`).
+        const starts = this.process == null;
+        const running = this.process ??= this.start(spare?.take());
         this.settle("loading");
         try {
             return await this.loadIn(running, source, onProgress);
         } finally {
-            // The next spare, once nothing generates for a moment (it must not take the cores from this model's first prompt).
-            this.options.spare?.replenish();
+            // The next spare, once nothing loads or generates for a moment (it must not take the cores from this model's
+            // first prompt).
+            if (starts)
+                spare?.loadEnded();
         }
     }
 
@@ -153,9 +158,9 @@ export class ProcessEngine implements HostedEngine {
         }
     }
 
-    private start(): ModelProcess {
-        const {activity: _activity, log, name: _name, spare: spares, promptCache, ...settings} = this.options;
-        const spare = spares?.take();
+    /** Its process: the spare started ahead when there is one, else a new one. */
+    private start(spare: ModelProcess | undefined): ModelProcess {
+        const {activity: _activity, log, name: _name, spare: _spares, promptCache, ...settings} = this.options;
         const {log: _cacheLog, ...cache} = promptCache ?? {folder: ""};
         const init: ModelProcessInit = {...settings, ...promptCache != null && {promptCache: cache}};
         const handlers = {

@@ -17,6 +17,8 @@ export class SpareModelProcess {
     private spare: ModelProcess | undefined;
     private disposed = false;
     private timer: NodeJS.Timeout | undefined;
+    /** Loads under way (each between `take` and `loadEnded`). */
+    private loads = 0;
 
     public constructor(private readonly binding: WarmBinding, private readonly options: {
         /** What counts as busy: a spare does not start while any generation runs. */
@@ -30,19 +32,32 @@ export class SpareModelProcess {
         return this.spare?.usable === true ? this.spare.pid : undefined;
     }
 
-    /** The spare, if one runs; the caller adopts it. None is started here: `replenish` does, after the load. */
+    /**
+     * A load begins: the spare, if one runs, for it to adopt. No spare starts until every load has ended (`loadEnded`),
+     * whether it took one or not: a process starting beside a load takes the cores it needs.
+     */
     public take(): ModelProcess | undefined {
+        this.loads++;
         const spare = this.spare;
         this.spare = undefined;
         return spare?.usable === true ? spare : undefined;
     }
 
-    /** Starts a spare once nothing has generated for a while, unless one runs or is already due. */
+    /** A load that `take` began has ended (loaded or failed): a new spare follows, once things are quiet. */
+    public loadEnded(): void {
+        this.loads = Math.max(0, this.loads - 1);
+        this.replenish();
+    }
+
+    /** Starts a spare once nothing has loaded or generated for a while, unless one runs or is already due. */
     public replenish(): void {
         if (this.disposed || this.spare?.usable === true || this.timer != null)
             return;
         this.timer = setTimeout(() => {
             this.timer = undefined;
+            // A load under way calls `loadEnded` when it is done, which comes back here.
+            if (this.loads > 0)
+                return;
             if ((this.options.activity?.snapshot().active ?? 0) > 0) {
                 // Busy: wait for the last generation to end, then for the quiet time again.
                 const stop = this.options.activity!.onChange((snapshot) => {

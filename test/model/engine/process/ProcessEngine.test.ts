@@ -133,6 +133,25 @@ describe("ProcessEngine", () => {
                 await new Promise((resolve) => setTimeout(resolve, 20));
             assert.ok(spare.pid != null && spare.pid !== ahead);
             assert.equal((await adopting.generate({turns, maxOutputTokens: 4})).usage.outputTokens, 4);
+
+            // No spare starts while a model loads: a second model takes this spare, and a third one loads with none
+            // left; the next spare comes only after that load (it would take the cores the load needs).
+            const second = new ProcessEngine({...settings, name: "second", spare});
+            const third = new ProcessEngine({...settings, name: "third", spare});
+            try {
+                await second.load(models.qwen);
+                const loading = third.load(models.think);
+                await new Promise((resolve) => setTimeout(resolve, 300));
+                assert.equal(third.state, "loading");
+                assert.equal(spare.pid, undefined, "no spare starts beside a load");
+                await loading;
+                const due = Date.now() + 2000;
+                while (spare.pid == null && Date.now() < due)
+                    await new Promise((resolve) => setTimeout(resolve, 20));
+                assert.ok(spare.pid != null, "a spare after the load");
+            } finally {
+                await Promise.all([second.dispose(), third.dispose()]);
+            }
         } finally {
             await adopting.dispose();
             const last = spare.pid!;
