@@ -84,8 +84,8 @@ export const librarySettings = {
             markdown: true,
             description: "With `#localResponses.models.directory#`: run each model in a process of its own (`process`), so that a "
                 + "native crash in one model fails only its requests and the editor's extension host keeps running, or all in the "
-                + "extension host (`shared`: ~90 MB less per loaded model, and ~0.6 s less on a model's first request). The CLI's "
-                + "`--model-isolation`.",
+                + "extension host (`shared`: ~90 MB less per loaded model, and ~0.8 s less on a load that finds no spare process "
+                + "ready). The CLI's `--model-isolation`.",
             enumDescriptions: [
                 "Each model in its own process: a crash ends that model's requests only, and it loads again on its next request.",
                 "Every model in the extension host's process: a native crash in any model takes the extension host down."
