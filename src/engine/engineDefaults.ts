@@ -60,6 +60,11 @@ export function defaultPromptThreads(): number {
     return Math.max(1, os.availableParallelism());
 }
 
+/** The threads node-llama-cpp's backend is started with: the most either kind of batch evaluates with. */
+export function backendThreads(options: {threads?: number, promptThreads?: number}): number {
+    return Math.max(options.threads ?? defaultThreads(), options.promptThreads ?? defaultPromptThreads());
+}
+
 /**
  * Tokens per native evaluation: the largest prompt step, and, since node-llama-cpp makes llama.cpp's micro-batch as
  * large as the batch, the widest matrix a step multiplies.

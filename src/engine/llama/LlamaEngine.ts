@@ -8,13 +8,13 @@ import {JsonGrammars} from "./prompt/grammars.js";
 import {Emitter} from "../../protocol/Emitter.js";
 import {BatchThreads} from "./runtime/BatchThreads.js";
 import {BusyPoll} from "./runtime/BusyPoll.js";
-import {defaultBatchSize, defaultPromptThreads, defaultQueueLimit, defaultThreads, planContext} from "../engineDefaults.js";
+import {backendThreads, defaultBatchSize, defaultPromptThreads, defaultQueueLimit, defaultThreads, planContext} from "../engineDefaults.js";
 import {EngineError} from "../EngineError.js";
 import {generateOnLease} from "../generateOnLease.js";
 import {GenerationActivity} from "../GenerationActivity.js";
 import {LlamaLease, type LeaseContext} from "./LlamaLease.js";
 import {LoadedModel, promptTooLong} from "./runtime/LoadedModel.js";
-import {loadLlama, loadNodeLlamaCpp, modelGpuLayers, type NodeLlamaCpp} from "../models/loadBinding.js";
+import {loadEngineBackend, loadNodeLlamaCpp, modelGpuLayers, type NodeLlamaCpp} from "../models/loadBinding.js";
 import {modelFingerprint, PromptStateCache} from "./runtime/PromptStateCache.js";
 import {PromptTokenizer} from "./prompt/PromptTokenizer.js";
 import {createSegmentTokenizer} from "./prompt/SegmentTokenizer.js";
@@ -232,10 +232,7 @@ export class LlamaEngine implements ChatEngine {
         try {
             onProgress?.({phase: "binding", progress: 0});
             const binding = await loadNodeLlamaCpp();
-            this.llama ??= await (this.options.binding ?? loadLlama(binding, this.options.gpu ?? false, {
-                logLevel: binding.LlamaLogLevel.error,
-                maxThreads: Math.max(this.threads, this.promptThreads)
-            }));
+            this.llama ??= await (this.options.binding ?? loadEngineBackend(this.options.gpu ?? false, backendThreads(this.options)));
             onProgress?.({phase: "model", progress: 0});
             const model = await this.llama.loadModel({
                 modelPath: path.resolve(modelPath),

@@ -42,6 +42,15 @@ export async function loadLlama(binding: NodeLlamaCpp, gpu: GpuSetting, options:
 }
 
 /**
+ * The backend a model runs on, the same in the server's process, a model process and its spare: the Llama for `gpu`
+ * (see `loadLlama`), logging errors only, its thread pool sized for `maxThreads` (see `backendThreads`).
+ */
+export async function loadEngineBackend(gpu: GpuSetting, maxThreads: number): Promise<Llama> {
+    const binding = await loadNodeLlamaCpp();
+    return loadLlama(binding, gpu, {logLevel: binding.LlamaLogLevel.error, maxThreads});
+}
+
+/**
  * `loadModel`'s `gpuLayers` for the `gpu` setting: 0 where it asks for the CPU only (how the Metal build, the only
  * one on Apple silicon, honours `false`), else node-llama-cpp's own fit.
  */

@@ -9,8 +9,13 @@ import {
 
 export type ModelProcessHandlers = {
     onMessage: (message: ChildMessage) => void,
-    /** The error the calls still waiting fail with when the process ends (`expected`: `dispose` asked it to). */
+    /**
+     * The error a call fails with when the process has ended or its channel is closed (`expected`: `dispose` or `kill`
+     * asked for it). Builds the error only: it may run more than once for one end.
+     */
     failure: (exit: ProcessExit, expected: boolean) => Error,
+    /** The process has ended; called once, before the calls still waiting fail. */
+    onExit?: (exit: ProcessExit, expected: boolean) => void,
     log?: (line: string) => void
 };
 
@@ -35,7 +40,7 @@ const disposeGraceMs = 10_000;
 /**
  * One running model process and its calls: each call a numbered message answered by one `result` or `error`, the
  * messages in between (progress, events) handed to that call's listeners; every other message to `onMessage`. When the
- * process ends, each call still waiting fails with `failure(exit)`.
+ * process ends, `onExit` hears it and each call still waiting fails with `failure(exit)`.
  */
 export class ModelProcess {
     private readonly child: ChildProcess;
@@ -178,6 +183,7 @@ export class ModelProcess {
 
     private ended(code: number | null, signal: NodeJS.Signals | null): ProcessExit {
         const exit = {code, signal, stderr: this.stderrTail.trim()};
+        this.handlers.onExit?.(exit, this.stopping);
         const error = this.handlers.failure(exit, this.stopping);
         for (const call of [...this.pending.keys()])
             this.finish(call, {reject: error});

@@ -1,5 +1,5 @@
 import {Emitter} from "../../protocol/Emitter.js";
-import {defaultPromptThreads, defaultQueueLimit, defaultThreads} from "../engineDefaults.js";
+import {backendThreads, defaultQueueLimit} from "../engineDefaults.js";
 import {EngineError} from "../EngineError.js";
 import {generateOnLease} from "../generateOnLease.js";
 import {GenerationActivity, type ActivitySnapshot} from "../GenerationActivity.js";
@@ -165,7 +165,8 @@ export class ProcessEngine implements HostedEngine {
         const init: ModelProcessInit = {...settings, ...promptCache != null && {promptCache: cache}};
         const handlers = {
             onMessage: (message: ChildMessage) => this.receive(message),
-            failure: (exit: ProcessExit, expected: boolean) => this.ended(started, exit, expected),
+            failure: (exit: ProcessExit, expected: boolean) => this.exitError(exit, expected),
+            onExit: (exit: ProcessExit, expected: boolean) => this.ended(started, exit, expected),
             log: (line: string) => log?.(`${this.options.name}: ${line}`)
         };
         const started: ModelProcess = (spare ?? new ModelProcess(warmBinding(this.options), handlers)).adopt(init, handlers);
@@ -200,23 +201,24 @@ export class ProcessEngine implements HostedEngine {
     }
 
     /** The process ended: asked to (a dispose), or not (a crash, a kill), which fails its model until the next load. */
-    private ended(which: ModelProcess, exit: ProcessExit, expected: boolean): Error {
-        const how = exit.signal != null ? `signal ${exit.signal}` : `exit code ${String(exit.code)}`;
-        const lastLines = exit.stderr.split("\n").filter((line) => line.trim() !== "").slice(-3).join(" / ");
-        const reason = `the model's process ended (${how})${lastLines === "" ? "" : `: ${lastLines}`}`;
-        if (this.process === which) {
-            this.process = undefined;
-            this.mirror({active: 0, generatedTokens: this.mirrored.generatedTokens});
-            if (!expected) {
-                this.failure = reason;
-                this.options.log?.(`models: ${this.options.name}: ${reason}; it loads again on its next request`);
-                this.settle("failed");
-            }
+    private ended(which: ModelProcess, exit: ProcessExit, expected: boolean): void {
+        if (this.process !== which)
+            return;
+        this.process = undefined;
+        this.mirror({active: 0, generatedTokens: this.mirrored.generatedTokens});
+        if (!expected) {
+            this.failure = exitReason(exit);
+            this.options.log?.(`models: ${this.options.name}: ${this.failure}; it loads again on its next request`);
+            this.settle("failed");
         }
+    }
+
+    /** What a call gets once the process has ended: an unload's abort, or the crash with its reason. */
+    private exitError(exit: ProcessExit, expected: boolean): EngineError {
         return expected
             ? new EngineError("aborted", `The model '${this.options.name}' was unloaded.`)
-            : new EngineError("model_crashed", `The model '${this.options.name}' stopped: ${reason}. Its next request loads it again.`,
-                {model: this.options.name});
+            : new EngineError("model_crashed", `The model '${this.options.name}' stopped: ${exitReason(exit)}. `
+                + "Its next request loads it again.", {model: this.options.name});
     }
 
     private settle(state: EngineState): void {
@@ -231,10 +233,16 @@ export class ProcessEngine implements HostedEngine {
     }
 }
 
+/** Why a model process ended, for its model's `failure`: the signal or exit code and its last lines on stderr. */
+function exitReason(exit: ProcessExit): string {
+    const how = exit.signal != null ? `signal ${exit.signal}` : `exit code ${String(exit.code)}`;
+    const lastLines = exit.stderr.split("\n").filter((line) => line.trim() !== "").slice(-3).join(" / ");
+    return `the model's process ended (${how})${lastLines === "" ? "" : `: ${lastLines}`}`;
+}
+
 /** The backend a model process loads before its model: the engine's GPU choice and the most threads it evaluates with. */
 export function warmBinding(options: Pick<LlamaEngineOptions, "gpu" | "threads" | "promptThreads">): WarmBinding {
-    const maxThreads = Math.max(options.threads ?? defaultThreads(), options.promptThreads ?? defaultPromptThreads());
-    return {gpu: options.gpu ?? false, maxThreads};
+    return {gpu: options.gpu ?? false, maxThreads: backendThreads(options)};
 }
 
 /** A sequence held in the model process; released there (once), also when the generation was never started. */

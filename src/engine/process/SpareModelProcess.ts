@@ -17,6 +17,8 @@ export class SpareModelProcess {
     private spare: ModelProcess | undefined;
     private disposed = false;
     private timer: NodeJS.Timeout | undefined;
+    /** Set while a replenish waits for the last generation to end (one subscription, however often it is asked). */
+    private stopWaitingForIdle: (() => void) | undefined;
     /** Loads under way (each between `take` and `loadEnded`). */
     private loads = 0;
 
@@ -51,7 +53,7 @@ export class SpareModelProcess {
 
     /** Starts a spare once nothing has loaded or generated for a while, unless one runs or is already due. */
     public replenish(): void {
-        if (this.disposed || this.spare?.usable === true || this.timer != null)
+        if (this.disposed || this.spare?.usable === true || this.timer != null || this.stopWaitingForIdle != null)
             return;
         this.timer = setTimeout(() => {
             this.timer = undefined;
@@ -60,9 +62,10 @@ export class SpareModelProcess {
                 return;
             if ((this.options.activity?.snapshot().active ?? 0) > 0) {
                 // Busy: wait for the last generation to end, then for the quiet time again.
-                const stop = this.options.activity!.onChange((snapshot) => {
+                this.stopWaitingForIdle = this.options.activity!.onChange((snapshot) => {
                     if (snapshot.active === 0) {
-                        stop();
+                        this.stopWaitingForIdle?.();
+                        this.stopWaitingForIdle = undefined;
                         this.replenish();
                     }
                 });
@@ -79,10 +82,10 @@ export class SpareModelProcess {
             return;
         const spare: ModelProcess = new ModelProcess(this.binding, {
             onMessage: () => undefined,
-            failure: () => {
+            failure: () => new EngineError("not_ready", "The spare model process ended."),
+            onExit: () => {
                 if (this.spare === spare)
                     this.spare = undefined;
-                return new EngineError("not_ready", "The spare model process ended.");
             },
             log: (line) => this.options.log?.(`spare model process: ${line}`)
         });
@@ -92,6 +95,7 @@ export class SpareModelProcess {
     public async dispose(): Promise<void> {
         this.disposed = true;
         clearTimeout(this.timer);
+        this.stopWaitingForIdle?.();
         const spare = this.spare;
         this.spare = undefined;
         spare?.kill("SIGTERM");

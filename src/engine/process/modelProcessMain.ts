@@ -5,7 +5,7 @@
  */
 import {GenerationActivity} from "../GenerationActivity.js";
 import {LlamaEngine, type LlamaEngineOptions} from "../llama/LlamaEngine.js";
-import {loadLlama, loadNodeLlamaCpp} from "../models/loadBinding.js";
+import {loadEngineBackend} from "../models/loadBinding.js";
 import type {EngineLease, EngineStats} from "../types.js";
 import {
     sendableError, type CallMessage, type CallResults, type ChildMessage, type ModelProcessInit, type ParentMessage, type WarmBinding
@@ -114,7 +114,7 @@ function reportStatsUntilIdle(running: LlamaEngine): void {
 }
 
 function warm({gpu, maxThreads}: WarmBinding): Promise<Llama> {
-    const loading = loadNodeLlamaCpp().then((module) => loadLlama(module, gpu, {logLevel: module.LlamaLogLevel.error, maxThreads}));
+    const loading = loadEngineBackend(gpu, maxThreads);
     // A backend that cannot load fails the model's load, which reports it; nothing is unhandled meanwhile.
     loading.catch(() => undefined);
     return loading;

@@ -4,14 +4,13 @@
  * character: a 15 MB input held every other request for 8–17 s when it ran on the event loop.
  */
 import {parentPort, workerData} from "node:worker_threads";
-import {loadLlama, loadNodeLlamaCpp} from "../../models/loadBinding.js";
+import {loadEngineBackend} from "../../models/loadBinding.js";
 import type {TokenizeReply, TokenizeRequest, TokenizerWorkerData} from "./TokenizerWorker.js";
 
 async function main(): Promise<void> {
     const {modelPath, gpu} = workerData as TokenizerWorkerData;
     const port = parentPort!;
-    const binding = await loadNodeLlamaCpp();
-    const llama = await loadLlama(binding, gpu, {logLevel: binding.LlamaLogLevel.error, maxThreads: 1});
+    const llama = await loadEngineBackend(gpu, 1);
     const model = await llama.loadModel({modelPath, vocabOnly: true});
     port.on("message", ({id, text, specialTokens, options}: TokenizeRequest) => {
         let reply: TokenizeReply;

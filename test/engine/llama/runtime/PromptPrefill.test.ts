@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
-import {nextStepTokens} from "../../../../src/engine/llama/runtime/PromptPrefill.js";
+import {alignedStepTokens, nextStepTokens} from "../../../../src/engine/llama/runtime/PromptPrefill.js";
 
 describe("nextStepTokens: the size of the next abortable prompt step", () => {
     it("holds what the target time holds at the last step's rate, up to the batch", () => {
@@ -19,5 +19,27 @@ describe("nextStepTokens: the size of the next abortable prompt step", () => {
         assert.equal(nextStepTokens({tokens: 16, ms: 4000}, 500, 512), 16);
         assert.equal(nextStepTokens({tokens: 16, ms: 300}, 500, 32), 32);
         assert.equal(nextStepTokens({tokens: 16, ms: 0}, 500, 512), 512);
+    });
+});
+
+describe("alignedStepTokens: a step ends on a multiple of its size's power of two, as node-llama-cpp's own batches do", () => {
+    it("realigns after a first step of 64: the next full step ends on 128, then each on the next multiple of 128", () => {
+        assert.equal(alignedStepTokens(64, 128, 128), 64);
+        assert.equal(alignedStepTokens(128, 128, 128), 128);
+    });
+
+    it("grows to the next multiple when the step may hold it, else ends on the one before", () => {
+        // About 100 tokens (quantum 64) from 256: up to 384 when 128 fit in twice the target time, else 320.
+        assert.equal(alignedStepTokens(256, 100, 128), 128);
+        assert.equal(alignedStepTokens(256, 100, 110), 64);
+        // Deep in a prompt, steps of ~50 (quantum 32) from 1,000: the next multiple of 32 is 1,056.
+        assert.equal(alignedStepTokens(1000, 50, 80), 56);
+    });
+
+    it("keeps the size where aligning would halve it: a warm turn's first step after a reused prefix", () => {
+        // 1,530 tokens reused: the first step (64, up to 128) ends on 1,600; with no room to grow it stays 64, since
+        // ending on 1,536 would leave a 6-token step whose decode costs a pass over the weights.
+        assert.equal(alignedStepTokens(1530, 64, 128), 70);
+        assert.equal(alignedStepTokens(1530, 64, 64), 64);
     });
 });

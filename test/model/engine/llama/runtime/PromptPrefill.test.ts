@@ -27,6 +27,11 @@ describe("prompt evaluation in abortable steps (real node-llama-cpp)", () => {
             assert.deepEqual(progress.map((step) => step.total), progress.map(() => first.usage.inputTokens));
             for (let index = 1; index < progress.length; index++)
                 assert.ok(progress[index]!.evaluated > progress[index - 1]!.evaluated, "each step adds tokens");
+            // After the first step of 64, every step ends on a multiple of the batch (128), as node-llama-cpp's own
+            // batches do: llama.cpp computes attention up to the next multiple of 256 cells (alignedStepTokens).
+            const stepEnds = progress.slice(2, -1).map((step) => step.evaluated);
+            assert.ok(stepEnds.length > 2 && stepEnds.every((end) => end % 128 === 0),
+                `steps end on multiples of 128: ${stepEnds.join(", ")}`);
             // The last step is left to generation, which evaluates it with the first output token; then the prompt is all in.
             assert.equal(progress.at(-1)!.evaluated, first.usage.inputTokens, "the prompt is reported all in at the first token");
             const stepped = progress.at(-2)!;
