@@ -44,7 +44,9 @@ export function nextStepTokens(last: {tokens: number, ms: number}, targetStepMs:
 /**
  * How many tokens a step of about `size` from `position` holds so that it ends on a multiple of the largest power of
  * two within `size`: the next multiple when the step may grow that far (`most`), else the one before when that keeps
- * at least half the step; else `size` as it is (the next step aligns).
+ * at least half the step; else `size` as it is (the next step aligns). A step narrower than `efficientStepTokens` stays
+ * as it is: aligning a step of w tokens saves w/2 masked cells, little deep in a prompt where such steps come, and
+ * rounding ~60 down to 32 there doubled the steps (and their passes over the weights) of a 6,000-token prompt.
  *
  * llama.cpp evaluates a batch's attention over the cache's cells up to its last token rounded up to a multiple of 256
  * (it keeps the graph's shape for reuse), the cells past the end masked but computed. Steps of 128 that ended half-way
@@ -54,6 +56,8 @@ export function nextStepTokens(last: {tokens: number, ms: number}, targetStepMs:
  * ends aligned, steps of 64, 64, then 128 took 1.000×.
  */
 export function alignedStepTokens(position: number, size: number, most: number): number {
+    if (size < efficientStepTokens)
+        return size;
     const quantum = 2 ** Math.floor(Math.log2(Math.max(1, size)));
     const later = Math.ceil((position + size) / quantum) * quantum - position;
     if (later <= most)

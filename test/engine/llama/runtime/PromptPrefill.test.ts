@@ -32,8 +32,11 @@ describe("alignedStepTokens: a step ends on a multiple of its size's power of tw
         // About 100 tokens (quantum 64) from 256: up to 384 when 128 fit in twice the target time, else 320.
         assert.equal(alignedStepTokens(256, 100, 128), 128);
         assert.equal(alignedStepTokens(256, 100, 110), 64);
-        // Deep in a prompt, steps of ~50 (quantum 32) from 1,000: the next multiple of 32 is 1,056.
-        assert.equal(alignedStepTokens(1000, 50, 80), 56);
+    });
+
+    it("leaves a step narrower than 64 as it is: deep in a prompt, rounding it down would double the steps", () => {
+        assert.equal(alignedStepTokens(1024, 60, 60), 60);
+        assert.equal(alignedStepTokens(1000, 50, 80), 50);
     });
 
     it("keeps the size where aligning would halve it: a warm turn's first step after a reused prefix", () => {
