@@ -31,14 +31,17 @@ const minStepTokens = 16;
 const efficientStepTokens = 64;
 
 /**
- * The size of the next step, from the last one's: what the target time holds at the measured rate (attention grows
- * with depth, so the rate is re-measured on every step), at least `efficientStepTokens` if they fit in twice the
- * target, never fewer than `minStepTokens` nor more than `maxStepTokens`.
+ * The next step, from the last one's rate (attention grows with depth, so it is re-measured on every step): its
+ * `size`, what the target time holds, at least `efficientStepTokens` if they fit in twice the target, never fewer than
+ * `minStepTokens` nor more than `maxStepTokens`; and the `most` it may grow to when aligned (`alignedStepTokens`), what
+ * twice the target holds, up to `maxStepTokens`.
  */
-export function nextStepTokens(last: {tokens: number, ms: number}, targetStepMs: number, maxStepTokens: number): number {
+export function nextStepRoom(last: {tokens: number, ms: number}, targetStepMs: number,
+    maxStepTokens: number): {size: number, most: number} {
     const tokensIn = (ms: number) => Math.floor(last.tokens * ms / Math.max(1, last.ms));
-    const efficient = Math.min(efficientStepTokens, tokensIn(2 * targetStepMs));
-    return Math.min(maxStepTokens, Math.max(minStepTokens, tokensIn(targetStepMs), efficient));
+    const twice = tokensIn(2 * targetStepMs);
+    const size = Math.min(maxStepTokens, Math.max(minStepTokens, tokensIn(targetStepMs), Math.min(efficientStepTokens, twice)));
+    return {size, most: Math.min(maxStepTokens, Math.max(size, twice))};
 }
 
 /**
@@ -58,7 +61,7 @@ export function nextStepTokens(last: {tokens: number, ms: number}, targetStepMs:
 export function alignedStepTokens(position: number, size: number, most: number): number {
     if (size < efficientStepTokens)
         return size;
-    const quantum = 2 ** Math.floor(Math.log2(Math.max(1, size)));
+    const quantum = 2 ** Math.floor(Math.log2(size));
     const later = Math.ceil((position + size) / quantum) * quantum - position;
     if (later <= most)
         return later;
@@ -100,9 +103,7 @@ export async function prefillPrompt(sequence: LlamaContextSequence, prompt: read
         const ms = performance.now() - started;
         position += chunk.length;
         onProgress?.(progress());
-        const size = nextStepTokens({tokens: chunk.length, ms}, targetStepMs, maxStepTokens);
-        // It may grow to what twice the target time holds (as `nextStepTokens` allows for `efficientStepTokens`).
-        const most = Math.min(maxStepTokens, Math.max(size, Math.floor(chunk.length * 2 * targetStepMs / Math.max(1, ms))));
+        const {size, most} = nextStepRoom({tokens: chunk.length, ms}, targetStepMs, maxStepTokens);
         step = alignedStepTokens(position, size, most);
     }
     throwIfAborted(signal);
