@@ -263,8 +263,8 @@ export interface ModelDirectory {
     list(): LibraryModel[];
     /** The model loaded now (unloading least recently used idle ones to make room); resolves when it is ready. */
     loadModel(id: string, onProgress?: (progress: LoadProgress) => void, keepAliveMs?: number | null): Promise<ModelInfo>;
-    /** Unloads it once its requests have finished; false when it was not loaded. */
-    unloadModel(id: string): Promise<boolean>;
+    /** Unloads it once its requests have finished (or `signal` ends the wait: `aborted`); false when it was not loaded. */
+    unloadModel(id: string, signal?: AbortSignal): Promise<boolean>;
     /** The server's limits: at most this many loaded, within this many bytes (estimates). */
     readonly limits: {maxLoaded: number, memoryBudgetBytes: number, idleUnloadSeconds: number | null};
     /** Fires when a model's status changes or the list changes (a rescan of the models folder). */

@@ -9,7 +9,7 @@ import {nestingTooDeep} from "../protocol/errors.js";
 export const maxJsonNesting = 128;
 
 /** How many leading path segments name the offending parameter (`tools[0].parameters`, `text.format.schema`). */
-const paramSegments = 3;
+export const paramSegments = 3;
 
 /**
  * Refuses (400 `nesting_too_deep`) a parsed JSON value nested deeper than `maxDepth`, naming `param`, or else the

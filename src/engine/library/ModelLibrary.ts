@@ -190,13 +190,22 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
         await Promise.all([...this.entries.values()].map((entry) => this.unloadEntry(entry)));
     }
 
-    public async unloadModel(id: string): Promise<boolean> {
+    /**
+     * Unloads the model once its requests have ended (they are never cut: new ones wait for the unload and load it
+     * again). The wait is on real events only, a release or the end of its load, and ends with `signal` (the asking
+     * client gone): `aborted`, and the model stays.
+     */
+    public async unloadModel(id: string, signal?: AbortSignal): Promise<boolean> {
         const entry = this.entry(id);
         if (!entry.resident)
             return false;
-        // Its requests finish first: new ones wait for the unload and load it again.
-        while (entry.inFlight > 0 || entry.loading != null)
-            await Promise.race([this.released.next(), entry.loading?.catch(() => undefined)]);
+        while (entry.inFlight > 0 || entry.loading != null) {
+            const loading = entry.loading;
+            // Without a load in flight the race is on the release alone: an already settled member would settle it at
+            // once, and the loop would spin without ever yielding to the events that end the requests.
+            await (loading == null ? this.released.next(signal)
+                : Promise.race([this.released.next(signal), loading.catch(() => undefined)]));
+        }
         await this.unloadEntry(entry);
         return true;
     }

@@ -96,8 +96,8 @@ export class RoutedEngine implements HostedEngine, ModelDirectory {
     }
 
     /** An upstream's model is never unloaded from here (false: it was not loaded in this process). */
-    public async unloadModel(id: string): Promise<boolean> {
-        return this.route(id).upstream ? false : await this.parts.local.library.unloadModel(id);
+    public async unloadModel(id: string, signal?: AbortSignal): Promise<boolean> {
+        return this.route(id).upstream ? false : await this.parts.local.library.unloadModel(id, signal);
     }
 
     /** Unloads the local models (the editor's Unload Model); the upstreams stay connected. */

@@ -6,6 +6,7 @@ import {
     receivedError, type CallMessage, type CallRequest, type CallResults, type ChildMessage, type ModelProcessInit, type ParentMessage,
     type WarmBinding
 } from "./modelProcessProtocol.js";
+import {defaultSilenceLimitMs, ProcessWatchdog} from "./ProcessWatchdog.js";
 
 export type ModelProcessHandlers = {
     onMessage: (message: ChildMessage) => void,
@@ -36,6 +37,12 @@ export type ProcessExit = {code: number | null, signal: NodeJS.Signals | null, s
 const stderrTailBytes = 2000;
 /** How long a model process has to end after `dispose` before it is killed. */
 const disposeGraceMs = 10_000;
+/**
+ * How long a cancelled call waits for the process to confirm it. A live process answers within milliseconds (its
+ * generation stops at the next token); past this the call fails `aborted` on this side anyway, so that its request
+ * ends, its model's `in_flight` drops and loads waiting for room go on, whatever the process does.
+ */
+const abortGraceMs = 2000;
 
 /**
  * One running model process and its calls: each call a numbered message answered by one `result` or `error`, the
@@ -49,13 +56,15 @@ export class ModelProcess {
     private stderrTail = "";
     private stopping = false;
     private handlers: ModelProcessHandlers;
+    private readonly watchdog: ProcessWatchdog;
     public readonly exited: Promise<ProcessExit>;
 
     /**
      * Starts the process, which loads node-llama-cpp's native backend (`binding`: the library's GPU choice and threads)
      * at once, before its model is known: a spare started ahead (`SpareModelProcess`) is adopted by the next model to load.
+     * A process that sends nothing, not even its heartbeat, for `silenceLimitMs` is killed: its calls fail as a crash's do.
      */
-    public constructor(binding: WarmBinding, handlers: ModelProcessHandlers) {
+    public constructor(binding: WarmBinding, handlers: ModelProcessHandlers, silenceLimitMs = defaultSilenceLimitMs) {
         this.handlers = handlers;
         const {entry, execArgv} = processEntry();
         this.child = fork(entry, [], {
@@ -74,6 +83,7 @@ export class ModelProcess {
             this.logLines(chunk);
         });
         this.child.on("message", (message: ChildMessage) => this.receive(message));
+        this.watchdog = new ProcessWatchdog(silenceLimitMs, (silentMs) => this.killSilent(silentMs));
         this.exited = new Promise((resolve) => {
             // "error" without "exit" is a process that never started (a missing entry file, no permission to run).
             this.child.once("error", (error) => {
@@ -106,11 +116,19 @@ export class ModelProcess {
     public call<M extends CallRequest>(message: M, listeners: CallListeners = {}, signal?: AbortSignal): Promise<CallResults[M["type"]]> {
         const call = this.nextCall++;
         return new Promise<CallResults[M["type"]]>((resolve, reject) => {
+            const cancelled = () => receivedError({message: "The request was cancelled.", kind: "aborted"});
             if (signal?.aborted)
-                return reject(receivedError({message: "The request was cancelled.", kind: "aborted"}));
-            const onAbort = () => this.post({type: "abort", call});
+                return reject(cancelled());
+            let unconfirmed: NodeJS.Timeout | undefined;
+            const onAbort = () => {
+                this.post({type: "abort", call});
+                unconfirmed = setTimeout(() => this.finish(call, {reject: cancelled()}), abortGraceMs);
+            };
             signal?.addEventListener("abort", onAbort, {once: true});
-            const settle = () => signal?.removeEventListener("abort", onAbort);
+            const settle = () => {
+                clearTimeout(unconfirmed);
+                signal?.removeEventListener("abort", onAbort);
+            };
             this.pending.set(call, {
                 ...listeners,
                 resolve: (value) => {settle(); resolve(value as CallResults[M["type"]]);},
@@ -149,7 +167,20 @@ export class ModelProcess {
         this.child.kill(signal);
     }
 
+    /** It stopped answering (stopped, or blocked in native code): ended as a crash, so its calls fail `model_crashed`. */
+    private killSilent(silentMs: number): void {
+        if (this.stopping || this.child.exitCode != null)
+            return;
+        const line = `it answered nothing for ${Math.round(silentMs / 1000)} s and was ended by the server`;
+        this.stderrTail += `\n${line}`;
+        this.handlers.log?.(line);
+        this.child.kill("SIGKILL");
+    }
+
     private receive(message: ChildMessage): void {
+        this.watchdog.heard();
+        if (message.type === "heartbeat")
+            return;
         if (message.type === "result" || message.type === "error") {
             this.handlers.onMessage(message);
             this.finish(message.call, message.type === "result" ? {resolve: message.value} : {reject: receivedError(message.error)});
@@ -182,6 +213,7 @@ export class ModelProcess {
     }
 
     private ended(code: number | null, signal: NodeJS.Signals | null): ProcessExit {
+        this.watchdog.stop();
         const exit = {code, signal, stderr: this.stderrTail.trim()};
         this.handlers.onExit?.(exit, this.stopping);
         const error = this.handlers.failure(exit, this.stopping);

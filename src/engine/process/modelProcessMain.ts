@@ -6,6 +6,7 @@
 import {GenerationActivity} from "../GenerationActivity.js";
 import {LlamaEngine, type LlamaEngineOptions} from "../llama/LlamaEngine.js";
 import {loadEngineBackend} from "../models/loadBinding.js";
+import {heartbeatIntervalMs} from "./ProcessWatchdog.js";
 import type {EngineLease, EngineStats} from "../types.js";
 import {
     sendableError, type CallMessage, type CallResults, type ChildMessage, type ModelProcessInit, type ParentMessage, type WarmBinding
@@ -140,6 +141,9 @@ process.on("message", (message: ParentMessage) => {
     } else
         void answer(engine, message);
 });
+
+// Alive, whatever the engine is doing: the server kills a process that falls silent (ProcessWatchdog).
+setInterval(() => send({type: "heartbeat"}), heartbeatIntervalMs);
 
 // The server's process went away (it exited, or was killed): a model process never outlives it.
 process.on("disconnect", () => process.exit(0));

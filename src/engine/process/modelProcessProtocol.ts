@@ -60,7 +60,9 @@ export type ChildMessage =
     | {type: "stats", stats: EngineStats}
     | {type: "generation", summary: GenerationSummary}
     | {type: "activity", snapshot: ActivitySnapshot}
-    | {type: "log", line: string};
+    | {type: "log", line: string}
+    /** Sent every `heartbeatIntervalMs` whatever the process does: silence means it hangs (`ProcessWatchdog`). */
+    | {type: "heartbeat"};
 
 /** What each call answers with. */
 export type CallResults = {

@@ -3,8 +3,9 @@ import type {Readable} from "node:stream";
 import zlib from "node:zlib";
 import type {ErrorRequestHandler, Request, RequestHandler} from "express";
 import typeis from "type-is";
-import {invalidBodyEncoding, invalidJson, requestTooLarge, unsupportedMediaType} from "../../protocol/errors.js";
-import {checkJsonNesting} from "../../responses/jsonNesting.js";
+import {invalidBodyEncoding, invalidJson, nestingTooDeep, requestTooLarge, unsupportedMediaType} from "../../protocol/errors.js";
+import {checkJsonNesting, maxJsonNesting, paramOfPath, paramSegments} from "../../responses/jsonNesting.js";
+import {leadingPathPastDepth} from "./jsonPathAtDepth.js";
 import {JsonContainerCounter, maxJsonContainers} from "./jsonValueCount.js";
 
 /** Largest accepted JSON body; Codex sends ~40 KB, long agent histories a few MB. */
@@ -22,15 +23,16 @@ const decompressors: Record<string, () => zlib.Gunzip | zlib.Inflate | zlib.Brot
 
 /** A body failure carried to `bodyErrors`, which answers it in the protocol's shape. */
 class BodyError extends Error {
-    constructor(readonly kind: "too-large" | "too-many-values" | "encoding" | "media-type" | "parse", message: string,
-        readonly encoding?: string) {
+    constructor(readonly kind: "too-large" | "too-many-values" | "too-deep" | "encoding" | "media-type" | "parse", message: string,
+        readonly encoding?: string, readonly param?: string | null) {
         super(message);
     }
 }
 
 /**
  * Reads a JSON body as it arrives, chunk by chunk: each chunk is decompressed, counted (objects and arrays, refused
- * past `maxJsonContainers` before anything is parsed) and decoded on its own network event, so only `JSON.parse` runs
+ * past `maxJsonContainers` or deeper than `maxJsonNesting` before anything is parsed: a body refused for either is
+ * never parsed whole) and decoded on its own network event, so only `JSON.parse` runs
  * on the whole body at once. Body-parser cannot do this: its `verify` hook sees the body only whole, and asking for
  * it makes body-parser concatenate and decode all of it in the same tick as the parse (a 15 MB prompt held the event
  * loop ~150 ms longer).
@@ -75,10 +77,14 @@ function readJsonBody(limitBytes: number): RequestHandler {
             if (received > limitBytes)
                 return fail(new BodyError("too-large", `The request body exceeds the limit of ${limitBytes} bytes.`));
             counter.feed(chunk);
+            text += decoder.write(chunk);
+            if (counter.tooDeep) {
+                const path = leadingPathPastDepth(text, maxJsonNesting, paramSegments);
+                return fail(new BodyError("too-deep", "", undefined, path == null || path.length === 0 ? null : paramOfPath(path)));
+            }
             if (counter.exceeds(maxJsonContainers))
                 return fail(new BodyError("too-many-values",
                     `The request body holds more than ${maxJsonContainers} JSON objects and arrays.`));
-            text += decoder.write(chunk);
         });
         source.once("error", () => fail(new BodyError("encoding", "", encoding)));
         req.once("aborted", () => {settled = true;});
@@ -139,6 +145,8 @@ export const bodyErrors: ErrorRequestHandler = (error, _req, _res, next) => {
         case "too-large":
         case "too-many-values":
             return next(requestTooLarge(error.message));
+        case "too-deep":
+            return next(nestingTooDeep(maxJsonNesting, error.param ?? null));
         case "encoding":
             return next(invalidBodyEncoding(error.encoding ?? "identity"));
         case "media-type":

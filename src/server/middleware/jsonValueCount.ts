@@ -20,16 +20,16 @@ const backslash = 0x5c;
 export class JsonContainerCounter {
     /** Objects and arrays seen so far. */
     containers = 0;
-    /** Set once an opening bracket lies deeper than the nesting limit: such a body is the nesting check's to refuse. */
+    /** Set once an opening bracket lies deeper than the nesting limit: the body is refused there, never parsed. */
     tooDeep = false;
     private depth = 0;
     private inString = false;
     /** Backslashes that ended the previous chunk inside a string: they escape or not the next chunk's first quote. */
     private trailingBackslashes = 0;
 
-    /** Whether more than `limit` containers were seen in a body the nesting check does not refuse first. */
+    /** Whether more than `limit` containers were seen. */
     exceeds(limit: number): boolean {
-        return this.containers > limit && !this.tooDeep;
+        return this.containers > limit;
     }
 
     feed(chunk: Buffer): void {

@@ -4,6 +4,7 @@ import {codexModelEntry} from "./codexModels.js";
 import {chatFormatWire} from "./chatFormatWire.js";
 import {parseKeepAlive} from "../../responses/keepAlive.js";
 import {isObject} from "../../protocol/isObject.js";
+import {disconnectSignal} from "./foreground.js";
 
 /** OpenAI's model object, with what a local server adds: the context, the chat format, and a library model's state. */
 type ModelObject = {id: string, object: "model", created: number, owned_by: string, context_window: number | null}
@@ -55,7 +56,8 @@ export function modelsRouter(engine: ChatEngine, startedAt: number): Router {
         if (library == null)
             return next();
         const id = library.resolve(req.params.id);
-        const unloaded = await library.unloadModel(id);
+        // It waits for the model's requests to end, and stops waiting when its own client goes.
+        const unloaded = await library.unloadModel(id, disconnectSignal(res));
         res.json({...libraryObject(library.list().find((model) => model.id === id)!, startedAt), unloaded});
     });
     return router;

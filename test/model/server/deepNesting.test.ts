@@ -92,6 +92,20 @@ describe("deeply nested JSON is refused with 400 naming the parameter, never a s
         }
     });
 
+    it("one deep item first: the body is refused there, never parsed whole (a 16 MB body of [] behind it, audit 4 item 3)", async () => {
+        // Before: the deep item switched the 100,000-container cap off, the whole body went to JSON.parse (2.1 s, +330 MB).
+        const body = `{"model": "m", "input": [{"role": "user", "content": "hi"}], "metadata": ${nestedArray(130)}, "tools": [`
+            + `${"[],".repeat(Math.floor((15 * 2 ** 20) / 3))}[]]}`;
+        const started = performance.now();
+        await expectTooDeep("/v1/responses", body, "metadata[0][0]");
+        const elapsed = performance.now() - started;
+        const list = performance.now();
+        assert.equal((await server.fetch("/v1/models")).status, 200);
+        assert.ok(performance.now() - list < 300, `GET /v1/models took ${Math.round(performance.now() - list)} ms after it`);
+        // The request's own cost is reading 15 MB off the socket, not parsing it (before: 2.1 s).
+        assert.ok(elapsed < 1500, `refused after ${Math.round(elapsed)} ms`);
+    });
+
     it("schemas as deep as the schema rules allow still work, and one level more is schema_too_deep", async () => {
         const accepted = await server.fetch("/v1/responses/input_tokens", {
             method: "POST", headers: {"content-type": "application/json"},

@@ -48,10 +48,13 @@ describe("JsonContainerCounter", () => {
         assert.equal(counted(JSON.stringify({input: long, tail: [{}]})).containers, 3);
     });
 
-    it("a body nested past the nesting limit never exceeds the count limit: the nesting check answers it", () => {
+    it("a body nested past the nesting limit is flagged (the reader refuses it there); one deep item lifts no count", () => {
         const deep = counted("[".repeat(maxJsonNesting + 1) + "]".repeat(maxJsonNesting + 1));
         assert.equal(deep.tooDeep, true);
-        assert.equal(deep.exceeds(10), false);
+        // The audit's body: one 130-deep item, then containers past the count limit, all still counted.
+        const deepThenMany = counted(`[${"[".repeat(130)}${"]".repeat(130)}${",[]".repeat(200)}]`);
+        assert.equal(deepThenMany.tooDeep, true);
+        assert.equal(deepThenMany.exceeds(100), true);
         const deepest = counted("[".repeat(maxJsonNesting) + "]".repeat(maxJsonNesting));
         assert.equal(deepest.containers, maxJsonNesting);
         assert.equal(deepest.exceeds(maxJsonNesting - 1), true);
