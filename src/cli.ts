@@ -69,7 +69,8 @@ async function main(argv: string[]): Promise<number> {
     let exposureWarnings: string[];
     try {
         exposureWarnings = checkExposure({
-            host: config.host, authRequired: config.apiKeys.length > 0 || !options.noAuth, allowedOrigins: config.allowedOrigins
+            host: config.host, authRequired: config.apiKeys.length + config.adminApiKeys.length > 0 || !options.noAuth,
+            allowedOrigins: config.allowedOrigins
         });
     } catch (error) {
         if (!(error instanceof ExposureRefusal))

@@ -47,6 +47,8 @@ export type PromptShape = Pick<GenerationRequest, ShapeFields> & {
      * the model had stands. An engine of one model ignores it.
      */
     keepAliveMs?: number | null,
+    /** Who asks (the API key's owner id): a model library keeps each caller's last use apart (`LibraryModel.lastUsedBy`). */
+    usedBy?: string,
     /**
      * Called when the request has passed every check and starts to wait for a free sequence, so a stream can begin
      * (`response.created`) before a wait that may be long. Not called when a sequence is free at once.
@@ -241,6 +243,8 @@ export type LibraryModel = {
     inFlight: number,
     /** Epoch milliseconds of its last request's end (null: never used since the server started). */
     lastUsedAt: number | null,
+    /** Each caller's (`PromptShape.usedBy`) own last use of it, epoch milliseconds: what a key may be shown of the timing. */
+    lastUsedBy: ReadonlyMap<string, number>,
     /**
      * How long it stays loaded once idle, in milliseconds: its last request's `keep_alive`, else the operator's
      * `--idle-unload-secs`; null: it is never unloaded for idleness.
@@ -262,7 +266,7 @@ export interface ModelDirectory {
     resolve(requested: string | null): string;
     list(): LibraryModel[];
     /** The model loaded now (unloading least recently used idle ones to make room); resolves when it is ready. */
-    loadModel(id: string, onProgress?: (progress: LoadProgress) => void, keepAliveMs?: number | null): Promise<ModelInfo>;
+    loadModel(id: string, onProgress?: (progress: LoadProgress) => void, keepAliveMs?: number | null, usedBy?: string): Promise<ModelInfo>;
     /** Unloads it once its requests have finished (or `signal` ends the wait: `aborted`); false when it was not loaded. */
     unloadModel(id: string, signal?: AbortSignal): Promise<boolean>;
     /** The server's limits: at most this many loaded, within this many bytes (estimates). */

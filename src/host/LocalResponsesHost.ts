@@ -11,6 +11,7 @@ import {LanguageModelChatService} from "../protocols/lm/LanguageModelChatService
 import {MessagesService} from "../protocols/messages/MessagesService.js";
 import {createApp} from "../server/app.js";
 import {HttpServer} from "../server/HttpServer.js";
+import {checkPin, modelAccess} from "../server/modelAccess.js";
 import {ResponsesWebSocketServer} from "../server/websocket/ResponsesWebSocketServer.js";
 import type {RequestLogEntry} from "../server/middleware/requestLog.js";
 import {ServerMetrics} from "../server/metrics.js";
@@ -61,6 +62,7 @@ export class LocalResponsesHost {
     public readonly jobs: BackgroundJobs;
     public readonly metrics: ServerMetrics;
     private readonly http: HttpServer;
+    private keyUnion: {apiKeys: string[], adminApiKeys: string[], union: string[]} | undefined;
     private endpoint: string | null = null;
     /** The durable stores' database, opened by the first `start()` (null for `--store memory`). */
     private storage: Promise<StoreDatabase | null> | null = null;
@@ -108,6 +110,9 @@ export class LocalResponsesHost {
         this.metrics = new ServerMetrics({
             engine: this.engine, store: this.store, conversations: this.conversations, jobs: this.jobs, readers
         });
+        const access = modelAccess({
+            apiKeys: () => this.acceptedKeys(), adminApiKeys: () => this.config.adminApiKeys, statusAllKeys: config.statusAllKeys
+        });
         this.http = new HttpServer(createApp({
             engine: this.engine,
             responses: this.responses,
@@ -119,7 +124,8 @@ export class LocalResponsesHost {
                 streamWriteTimeoutMs: config.background.streamWriteTimeoutSeconds * 1000,
                 statusAllKeys: config.statusAllKeys
             },
-            apiKeys: () => this.config.apiKeys,
+            apiKeys: () => this.acceptedKeys(),
+            access,
             allowedOrigins: config.allowedOrigins,
             bodyLimitBytes: config.bodyLimitBytes,
             streamKeepAliveMs: config.streamKeepAliveSeconds * 1000,
@@ -128,7 +134,8 @@ export class LocalResponsesHost {
             log: events.log
         }), new ResponsesWebSocketServer({
             responses: this.responses,
-            apiKeys: () => this.config.apiKeys,
+            apiKeys: () => this.acceptedKeys(),
+            checkRequest: (owner, body) => checkPin(access, owner, body),
             allowedOrigins: config.allowedOrigins,
             maxPayloadBytes: config.bodyLimitBytes,
             pingIntervalMs: config.streamKeepAliveSeconds * 1000,
@@ -238,6 +245,19 @@ export class LocalResponsesHost {
     public async unloadModel(): Promise<void> {
         await this.engine.unload();
         this.events.log?.("model: unloaded");
+    }
+
+    /**
+     * The keys a request may carry: the configured ones and the operator's. The same array while neither list changes:
+     * authentication keeps each list's key digests by its identity.
+     */
+    private acceptedKeys(): string[] {
+        const {apiKeys, adminApiKeys} = this.config;
+        if (adminApiKeys.length === 0)
+            return apiKeys;
+        if (this.keyUnion?.apiKeys !== apiKeys || this.keyUnion.adminApiKeys !== adminApiKeys)
+            this.keyUnion = {apiKeys, adminApiKeys, union: [...new Set([...apiKeys, ...adminApiKeys])]};
+        return this.keyUnion.union;
     }
 
     /** Replaces the accepted keys (rotation applies to the next request). */

@@ -64,6 +64,11 @@ export type HostConfig = {
     port: number,
     /** Accepted API keys; empty disables authentication (the CLI generates one unless told otherwise). */
     apiKeys: string[],
+    /**
+     * The operator's keys (`--admin-api-key`), accepted besides `apiKeys`: they see every key's traffic and may unload
+     * and pin library models. None: a server of one key lets that key do so, one of several keys lets none over HTTP.
+     */
+    adminApiKeys: string[],
     /** Threads for generation batches (`--threads`). */
     threads: number,
     /** Threads for prompt-evaluation batches (`--prompt-threads`). */
@@ -222,6 +227,7 @@ export function defaultConfig(): HostConfig {
         host: "127.0.0.1",
         port: 8080,
         apiKeys: [],
+        adminApiKeys: [],
         threads: defaultThreads(),
         promptThreads: defaultPromptThreads(),
         contextSize: null,

@@ -33,6 +33,8 @@ export type ApiErrorCode =
     | "invalid_body_encoding" | "request_too_large" | "unsupported_media_type" | "invalid_path" | "missing_host"
     | "invalid_host" | "origin_not_allowed" | "invalid_api_key" | "request_header_fields_too_large" | "request_timeout"
     | "invalid_http_request" | "unknown_route" | "method_not_allowed" | "invalid_websocket_handshake"
+    // A model library's management, for the operator's keys only.
+    | "admin_key_required"
     // Lookups.
     | "not_found" | "previous_response_not_found" | "conversation_not_found" | "item_not_found" | "model_not_found"
     // State and admission.

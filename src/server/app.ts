@@ -10,6 +10,7 @@ import type {BackgroundJobs} from "../responses/background/BackgroundJobs.js";
 import type {StreamReaderSlots} from "./StreamReaderSlots.js";
 import type {ServerMetrics, StoreOccupancy} from "./metrics.js";
 import {apiKeyAuth} from "./middleware/auth.js";
+import {checkPin, modelAccess, type ModelAccess} from "./modelAccess.js";
 import {errorHandler} from "./middleware/errorHandler.js";
 import {hostCheck} from "./middleware/hostCheck.js";
 import {bodyErrors, jsonBody} from "./middleware/jsonBody.js";
@@ -29,8 +30,10 @@ export type AppOptions = {
     /** Chat Completions and Anthropic Messages on the Responses service: built by the composition root (the host). */
     chat: ChatCompletionsService,
     messages: MessagesService,
-    /** API keys; empty means no authentication. Read on every request, so rotation applies at once. */
+    /** API keys (the operator's among them); empty means no authentication. Read on every request, so rotation applies at once. */
     apiKeys: () => readonly string[],
+    /** Who sees all traffic and may unload and pin models (`modelAccess`); defaults to no operator's keys. */
+    access?: ModelAccess,
     /** Browser origins allowed to call the API (CORS); none by default. */
     allowedOrigins?: readonly string[],
     bodyLimitBytes?: number,
@@ -76,12 +79,18 @@ export function createApp(options: AppOptions): Express {
     app.use(apiKeyAuth(options.apiKeys));
     app.use(jsonBody(options.bodyLimitBytes));
     app.use(bodyErrors);
+    const access = options.access
+        ?? modelAccess({apiKeys: options.apiKeys, adminApiKeys: () => [], statusAllKeys: stateful?.statusAllKeys});
+    // Any request may carry Ollama's keep_alive; a pin is refused here, in the protocol's shape, before any generation.
+    app.use((req, _res, next) => {
+        if (req.method === "POST")
+            checkPin(access, req.owner, req.body);
+        next();
+    });
 
     const api = express.Router();
     if (stateful != null) {
-        // With one key (or none) there is no one else's traffic to keep from it.
-        const seesAll = () => stateful.statusAllKeys === true || options.apiKeys().length <= 1;
-        api.use(statusRouter({engine: options.engine, ...stateful}, stateful.metrics, seesAll));
+        api.use(statusRouter({engine: options.engine, ...stateful}, stateful.metrics, (owner) => access.seesAll(owner)));
         api.use(compactRouter(stateful.compactor, options.responses));
         api.use(conversationsRouter(stateful.conversationsService));
     }
@@ -94,7 +103,7 @@ export function createApp(options: AppOptions): Express {
     }));
     api.use(chatCompletionsRouter(options.chat, streams));
     api.use(messagesRouter(options.messages, streams));
-    api.use(modelsRouter(options.engine, Math.floor(Date.now() / 1000)));
+    api.use(modelsRouter(options.engine, Math.floor(Date.now() / 1000), access));
     app.use("/v1", api);
     app.use(api);
 

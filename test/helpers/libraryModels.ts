@@ -6,7 +6,7 @@ import type {LibraryModelItem} from "../../src/vscode/clientConfig/libraryModelI
 export function libraryEntry(id: string, fields: Partial<LibraryModel> = {}): LibraryModel {
     return {
         id, aliases: [], path: `/m/${id}.gguf`, fileBytes: 2 * 2 ** 30, quantization: null, status: "unloaded", failure: null,
-        estimatedBytes: null, info: null, contextSize: null, inFlight: 0, lastUsedAt: null, keepAliveMs: null,
+        estimatedBytes: null, info: null, contextSize: null, inFlight: 0, lastUsedAt: null, lastUsedBy: new Map(), keepAliveMs: null,
         idleUnloadAt: null, stats: null, ...fields
     };
 }

@@ -22,6 +22,8 @@ export class LibraryEntry {
     /** Requests that hold one of its sequences, wait for one, or wait for it to load: it is not unloaded while any do. */
     public inFlight = 0;
     public lastUsedAt: number | null = null;
+    /** Each caller's own last use (bounded by the number of API keys). */
+    public readonly lastUsedBy = new Map<string, number>();
     /**
      * The keep-alive its last request asked for (Ollama's `keep_alive`, ms; Infinity: never idle-unloaded), which
      * stands until a later request asks for another; null: the operator's `--idle-unload-secs`.
@@ -112,6 +114,7 @@ export class LibraryEntry {
             quantization: this.spec.quantization, status: this.status, failure: this.failure, estimatedBytes: this.estimatedBytes,
             info, contextSize: info?.contextSize ?? this.spec.contextSize ?? this.estimatedContextSize, inFlight: this.inFlight,
             lastUsedAt: this.lastUsedAt,
+            lastUsedBy: new Map(this.lastUsedBy),
             keepAliveMs: keepAliveMs === Infinity ? null : keepAliveMs,
             idleUnloadAt: this.idleUnloadAt(defaultIdleMs),
             stats: this.loaded ? this.engine.stats() : null

@@ -169,10 +169,11 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
     }
 
     /** Loads it as a request would (`POST /v1/models/{id}/load`): a `keep_alive` given stands as a request's does. */
-    public readonly loadModel = (id: string, onProgress?: OnLoadProgress, keepAliveMs?: number | null): Promise<ModelInfo> =>
-        this.loadKeptAlive(id, onProgress, keepAliveMs);
+    public readonly loadModel: ModelDirectory["loadModel"] = (id, onProgress, keepAliveMs, usedBy) =>
+        this.loadKeptAlive(id, onProgress, keepAliveMs, usedBy);
 
-    private async loadKeptAlive(source: string, onProgress?: OnLoadProgress, keepAliveMs?: number | null): Promise<ModelInfo> {
+    private async loadKeptAlive(source: string, onProgress?: OnLoadProgress, keepAliveMs?: number | null,
+        usedBy?: string): Promise<ModelInfo> {
         const byFile = [...this.entries.values()].find((entry) => source !== "" && path.resolve(source) === entry.spec.path);
         const entry = byFile ?? this.entry(source);
         entry.inFlight++;
@@ -181,7 +182,7 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
             this.lastUsed = entry;
             return entry.engine.model!;
         } finally {
-            this.finished(entry, keepAliveMs);
+            this.finished(entry, keepAliveMs, usedBy);
         }
     }
 
@@ -265,12 +266,12 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
                         return;
                     released = true;
                     lease.release();
-                    this.finished(entry, shape.keepAliveMs);
+                    this.finished(entry, shape.keepAliveMs, shape.usedBy);
                 }
             };
         } finally {
             if (!leased)
-                this.finished(entry, shape.keepAliveMs);
+                this.finished(entry, shape.keepAliveMs, shape.usedBy);
         }
     }
 
@@ -291,9 +292,11 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
     }
 
     /** A request for `entry` ended; its keep_alive, when it gave one (`PromptShape.keepAliveMs`), is the model's from now. */
-    private finished(entry: LibraryEntry, keepAliveMs?: number | null): void {
+    private finished(entry: LibraryEntry, keepAliveMs?: number | null, usedBy?: string): void {
         entry.inFlight = Math.max(0, entry.inFlight - 1);
         entry.lastUsedAt = this.now();
+        if (usedBy != null)
+            entry.lastUsedBy.set(usedBy, entry.lastUsedAt);
         if (keepAliveMs !== undefined)
             entry.keepAliveMs = keepAliveMs;
         this.released.emit();

@@ -21,6 +21,9 @@ export type RoutedEngineParts = {
 /** How a model name is served: by which engine, under which id, and whether that is the upstream. */
 type Route = {engine: HostedEngine, id: string, upstream: boolean};
 
+/** An upstream model's use as the lists show it: requests in flight, the last one's end, each caller's own. */
+type UpstreamUse = {inFlight: number, lastUsedAt: number | null, lastUsedBy: Map<string, number>};
+
 /**
  * A model library beside upstream servers on one endpoint (`--upstream` with `--model`/`--models-dir`): a request goes,
  * by its `model`, to the library when the library resolves the name, else to the upstreams when they serve it, else it
@@ -32,7 +35,7 @@ export class RoutedEngine implements HostedEngine, ModelDirectory {
     /** Its models are a local library's; the upstreams' are entries of it, which no caller needs to tell apart. */
     public readonly kind = "local";
     /** Requests on each upstream model now, and when its last one ended (the library counts its own models'). */
-    private readonly upstreamUse = new Map<string, {inFlight: number, lastUsedAt: number | null}>();
+    private readonly upstreamUse = new Map<string, UpstreamUse>();
 
     public constructor(private readonly parts: RoutedEngineParts, private readonly now: () => number = Date.now) {}
 
@@ -76,7 +79,8 @@ export class RoutedEngine implements HostedEngine, ModelDirectory {
             return {
                 id, aliases: [], path: info.path, fileBytes: 0, quantization: null, status: "loaded", failure: null,
                 estimatedBytes: null, info: {...info, id, contextSize}, contextSize, inFlight: use?.inFlight ?? 0,
-                lastUsedAt: use?.lastUsedAt ?? null, keepAliveMs: null, idleUnloadAt: null, stats, upstreamHosts
+                lastUsedAt: use?.lastUsedAt ?? null, lastUsedBy: new Map(use?.lastUsedBy), keepAliveMs: null, idleUnloadAt: null,
+                stats, upstreamHosts
             };
         })];
     }
@@ -86,8 +90,8 @@ export class RoutedEngine implements HostedEngine, ModelDirectory {
         return this.upstreamInfo(source) ?? await this.parts.local.load(source, onProgress);
     }
 
-    public readonly loadModel: ModelDirectory["loadModel"] = async (id, onProgress, keepAliveMs) =>
-        this.upstreamInfo(id) ?? await this.parts.local.library.loadModel(id, onProgress, keepAliveMs);
+    public readonly loadModel: ModelDirectory["loadModel"] = async (id, onProgress, keepAliveMs, usedBy) =>
+        this.upstreamInfo(id) ?? await this.parts.local.library.loadModel(id, onProgress, keepAliveMs, usedBy);
 
     /** An upstream's model under `name` while connected; null when no upstream serves that name. */
     private upstreamInfo(name: string): ModelInfo | null {
@@ -150,7 +154,7 @@ export class RoutedEngine implements HostedEngine, ModelDirectory {
         if (!route.upstream)
             return await route.engine.acquire(turns, tools, signal, shape);
         const lease = await route.engine.acquire(turns, tools, signal, {...shape, model: route.id});
-        const use = this.upstreamUse.get(route.id) ?? {inFlight: 0, lastUsedAt: null};
+        const use = this.upstreamUse.get(route.id) ?? {inFlight: 0, lastUsedAt: null, lastUsedBy: new Map<string, number>()};
         this.upstreamUse.set(route.id, use);
         use.inFlight++;
         let released = false;
@@ -166,6 +170,8 @@ export class RoutedEngine implements HostedEngine, ModelDirectory {
                 lease.release();
                 use.inFlight--;
                 use.lastUsedAt = this.now();
+                if (shape.usedBy != null)
+                    use.lastUsedBy.set(shape.usedBy, use.lastUsedAt);
             }
         };
     }

@@ -6,7 +6,7 @@ import {
     receivedError, type CallMessage, type CallRequest, type CallResults, type ChildMessage, type ModelProcessInit, type ParentMessage,
     type WarmBinding
 } from "./modelProcessProtocol.js";
-import {defaultSilenceLimitMs, ProcessWatchdog} from "./ProcessWatchdog.js";
+import {defaultSilenceLimitMs, heartbeatIntervalMs, ProcessWatchdog} from "./ProcessWatchdog.js";
 
 export type ModelProcessHandlers = {
     onMessage: (message: ChildMessage) => void,
@@ -153,6 +153,9 @@ export class ModelProcess {
         if (this.stopping)
             return void await this.exited;
         this.stopping = true;
+        // A live process ends in well under a second, heartbeats going on while llama.cpp frees its memory; one already
+        // silent (stopped, hung) is not waited for: another model may be waiting for this one's room.
+        this.watchdog.tighten(3 * heartbeatIntervalMs);
         const killer = setTimeout(() => this.child.kill("SIGKILL"), disposeGraceMs);
         this.call({type: "dispose"}).catch(() => undefined);
         await this.exited;
@@ -167,13 +170,17 @@ export class ModelProcess {
         this.child.kill(signal);
     }
 
-    /** It stopped answering (stopped, or blocked in native code): ended as a crash, so its calls fail `model_crashed`. */
+    /**
+     * It stopped answering (stopped, or blocked in native code): ended as a crash (its calls fail `model_crashed`), or as
+     * asked when it was being disposed.
+     */
     private killSilent(silentMs: number): void {
-        if (this.stopping || this.child.exitCode != null)
+        if (this.child.exitCode != null)
             return;
         const line = `it answered nothing for ${Math.round(silentMs / 1000)} s and was ended by the server`;
         this.stderrTail += `\n${line}`;
         this.handlers.log?.(line);
+        this.child.ref();
         this.child.kill("SIGKILL");
     }
 

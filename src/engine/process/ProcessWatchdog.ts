@@ -18,7 +18,7 @@ export class ProcessWatchdog {
     private lastTick = performance.now();
     private readonly timer: NodeJS.Timeout;
 
-    public constructor(private readonly silenceLimitMs: number, private readonly onSilent: (silentMs: number) => void) {
+    public constructor(private silenceLimitMs: number, private readonly onSilent: (silentMs: number) => void) {
         this.timer = setInterval(() => this.tick(), heartbeatIntervalMs);
         // It never holds the server's process open by itself.
         this.timer.unref();
@@ -27,6 +27,11 @@ export class ProcessWatchdog {
     /** A message came from the process. */
     public heard(): void {
         this.lastHeard = performance.now();
+    }
+
+    /** From now on a shorter silence is enough (a process asked to end has nothing left to be busy with but that). */
+    public tighten(silenceLimitMs: number): void {
+        this.silenceLimitMs = Math.min(this.silenceLimitMs, silenceLimitMs);
     }
 
     public stop(): void {

@@ -34,6 +34,17 @@ export const serverSettings = {
             config.apiKeys = value;
         }
     }),
+    adminApiKey: cliSetting({
+        kind: list({many: "API keys"}),
+        cli: {
+            flag: "admin-api-key", env: "LOCAL_RESPONSES_ADMIN_API_KEY",
+            help: "the operator's API key, accepted besides the others: sees every key's traffic, may unload models and pin them "
+                + "(keep_alive < 0); without one, only a server of a single key lets it (repeatable; env: comma-separated)"
+        },
+        apply(config, value) {
+            config.adminApiKeys = value;
+        }
+    }),
     apiKeyFile: cliSetting({
         kind: text(),
         cli: {

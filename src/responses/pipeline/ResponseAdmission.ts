@@ -66,7 +66,7 @@ export class ResponseAdmission {
             const partition = {cachePartition: this.cachePartition(admitted.owner), keepPromptOnDisk: this.keepsPromptOnDisk(admitted)};
             const {keepAliveMs} = admitted.params;
             const lease = await this.engine.acquire(admitted.turns, shape.tools ?? [], signal,
-                {...shape, ...partition, affinityKey, onQueued, model: admitted.response.model, keepAliveMs});
+                {...shape, ...partition, affinityKey, onQueued, model: admitted.response.model, keepAliveMs, usedBy: admitted.owner});
             return {prepared: admitted, lease, ...(compacted != null ? {compaction: compacted.compaction} : {})};
         } catch (error) {
             throw toApiError(error);

@@ -5,6 +5,8 @@ import {chatFormatWire} from "./chatFormatWire.js";
 import {parseKeepAlive} from "../../responses/keepAlive.js";
 import {isObject} from "../../protocol/isObject.js";
 import {disconnectSignal} from "./foreground.js";
+import {notAnOperatorKey, type ModelAccess} from "../modelAccess.js";
+import {seenUse} from "../modelUseView.js";
 
 /** OpenAI's model object, with what a local server adds: the context, the chat format, and a library model's state. */
 type ModelObject = {id: string, object: "model", created: number, owned_by: string, context_window: number | null}
@@ -15,26 +17,27 @@ type ModelObject = {id: string, object: "model", created: number, owned_by: stri
  * `client_version` query, Codex's `models` list beside OpenAI's `data`. A library adds `POST /v1/models/{id}/load` and
  * `/unload` (llama.cpp's router has the same two).
  */
-export function modelsRouter(engine: ChatEngine, startedAt: number): Router {
+export function modelsRouter(engine: ChatEngine, startedAt: number, access: ModelAccess): Router {
     const router = Router();
     const object = (info: ModelInfo): ModelObject => ({
         id: info.id, object: "model", created: startedAt, owned_by: "local-responses", context_window: info.contextSize,
         ...chatFormatWire(info)
     });
-    const list = (): ModelObject[] => {
+    const list = (req: Request): ModelObject[] => {
         const library = engine.library;
+        const viewer = access.seesAll(req.owner) ? null : req.owner;
         if (library != null)
-            return library.list().map((model) => libraryObject(model, startedAt));
+            return library.list().map((model) => libraryObject(model, startedAt, viewer));
         return engine.model == null ? [] : [object(engine.model)];
     };
 
     router.get("/models", (req, res) => {
-        const data = list();
+        const data = list(req);
         res.json({object: "list", data, ...codexAsks(req) && {models: data.map((model, index) => codexModelEntry(model, index))}});
     });
     router.get("/models/:id", (req, res, next) => {
         const id = findId(engine.library, req.params.id) ?? req.params.id;
-        const model = list().find((entry) => entry.id === id);
+        const model = list(req).find((entry) => entry.id === id);
         if (model == null)
             next();
         else
@@ -48,17 +51,19 @@ export function modelsRouter(engine: ChatEngine, startedAt: number): Router {
         const id = library.resolve(req.params.id);
         // Ollama's `keep_alive` (a body is optional): how long it stays loaded once idle, as on a generation request.
         const keepAliveMs = parseKeepAlive((isObject(req.body) ? req.body.keep_alive : undefined) as number | string | undefined);
-        await library.loadModel(id, undefined, keepAliveMs);
-        res.json(libraryObject(library.list().find((model) => model.id === id)!, startedAt));
+        await library.loadModel(id, undefined, keepAliveMs, req.owner);
+        res.json(list(req).find((model) => model.id === id)!);
     });
     router.post("/models/:id/unload", async (req, res, next) => {
         const library = engine.library;
         if (library == null)
             return next();
+        if (!access.mayManage(req.owner))
+            throw notAnOperatorKey("Unloading a model");
         const id = library.resolve(req.params.id);
         // It waits for the model's requests to end, and stops waiting when its own client goes.
         const unloaded = await library.unloadModel(id, disconnectSignal(res));
-        res.json({...libraryObject(library.list().find((model) => model.id === id)!, startedAt), unloaded});
+        res.json({...list(req).find((model) => model.id === id)!, unloaded});
     });
     return router;
 }
@@ -80,12 +85,13 @@ function findId(library: ModelDirectory | undefined, name: string): string | nul
  * A library model as `/v1/models` lists it: OpenAI's fields, then its state, size, memory and use. An upstream's model
  * served beside the library says so (`owned_by` and `engine` `upstream`, the upstreams' hosts) and has no file or memory here.
  */
-function libraryObject(model: LibraryModel, startedAt: number): ModelObject {
+function libraryObject(model: LibraryModel, startedAt: number, viewer: string | null): ModelObject {
+    const use = seenUse(model, viewer);
     if (model.upstreamHosts != null)
         return {
             id: model.id, object: "model", created: startedAt, owned_by: "upstream", context_window: model.contextSize,
             engine: "upstream", upstream_hosts: model.upstreamHosts, status: model.status, in_flight: model.inFlight,
-            last_used_at: lastUsedAt(model)
+            last_used_at: use.lastUsedAt
         };
     return {
         id: model.id, object: "model", created: startedAt, owned_by: "local-responses",
@@ -98,12 +104,8 @@ function libraryObject(model: LibraryModel, startedAt: number): ModelObject {
         quantization: model.quantization,
         memory_estimate_bytes: model.estimatedBytes,
         in_flight: model.inFlight,
-        last_used_at: lastUsedAt(model),
+        last_used_at: use.lastUsedAt,
         keep_alive_seconds: model.keepAliveMs == null ? null : model.keepAliveMs / 1000,
-        expires_at: model.idleUnloadAt == null ? null : Math.ceil(model.idleUnloadAt / 1000)
+        expires_at: use.expiresAt
     };
-}
-
-function lastUsedAt(model: LibraryModel): number | null {
-    return model.lastUsedAt == null ? null : Math.floor(model.lastUsedAt / 1000);
 }

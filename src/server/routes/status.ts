@@ -1,18 +1,21 @@
 import {Router} from "express";
 import type {ModelDirectory} from "../../engine/types.js";
+import {seenUse} from "../modelUseView.js";
 import type {ServerMetrics, MetricsSources, StoreOccupancy} from "../metrics.js";
 import {chatFormatWire} from "./chatFormatWire.js";
 
 /**
  * `GET /v1/status` (JSON: model, engine, store and job occupancy, cache counters) and `GET /metrics`
- * (Prometheus text). Neither carries key material, owner ids or prompt text. Where `seesAll()` is false (several keys,
- * no `--status-all-keys`), a key is shown its own generations and tokens and the server's occupancy, not its traffic.
+ * (Prometheus text). Neither carries key material, owner ids or prompt text. Where `seesAll(owner)` is false (several
+ * keys, no `--status-all-keys`, not an operator's key), a key is shown its own generations, tokens and use of each model
+ * and the server's occupancy, not the others' traffic or timing.
  */
-export function statusRouter(sources: MetricsSources, metrics: ServerMetrics, seesAll: () => boolean = () => true): Router {
+export function statusRouter(sources: MetricsSources, metrics: ServerMetrics,
+    seesAll: (owner: string) => boolean = () => true): Router {
     const router = Router();
 
     router.get("/status", (req, res) => {
-        const all = seesAll();
+        const all = seesAll(req.owner);
         const model = sources.engine.model;
         const {store, conversations, jobs, readers} = sources;
         res.json({
@@ -25,7 +28,7 @@ export function statusRouter(sources: MetricsSources, metrics: ServerMetrics, se
                     ...model.batchSize != null && {batch_size: model.batchSize}
                 },
             engine: engineStatus(sources),
-            ...sources.engine.library != null && {models: libraryStatus(sources.engine.library)},
+            ...sources.engine.library != null && {models: libraryStatus(sources.engine.library, all ? null : req.owner)},
             responses: storeStatus(store),
             conversations: storeStatus(conversations),
             background: {
@@ -43,7 +46,7 @@ export function statusRouter(sources: MetricsSources, metrics: ServerMetrics, se
 
     router.get("/metrics", async (req, res) => {
         res.setHeader("Content-Type", metrics.contentType);
-        res.send(seesAll() ? await metrics.text() : await metrics.ownText(req.owner));
+        res.send(seesAll(req.owner) ? await metrics.text() : await metrics.ownText(req.owner));
     });
 
     return router;
@@ -55,8 +58,8 @@ function engineStatus(sources: MetricsSources): Record<string, unknown> {
     return {state: sources.engine.state, ...snake(stats), ...speculative != null && {speculative: snake(speculative)}};
 }
 
-/** A model library's limits and each model's state, memory estimate, sequences, queue and last use. */
-function libraryStatus(library: ModelDirectory): Record<string, unknown> {
+/** A model library's limits and each model's state, memory estimate, sequences, queue and last use (`viewer`'s own, if set). */
+function libraryStatus(library: ModelDirectory, viewer: string | null): Record<string, unknown> {
     const {maxLoaded, memoryBudgetBytes, idleUnloadSeconds} = library.limits;
     const models = library.list();
     return {
@@ -69,7 +72,7 @@ function libraryStatus(library: ModelDirectory): Record<string, unknown> {
             id: model.id, status: model.status, ...model.failure != null && {failure: model.failure},
             ...model.upstreamHosts != null && {engine: "upstream", upstream_hosts: model.upstreamHosts},
             memory_estimate_bytes: model.estimatedBytes, context_size: model.contextSize, in_flight: model.inFlight,
-            last_used_at: model.lastUsedAt == null ? null : Math.floor(model.lastUsedAt / 1000),
+            last_used_at: seenUse(model, viewer).lastUsedAt,
             ...model.stats != null && {sequences_busy: model.stats.sequencesBusy, sequences_total: model.stats.sequencesTotal,
                 queue_depth: model.stats.queueDepth},
             // A model in its own process: which, and its resident memory as it last reported it.

@@ -17,6 +17,8 @@ export type SessionOptions = {
     maxLocalResponses?: number,
     /** A ping every interval, each to be answered before the next, else the connection ends (0 or absent: none). */
     pingIntervalMs?: number,
+    /** Refuses a message's body before it is prepared (what HTTP's middleware checks for every route: a model pin). */
+    checkRequest?: (owner: string, body: Record<string, unknown>) => void,
     log?: (line: string) => void
 };
 
@@ -82,6 +84,7 @@ export class ResponsesSocketSession {
         let previousId: string | undefined;
         try {
             const body = parseCreateMessage(data, isBinary);
+            this.options.checkRequest?.(this.owner, body);
             previousId = typeof body.previous_response_id === "string" ? body.previous_response_id : undefined;
             const prepared = this.service.prepare(this.owner, body, {resolvePrevious: (id) => this.local.get(id)});
             const admitted = await this.service.admit(prepared, signal);

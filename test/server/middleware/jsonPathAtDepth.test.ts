@@ -17,7 +17,8 @@ const nested = (levels: number) => "[".repeat(levels) + "]".repeat(levels);
 
 describe("the path to the first container past the nesting limit, from the body's text", () => {
     it("names the parameter as the check of the parsed body does", () => {
-        const body = `{"model": "m", "input": "a \\"quoted\\" {[ text", "tools": [{"type": "function", "name": "f", "parameters": ${nested(12)}}]}`;
+        const body = `{"model": "m", "input": "a \\"quoted\\" {[ text", `
+            + `"tools": [{"type": "function", "name": "f", "parameters": ${nested(12)}}]}`;
         assert.deepEqual(leadingPathPastDepth(body, 8, 3), ["tools", 0, "parameters"]);
         assert.equal(paramOfPath(leadingPathPastDepth(body, 8, 3)!), parsedParam(body, 8));
     });
