@@ -25,7 +25,8 @@ const longCalls: {format: TextCallFormatName, shape: string, call: (size: number
     {format: "argKeyValue", shape: "a long run of spaces after the name",
         call: (size) => `<tool_call>untyped${" ".repeat(size)}x\n</tool_call>`},
     {format: "argKeyValue", shape: "a value full of its closing tag",
-        call: (size) => `<tool_call>apply_patch\n<arg_key>input</arg_key><arg_value>${"</arg_value> x".repeat(size / 14)}</arg_value></tool_call>`},
+        call: (size) => `<tool_call>apply_patch\n<arg_key>input</arg_key><arg_value>${"</arg_value> x".repeat(size / 14)}` +
+            "</arg_value></tool_call>"},
     {format: "functionParameter", shape: "a value full of its closing tag",
         call: (size) => `<tool_call>\n<function=apply_patch>\n<parameter=input>\n${"</parameter> x\n".repeat(size / 15)}</parameter>\n` +
             "</function>\n</tool_call>"},
