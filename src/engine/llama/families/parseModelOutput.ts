@@ -1,5 +1,6 @@
 import type {ChatWrapper, LlamaText} from "node-llama-cpp";
 import type {NodeLlamaCpp} from "../../models/loadBinding.js";
+import {jsonEnd, parseJson} from "./jsonText.js";
 
 /** A model's answer read the way LlamaChat reads it with `wrapper`: plain text, thoughts, and calls. */
 export type ParsedModelOutput = {
@@ -165,32 +166,6 @@ function skipPrefixOf(text: string, expected: string): string {
 
 /** The JSON object or array `text` starts with, or undefined where none is complete (arguments are always one). */
 function leadingJson(text: string): string | undefined {
-    if (!text.startsWith("{") && !text.startsWith("["))
-        return undefined;
-    let depth = 0;
-    let inString = false;
-    for (let index = 0; index < text.length; index++) {
-        const char = text[index];
-        if (inString) {
-            if (char === "\\")
-                index++;
-            else if (char === "\"")
-                inString = false;
-        } else if (char === "\"")
-            inString = true;
-        else if (char === "{" || char === "[")
-            depth++;
-        else if ((char === "}" || char === "]") && --depth === 0)
-            return isJson(text.slice(0, index + 1)) ? text.slice(0, index + 1) : undefined;
-    }
-    return undefined;
-}
-
-function isJson(json: string): boolean {
-    try {
-        JSON.parse(json);
-        return true;
-    } catch {
-        return false;
-    }
+    const end = jsonEnd(text, 0);
+    return end != null && parseJson(text.slice(0, end)) != null ? text.slice(0, end) : undefined;
 }

@@ -1,3 +1,7 @@
+import {maxCallNesting, nestsDeeperThan} from "./callNesting.js";
+import {readGemma4Arguments} from "./gemma4Arguments.js";
+import {parseJson} from "./jsonText.js";
+
 /**
  * Call formats that write each argument apart (`<parameter=city>\nParis\n</parameter>`), which node-llama-cpp's
  * function calling cannot read: it grammar-forces one JSON object after the call's name. A model of these families
@@ -44,12 +48,15 @@ function functionParameterFormat(opener: string, closer: string): TextCallFormat
 
 /** `<tool_call>NAME\n<arg_key>KEY</arg_key>\n<arg_value>VALUE</arg_value>\n…</tool_call>`: GLM-4.5, 4.6, 4.7. */
 const argKeyValueFormat = blockFormat("<tool_call>", "</tool_call>", (block) => {
-    const head = /^\s*([^<\n]+?)\s*(?=<arg_key>|$)/.exec(block);
-    if (head == null)
+    // The name is what precedes the first key, found by one search: a pattern with a lazy name then optional space
+    // backtracked over a long run of spaces in quadratic time (128K spaces: 21 s).
+    const keysAt = block.indexOf("<arg_key>");
+    const name = block.slice(0, keysAt < 0 ? undefined : keysAt).trim();
+    if (name === "" || /[<\n]/.test(name))
         return undefined;
-    const pairs = readPairs(block.slice(head[0].length), /<arg_key>([\s\S]*?)<\/arg_key>\s*<arg_value>/y, "</arg_value>",
+    const pairs = readPairs(keysAt < 0 ? "" : block.slice(keysAt), /<arg_key>([\s\S]*?)<\/arg_key>\s*<arg_value>/y, "</arg_value>",
         /^\s*(<arg_key>|$)/);
-    return pairs && {name: head[1]!, pairs};
+    return pairs && {name, pairs};
 });
 
 /** `<minimax:tool_call>\n<invoke name="NAME">\n<parameter name="KEY">VALUE</parameter>\n</invoke>\n…</minimax:tool_call>`. */
@@ -85,105 +92,15 @@ const gemma4Format: TextCallFormat = {
             const tool = head == null ? undefined : tools.get(head[1]!);
             if (head == null || tool == null)
                 return undefined;
-            const read = jsonInBraces(rest, head[0].length) ?? new Gemma4Value(rest, head[0].length).dict();
+            const read = readGemma4Arguments(rest, head[0].length);
             if (read == null || !rest.startsWith("<tool_call|>", read.end) && rest.slice(read.end).trim() !== "")
                 return undefined;
             calls.push({name: head[1]!, arguments: read.value});
             rest = rest.slice(read.end).replace(/^<tool_call\|>/, "");
         }
-        return calls.length === 0 ? undefined : calls;
+        return callsRead(calls);
     }
 };
-
-/**
- * node-llama-cpp's Gemma 4 wrapper renders earlier calls' arguments as JSON in doubled braces (`call:NAME{{"k": "v"}}`),
- * so the model may copy that form: read it where the call's text has it.
- */
-function jsonInBraces(text: string, at: number): {value: Record<string, unknown>, end: number} | undefined {
-    if (!text.startsWith("{{", at))
-        return undefined;
-    for (let end = text.indexOf("}}", at); end >= 0; end = text.indexOf("}}", end + 1)) {
-        const json = parseJson(text.slice(at + 1, end + 1));
-        if (typeof json?.value === "object" && json.value != null && !Array.isArray(json.value))
-            return {value: json.value as Record<string, unknown>, end: end + 2};
-    }
-    return undefined;
-}
-
-/** Reads Gemma 4's argument values from `text` at `at`; each method gives the value and where it ends, or undefined. */
-class Gemma4Value {
-    public constructor(private readonly text: string, private at: number) {}
-
-    public dict(): {value: Record<string, unknown>, end: number} | undefined {
-        if (!this.take("{"))
-            return undefined;
-        const value: Record<string, unknown> = {};
-        if (this.take("}"))
-            return {value, end: this.at};
-        do {
-            this.skipSpace();
-            const key = /^[^:}]+/.exec(this.text.slice(this.at))?.[0];
-            if (key == null)
-                return undefined;
-            this.at += key.length;
-            if (!this.take(":"))
-                return undefined;
-            const item = this.value();
-            if (item === noValue)
-                return undefined;
-            // JSON-quoted keys (the form node-llama-cpp's wrapper renders) are read too.
-            value[key.trim().replace(/^"(.*)"$/, "$1")] = item;
-        } while (this.take(","));
-        return this.take("}") ? {value, end: this.at} : undefined;
-    }
-
-    private value(): unknown {
-        this.skipSpace();
-        const rest = this.text.slice(this.at);
-        if (rest.startsWith("<|\"|>")) {
-            const end = rest.indexOf("<|\"|>", 5);
-            if (end < 0)
-                return noValue;
-            this.at += end + 5;
-            return rest.slice(5, end);
-        }
-        if (rest.startsWith("{"))
-            return this.dict()?.value ?? noValue;
-        if (rest.startsWith("[")) {
-            this.at++;
-            const items: unknown[] = [];
-            if (this.take("]"))
-                return items;
-            do {
-                const item = this.value();
-                if (item === noValue)
-                    return noValue;
-                items.push(item);
-            } while (this.take(","));
-            return this.take("]") ? items : noValue;
-        }
-        const literal = /^("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)/.exec(rest)?.[0];
-        if (literal == null)
-            return noValue;
-        this.at += literal.length;
-        return JSON.parse(literal) as unknown;
-    }
-
-    private take(text: string): boolean {
-        this.skipSpace();
-        if (!this.text.startsWith(text, this.at))
-            return false;
-        this.at += text.length;
-        return true;
-    }
-
-    private skipSpace(): void {
-        while (this.at < this.text.length && /\s/.test(this.text[this.at]!))
-            this.at++;
-    }
-}
-
-const noValue = Symbol("no value");
 
 export const textCallFormats = {
     functionParameter: functionParameterFormat("<tool_call>", "</tool_call>"),
@@ -226,7 +143,12 @@ function readBlocks(text: string, opener: string, closer: string,
         }
         rest = end < 0 ? "" : rest.slice(end + closer.length);
     }
-    return calls.length === 0 ? undefined : calls;
+    return callsRead(calls);
+}
+
+/** A format's reading: the calls, or undefined where there are none or one nests deeper than maxCallNesting. */
+function callsRead(calls: TextCall[]): TextCall[] | undefined {
+    return calls.length === 0 || calls.some((call) => nestsDeeperThan(call.arguments, maxCallNesting)) ? undefined : calls;
 }
 
 /**
@@ -285,12 +207,4 @@ function typedArguments(pairs: readonly (readonly [string, string])[], schema: o
             args[key] = (parseJson(value.trim()) ?? {value}).value;
     }
     return args;
-}
-
-function parseJson(text: string): {value: unknown} | undefined {
-    try {
-        return {value: JSON.parse(text) as unknown};
-    } catch {
-        return undefined;
-    }
 }
