@@ -102,7 +102,11 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
         for (const spec of models) {
             const kept = this.entries.get(spec.id);
             if (kept != null) {
+                const grown = kept.spec.bytes !== spec.bytes;
                 kept.spec = spec;
+                // A file that failed its header read while it was being copied is read again once it has changed.
+                if (grown && kept.estimatedBytes == null && kept.estimating == null)
+                    this.estimate(kept).catch(() => undefined);
                 continue;
             }
             const engine = this.options.createEngine(spec, this.activity);
@@ -320,7 +324,9 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
 
     private loadEntry(entry: LibraryEntry, signal?: AbortSignal, onProgress?: (progress: LoadProgress) => void): Promise<void> {
         const turn = this.loadTurn.then(async () => {
-            const neededBytes = await this.estimate(entry);
+            const neededBytes = await this.estimate(entry).catch((error: unknown) => {
+                throw new EngineError("load_failed", `The model '${entry.id}' cannot be loaded: ${(error as Error).message}`);
+            });
             await this.room.make(entry, neededBytes, signal);
             const started = performance.now();
             try {
