@@ -42,6 +42,6 @@ export function hugeEntryCountGguf(): Buffer {
 /** A valid header of one metadata entry: an array of `count` short strings (~17 bytes each in the file). */
 export function manyStringsGguf(count: number): Buffer {
     const strings = Array.from({length: count}, (_, index) => ggufString(`token-${index}`));
-    return ggufFile({entries: 1n}, ggufString("general.tags"), u32(ggufType.array), u32(ggufType.string),
-        u64(BigInt(count)), ...strings);
+    return Buffer.concat([ggufFile({entries: 1n}, ggufString("general.tags"), u32(ggufType.array), u32(ggufType.string),
+        u64(BigInt(count))), Buffer.concat(strings)]);
 }

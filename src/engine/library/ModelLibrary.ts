@@ -106,7 +106,7 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
                 kept.spec = spec;
                 // A file that failed its header read while it was being copied is read again once it has changed.
                 if (grown && kept.estimatedBytes == null && kept.estimating == null)
-                    this.estimate(kept).catch(() => undefined);
+                    this.estimateListed(kept);
                 continue;
             }
             const engine = this.options.createEngine(spec, this.activity);
@@ -120,7 +120,7 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
             });
             this.entries.set(spec.id, entry);
             // Read from the file's header at once, so the lists show each model's memory and context before it loads.
-            this.estimate(entry).catch(() => undefined);
+            this.estimateListed(entry);
         }
         this.changes.emit();
     }
@@ -347,6 +347,12 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
 
     private unloadEntry(entry: LibraryEntry): Promise<void> {
         return entry.unload(() => this.changes.emit());
+    }
+
+    /** `estimate` for the lists, started as a model is listed: a file it cannot read is logged, and shown `failed`. */
+    private estimateListed(entry: LibraryEntry): void {
+        this.estimate(entry).catch((error: unknown) =>
+            this.options.log?.(`models: ${entry.id} cannot be loaded: ${(error as Error).message}`));
     }
 
     private estimate(entry: LibraryEntry): Promise<number> {

@@ -1,5 +1,5 @@
-import {Worker} from "node:worker_threads";
-import {workerEntry} from "../workerEntry.js";
+import type {Worker} from "node:worker_threads";
+import {startWorker} from "../startWorker.js";
 import type {ModelFit, ModelFitOptions} from "./modelFit.js";
 
 /** What a fit is asked for in the worker (a signal cannot cross to it: `ModelFitWorker` stops the worker instead). */
@@ -54,8 +54,12 @@ export class ModelFitWorker {
                 timer = setTimeout(() => reject(new Error(`reading its GGUF header took over ${this.limits.timeoutMs / 1000} s`)),
                     this.limits.timeoutMs);
                 listeners.message = (reply) => {
-                    if (reply.id === id)
-                        "fit" in reply ? resolve(reply.fit) : reject(new Error(oneLine(reply.error)));
+                    if (reply.id !== id)
+                        return;
+                    if ("fit" in reply)
+                        resolve(reply.fit);
+                    else
+                        reject(new Error(oneLine(reply.error)));
                 };
                 listeners.error = (error) => reject((error as NodeJS.ErrnoException).code === "ERR_WORKER_OUT_OF_MEMORY"
                     ? new Error(`reading its GGUF header needed over ${this.limits.heapMb} MB of memory`)
@@ -75,7 +79,7 @@ export class ModelFitWorker {
     }
 
     private start(): Worker {
-        const worker = new Worker(workerEntry("modelFitWorkerMain", import.meta.url), {
+        const worker = startWorker("modelFitWorkerMain", import.meta.url, {
             resourceLimits: {maxOldGenerationSizeMb: this.limits.heapMb}
         });
         // A read in progress must not keep a headless process alive.

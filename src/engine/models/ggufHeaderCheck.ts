@@ -4,7 +4,9 @@ import fs from "node:fs/promises";
  * Bytes each fixed-size GGUF value takes, by GGUF's value type id (uint8 … float64; 8 string and 9 array vary).
  * https://github.com/ggml-org/ggml/blob/master/docs/gguf.md
  */
-const fixedValueBytes = new Map<number, number>([[0, 1], [1, 1], [2, 2], [3, 2], [4, 4], [5, 4], [6, 4], [7, 1], [10, 8], [11, 8], [12, 8]]);
+const fixedValueBytes = new Map<number, number>([
+    [0, 1], [1, 1], [2, 2], [3, 2], [4, 4], [5, 4], [6, 4], [7, 1], [10, 8], [11, 8], [12, 8]
+]);
 const stringType = 8;
 const arrayType = 9;
 /** The least a metadata entry takes: its key's length (8), its value type (4), a value of one byte. */

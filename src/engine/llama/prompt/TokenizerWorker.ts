@@ -1,7 +1,8 @@
+import path from "node:path";
+import {fileURLToPath} from "node:url";
 import {Worker} from "node:worker_threads";
 import type {Token} from "node-llama-cpp";
 import type {GpuSetting} from "../../models/prebuiltBinaries.js";
-import {workerEntry} from "../../workerEntry.js";
 
 export type TokenizerWorkerData = {modelPath: string, gpu: GpuSetting};
 export type TokenizeRequest = {id: number, text: string, specialTokens: boolean | "builtin", options?: "trimLeadingSpace"};
@@ -40,7 +41,7 @@ export class TokenizerWorker {
 
     private start(): Promise<Worker> {
         this.started ??= new Promise<Worker>((resolve, reject) => {
-            const worker = new Worker(workerEntry("tokenizerWorkerMain", import.meta.url), {workerData: this.data});
+            const worker = new Worker(workerEntry(), {workerData: this.data});
             this.worker = worker;
             // An idle worker must not keep a headless process alive.
             worker.unref();
@@ -81,4 +82,14 @@ export class TokenizerWorker {
             waiter.reject(error);
         this.waiting.clear();
     }
+}
+
+/**
+ * The worker's entry file: built beside the CommonJS bundles as dist/tokenizerWorkerMain.js; from source (tests run
+ * through tsx, whose loader the worker inherits with the process's execArgv) the TypeScript file beside this one.
+ */
+function workerEntry(): string {
+    if (typeof __dirname === "string")
+        return path.join(__dirname, "tokenizerWorkerMain.js");
+    return path.join(path.dirname(fileURLToPath(import.meta.url)), "tokenizerWorkerMain.ts");
 }
