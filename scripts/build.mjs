@@ -33,6 +33,8 @@ await Promise.all([
     }),
     // The prompt tokenizer's worker thread (src/engine/llama/prompt/TokenizerWorker.ts), loaded from beside the bundles.
     build({...common, entryPoints: ["src/engine/llama/prompt/tokenizerWorkerMain.ts"], outfile: "dist/tokenizerWorkerMain.js"}),
+    // The models folder's GGUF header reader (src/engine/models/ModelFitWorker.ts), a worker thread loaded from beside the bundles.
+    build({...common, entryPoints: ["src/engine/models/modelFitWorkerMain.ts"], outfile: "dist/modelFitWorkerMain.js"}),
     // A library model's own process (src/engine/process/ModelProcess.ts), started from beside the bundles.
     build({...common, entryPoints: ["src/engine/process/modelProcessMain.ts"], outfile: "dist/modelProcessMain.js"}),
     ...(process.argv.includes("--cli-only") ? [] : await extensionBuilds())

@@ -5,7 +5,8 @@ import {LlamaEngine, type LlamaEngineOptions} from "../engine/llama/LlamaEngine.
 import type {LibraryModelSpec} from "../engine/library/LibraryEntry.js";
 import {ModelLibrary} from "../engine/library/ModelLibrary.js";
 import {RoutedEngine} from "../engine/library/RoutedEngine.js";
-import {availableMemoryNow, estimateModelFit} from "../engine/models/modelFit.js";
+import {availableMemoryNow} from "../engine/models/modelFit.js";
+import {ModelFitWorker} from "../engine/models/ModelFitWorker.js";
 import type {SpeculativeSetting} from "../engine/llama/runtime/SpeculativeDecoding.js";
 import {UpstreamEngine} from "../engine/upstream/UpstreamEngine.js";
 import {ProcessEngine, warmBinding} from "../engine/process/ProcessEngine.js";
@@ -84,7 +85,9 @@ function llamaOptions(config: HostConfig, log?: (line: string) => void): LlamaEn
  * A model library: each model a `LlamaEngine` with the server's settings and its preset's (context, sequences, chat
  * format), its prompt cache in a folder of its own (two caches never sweep one folder), no draft model (a draft must share
  * one model's vocabulary), in a process of its own unless `--model-isolation shared` (`ProcessEngine`). The models are
- * listed by the host (`LocalResponsesHost.openLibrary`), which scans files.
+ * listed by the host (`LocalResponsesHost.openLibrary`), which scans files. Their headers are read in a worker with a
+ * time and heap cap (`ModelFitWorker`): any file dropped in the models folder is read, and a crafted one must not hurt
+ * the server.
  */
 function createLibrary(config: HostConfig, log?: (line: string) => void): ModelLibrary {
     const base = llamaOptions(config, log);
@@ -92,6 +95,7 @@ function createLibrary(config: HostConfig, log?: (line: string) => void): ModelL
     const activity = new GenerationActivity();
     const spare = config.library.isolation === "process" ? new SpareModelProcess(warmBinding(base), {activity, log}) : undefined;
     spare?.startNow();
+    const fitWorker = new ModelFitWorker();
     const settings = (spec: LibraryModelSpec) => ({
         contextSize: spec.contextSize ?? undefined, parallel: spec.parallel ?? undefined
     });
@@ -108,7 +112,7 @@ function createLibrary(config: HostConfig, log?: (line: string) => void): ModelL
             return spare != null ? new ProcessEngine({...options, name: spec.id, log, spare}) : new LlamaEngine(options);
         },
         estimate: async (spec) => {
-            const fit = await estimateModelFit({
+            const fit = await fitWorker.estimate({
                 uri: spec.path, contextSize: spec.contextSize, sequences: spec.parallel, batchSize: config.batchSize ?? undefined
             });
             return {bytes: fit.requiredBytes, contextSize: fit.contextSize};

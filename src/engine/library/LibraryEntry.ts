@@ -74,18 +74,23 @@ export class LibraryEntry {
     }
 
     /**
-     * node-llama-cpp's estimate of its memory at its context (`estimateMemory`), read once and kept; a failed one is
-     * tried again next time. `changed`: the lists show it.
+     * node-llama-cpp's estimate of its memory at its context (`estimateMemory`), read once and kept; a failed one makes
+     * it `failed` with the reason (a file that is no GGUF we can read) and is tried again next time. `changed`: the
+     * lists show it.
      */
     public estimate(estimateMemory: (spec: LibraryModelSpec) => Promise<{bytes: number, contextSize: number}>,
         changed: () => void): Promise<number> {
         this.estimating ??= estimateMemory(this.spec).then((estimate) => {
             this.estimatedBytes = estimate.bytes;
             this.estimatedContextSize = estimate.contextSize;
+            // Only an estimate can have failed before the first one succeeds (a load waits for it).
+            this.failure = null;
             changed();
             return estimate.bytes;
         }, (error: unknown) => {
             this.estimating = null;
+            this.failure = (error as Error).message;
+            changed();
             throw error;
         });
         return this.estimating;

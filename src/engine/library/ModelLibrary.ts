@@ -102,7 +102,11 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
         for (const spec of models) {
             const kept = this.entries.get(spec.id);
             if (kept != null) {
+                const grown = kept.spec.bytes !== spec.bytes;
                 kept.spec = spec;
+                // A file that failed its header read while it was being copied is read again once it has changed.
+                if (grown && kept.estimatedBytes == null && kept.estimating == null)
+                    this.estimateListed(kept);
                 continue;
             }
             const engine = this.options.createEngine(spec, this.activity);
@@ -116,7 +120,7 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
             });
             this.entries.set(spec.id, entry);
             // Read from the file's header at once, so the lists show each model's memory and context before it loads.
-            this.estimate(entry).catch(() => undefined);
+            this.estimateListed(entry);
         }
         this.changes.emit();
     }
@@ -332,7 +336,9 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
 
     private loadEntry(entry: LibraryEntry, signal?: AbortSignal, onProgress?: (progress: LoadProgress) => void): Promise<void> {
         const turn = this.loadTurn.then(async () => {
-            const neededBytes = await this.estimate(entry);
+            const neededBytes = await this.estimate(entry).catch((error: unknown) => {
+                throw new EngineError("load_failed", `The model '${entry.id}' cannot be loaded: ${(error as Error).message}`);
+            });
             await this.room.make(entry, neededBytes, signal);
             const started = performance.now();
             try {
@@ -353,6 +359,12 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
 
     private unloadEntry(entry: LibraryEntry): Promise<void> {
         return entry.unload(() => this.changes.emit());
+    }
+
+    /** `estimate` for the lists, started as a model is listed: a file it cannot read is logged, and shown `failed`. */
+    private estimateListed(entry: LibraryEntry): void {
+        this.estimate(entry).catch((error: unknown) =>
+            this.options.log?.(`models: ${entry.id} cannot be loaded: ${(error as Error).message}`));
     }
 
     private estimate(entry: LibraryEntry): Promise<number> {

@@ -2,6 +2,7 @@ import fsSync from "node:fs";
 import fs from "node:fs/promises";
 import os from "node:os";
 import {defaultContextSize, planContext} from "../engineDefaults.js";
+import {checkGgufHeader} from "./ggufHeaderCheck.js";
 import {loadNodeLlamaCpp} from "./loadBinding.js";
 
 export type ModelFitOptions = {
@@ -42,8 +43,12 @@ export type ModelFit = {
  * Whether a model fits this machine at a context size, from node-llama-cpp's own GGUF insights (the memory
  * llama.cpp would allocate for its weights and contexts), read from the file's header only: over HTTP that is a
  * few ranged requests, before any download. CPU only (every layer on the CPU), as the extension runs by default.
+ * A local file's header is walked first (`checkGgufHeader`): node-llama-cpp's reader trusts its counts. The server
+ * reads its models folder's files through `ModelFitWorker`, which caps the time and memory of the whole read.
  */
 export async function estimateModelFit(options: ModelFitOptions): Promise<ModelFit> {
+    if (isLocalPath(options.uri))
+        await checkGgufHeader(options.uri);
     const {readGgufFileInfo, GgufInsights} = await loadNodeLlamaCpp();
     const info = await readGgufFileInfo(options.uri, {
         signal: options.signal, logWarnings: false,
@@ -73,6 +78,11 @@ export async function estimateModelFit(options: ModelFitOptions): Promise<ModelF
         totalBytes: os.totalmem(),
         verdict: requiredBytes <= availableBytes * 0.8 ? "fits" : requiredBytes <= availableBytes ? "tight" : "no"
     };
+}
+
+/** Whether a model URI is a file on this machine: no scheme of two letters or more (`C:` is a Windows drive). */
+function isLocalPath(uri: string): boolean {
+    return !/^[a-z][a-z0-9+.-]+:/i.test(uri);
 }
 
 /** Memory a new process can use without swapping: Linux's MemAvailable (free plus reclaimable cache), else the OS's free memory. */
