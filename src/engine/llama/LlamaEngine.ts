@@ -336,8 +336,8 @@ export class LlamaEngine implements ChatEngine {
             ...keyCacheType !== "f16" && {keyCacheType}
         };
         return PromptStateCache.open({
-            folder: options.folder, budgetFolder: options.budgetFolder, maxBytes: options.maxBytes, minTokens: options.minTokens, ttlSeconds: options.ttlSeconds,
-            log: options.log,
+            folder: options.folder, budgetFolder: options.budgetFolder, maxBytes: options.maxBytes, minTokens: options.minTokens,
+            ttlSeconds: options.ttlSeconds, log: options.log,
             identity: {model: await modelFingerprint(path.resolve(modelPath)), context: JSON.stringify(settings)}
         });
     }

@@ -150,9 +150,10 @@ describe("prompt states keep their limits (real engine, a library of stories260K
             await saved(library, "alpha", "Unloaded");
             assert.equal(await (library.host.engine as unknown as {unloadModel(id: string): Promise<boolean>}).unloadModel("alpha"), true);
             // Nothing opens or saves a cache from now on: only the sweeper's timer can remove anything.
-            await until(() => promptStateFiles(library.dataDir).length === 0 && !fs.existsSync(statesFolder(library.dataDir, "beta")), 8_000);
+            const betaFolder = statesFolder(library.dataDir, "beta");
+            await until(() => promptStateFiles(library.dataDir).length === 0 && !fs.existsSync(betaFolder), 8_000);
             assert.deepEqual(promptStateFiles(library.dataDir), [], "no state outlives its TTL, loaded or not");
-            assert.equal(fs.existsSync(statesFolder(library.dataDir, "beta")), false, "the removed model's folder went");
+            assert.equal(fs.existsSync(betaFolder), false, "the removed model's folder went");
             assert.equal(fs.existsSync(statesFolder(library.dataDir, "alpha")), true, "a model still listed keeps its (empty) folder");
             assert.ok(library.log.some((line) => /prompt cache: deleted \d+ past the TTL/.test(line)), library.log.join("\n"));
         } finally {
