@@ -22,7 +22,8 @@ import {StreamReaderSlots} from "../server/StreamReaderSlots.js";
 import {DurableStoreUnavailableError, StoreDatabase} from "../store/durable/StoreDatabase.js";
 import type {HostConfig} from "./config.js";
 import {chatFormatWarning, describeChatFormat} from "./chatFormatText.js";
-import {createEngine} from "./createEngine.js";
+import {createEngine, libraryModelStatesFolder, promptCacheOf} from "./createEngine.js";
+import {PromptStateSweeper} from "./PromptStateSweeper.js";
 import {librarySpecs} from "./librarySpecs.js";
 import {watchFolder} from "./watchFolder.js";
 import {listUpstreamModels, type UpstreamModelListing} from "./upstreamModels.js";
@@ -72,12 +73,15 @@ export class LocalResponsesHost {
     private libraryOpened: Promise<void> | null = null;
     /** Stops following the models folder. */
     private libraryWatch: (() => void) | null = null;
+    /** Keeps the prompt cache on disk within its TTL and byte budget (null without one); started with the data folder. */
+    private readonly promptStates: PromptStateSweeper | null;
 
     public constructor(private readonly config: HostConfig, private readonly events: HostEvents = {}) {
         const created = createEngine(config, events.log);
         this.engine = created.engine;
         this.modelLibrary = created.library;
         this.upstreamBeside = created.upstreamBeside;
+        this.promptStates = this.promptStateSweeper();
         if (events.onEngineState != null)
             this.engine.onStateChange(events.onEngineState);
         this.store = new ResponseStore(config.store);
@@ -166,6 +170,25 @@ export class LocalResponsesHost {
         this.conversations.onDelete((owner) => forget(owner));
     }
 
+    /** The sweeper of the whole prompt cache folder: a library keeps the folders of the models it lists, one model the folder. */
+    private promptStateSweeper(): PromptStateSweeper | null {
+        const cache = promptCacheOf(this.config);
+        if (cache == null)
+            return null;
+        const library = this.modelLibrary;
+        return new PromptStateSweeper({
+            ...cache, log: this.events.log,
+            servedFolders: () => library == null ? [cache.folder]
+                : library.list().map((model) => libraryModelStatesFolder(cache.folder, model.id))
+        });
+    }
+
+    /** Once the data folder is this process's (its lock held) and the library listed: another process's files are not swept. */
+    private async startPromptStateSweeper(): Promise<void> {
+        if (this.promptStates != null && await this.openStorage() != null)
+            await this.promptStates.start();
+    }
+
     public get url(): string | null {
         return this.endpoint;
     }
@@ -185,6 +208,7 @@ export class LocalResponsesHost {
         // files there must not be touched (nor a whole model loaded that could not be served).
         await this.openStorage();
         await this.openLibrary();
+        await this.startPromptStateSweeper();
         const info = await this.engine.load(this.config.engine === "upstream" ? this.config.upstream.model ?? "" : modelPath, onProgress);
         const keys = info.keyCache == null ? ""
             : `, ${info.keyCache.type} keys${info.keyCache.note == null ? "" : ` (${info.keyCache.note})`}`;
@@ -305,6 +329,7 @@ export class LocalResponsesHost {
     public async start(): Promise<string> {
         await this.openStorage();
         await this.openLibrary();
+        await this.startPromptStateSweeper();
         const {url} = await this.http.listen(this.config.host, this.config.port);
         this.endpoint = url;
         return url;
@@ -322,6 +347,7 @@ export class LocalResponsesHost {
     /** Stops serving, lets in-flight requests end, then frees the model. */
     public async dispose(): Promise<void> {
         this.libraryWatch?.();
+        await this.promptStates?.stop();
         await this.jobs.shutdown();
         await this.stop();
         await this.engine.dispose();

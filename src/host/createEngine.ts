@@ -83,7 +83,8 @@ function llamaOptions(config: HostConfig, log?: (line: string) => void): LlamaEn
 
 /**
  * A model library: each model a `LlamaEngine` with the server's settings and its preset's (context, sequences, chat
- * format), its prompt cache in a folder of its own (two caches never sweep one folder), no draft model (a draft must share
+ * format), its prompt cache in a folder of its own (two caches never sweep one folder) within the one budget of the
+ * whole `prompt-states/` folder, no draft model (a draft must share
  * one model's vocabulary), in a process of its own unless `--model-isolation shared` (`ProcessEngine`). The models are
  * listed by the host (`LocalResponsesHost.openLibrary`), which scans files. Their headers are read in a worker with a
  * time and heap cap (`ModelFitWorker`): any file dropped in the models folder is read, and a crafted one must not hurt
@@ -107,7 +108,8 @@ function createLibrary(config: HostConfig, log?: (line: string) => void): ModelL
                 speculative: base.speculative?.kind === "draft" ? {kind: "off"} : base.speculative,
                 chatFormat: {wrapper: spec.chatWrapper ?? autoChatWrapper, template: spec.chatTemplate ?? null},
                 promptCache: base.promptCache == null ? undefined
-                    : {...base.promptCache, folder: path.join(base.promptCache.folder, "models", safeFolderName(spec.id))}
+                    : {...base.promptCache, folder: libraryModelStatesFolder(base.promptCache.folder, spec.id),
+                        budgetFolder: base.promptCache.folder}
             };
             return spare != null ? new ProcessEngine({...options, name: spec.id, log, spare}) : new LlamaEngine(options);
         },
@@ -126,13 +128,21 @@ function createLibrary(config: HostConfig, log?: (line: string) => void): ModelL
     });
 }
 
+/** Where a library model's prompt states are: `models/<id>` in the prompt cache's folder. */
+export function libraryModelStatesFolder(promptStates: string, id: string): string {
+    return path.join(promptStates, "models", safeFolderName(id));
+}
+
 /** A model id as a folder name: letters, digits, `.`, `_` and `-` kept, anything else `_` (ids are file names, mostly kept). */
 function safeFolderName(id: string): string {
     return id.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+/, "_");
 }
 
-/** The prompt cache lives beside the durable store, and only there: `--store memory` keeps nothing on disk. */
-function promptCacheOf({storage}: HostConfig, log?: (line: string) => void) {
+/**
+ * The prompt cache lives beside the durable store, and only there: `--store memory` keeps nothing on disk. Null when
+ * there is none.
+ */
+export function promptCacheOf({storage}: HostConfig, log?: (line: string) => void) {
     const maxBytes = storage.promptCacheMaxBytes ?? defaultPromptCacheMaxBytes;
     if (storage.kind !== "durable" || storage.dataDir == null || maxBytes === 0)
         return undefined;

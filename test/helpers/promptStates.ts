@@ -1,10 +1,19 @@
 import fs from "node:fs";
 import path from "node:path";
 
-/** The prompt states saved on disk in a data folder's prompt cache (`prompt-states/*.state`). */
+/**
+ * The prompt states saved on disk in a data folder's prompt cache (`prompt-states/**.state`, a library's models' folders
+ * included), as paths relative to `prompt-states/`.
+ */
 export function stateFiles(dataDir: string): string[] {
+    return promptStateFiles(dataDir).filter((name) => name.endsWith(".state"));
+}
+
+/** Every file below `prompt-states/` (states, manifests, leftovers), relative to it. */
+export function promptStateFiles(dataDir: string): string[] {
     const folder = path.join(dataDir, "prompt-states");
-    return fs.existsSync(folder) ? fs.readdirSync(folder).filter((name) => name.endsWith(".state")) : [];
+    return fs.existsSync(folder) ? (fs.readdirSync(folder, {recursive: true}) as string[])
+        .filter((name) => fs.statSync(path.join(folder, name), {throwIfNoEntry: false})?.isFile() === true) : [];
 }
 
 /**

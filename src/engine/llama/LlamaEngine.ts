@@ -68,9 +68,13 @@ export type LlamaEngineOptions = {
     stopSequences?: readonly string[],
     /**
      * Keep evaluated prompts on disk across restarts (see PromptStateCache): a prompt sharing a long prefix with a saved
-     * one loads that state instead of evaluating it again. Absent: no prompt cache on disk.
+     * one loads that state instead of evaluating it again. `budgetFolder`: the folder `maxBytes` bounds as a whole (a
+     * library's, above this model's `folder`). Absent: no prompt cache on disk.
      */
-    promptCache?: {folder: string, maxBytes?: number, minTokens?: number, ttlSeconds?: number, log?: (line: string) => void},
+    promptCache?: {
+        folder: string, budgetFolder?: string, maxBytes?: number, minTokens?: number, ttlSeconds?: number,
+        log?: (line: string) => void
+    },
     /**
      * Speculative decoding (see SpeculativeDecoding): predicted tokens are checked by the model, so answers do not change,
      * only their speed. Defaults to off.
@@ -332,8 +336,8 @@ export class LlamaEngine implements ChatEngine {
             ...keyCacheType !== "f16" && {keyCacheType}
         };
         return PromptStateCache.open({
-            folder: options.folder, maxBytes: options.maxBytes, minTokens: options.minTokens, ttlSeconds: options.ttlSeconds,
-            log: options.log,
+            folder: options.folder, budgetFolder: options.budgetFolder, maxBytes: options.maxBytes, minTokens: options.minTokens,
+            ttlSeconds: options.ttlSeconds, log: options.log,
             identity: {model: await modelFingerprint(path.resolve(modelPath)), context: JSON.stringify(settings)}
         });
     }

@@ -21,8 +21,8 @@ export const storeSettings = {
         kind: integer({min: 0}),
         cli: {
             flag: "prompt-cache-max-bytes", env: "LOCAL_RESPONSES_PROMPT_CACHE_MAX_BYTES",
-            help: "disk budget of evaluated prompts kept in --data-dir to load after a restart instead of evaluating them again (default "
-                + "2147483648; 0 = off; durable store only)"
+            help: "disk budget of evaluated prompts kept in --data-dir to load after a restart instead of evaluating them again, all "
+                + "models together (default 2147483648; 0 = off; durable store only)"
         },
         apply(config, value) {
             config.storage.promptCacheMaxBytes = value;
@@ -42,7 +42,7 @@ export const storeSettings = {
         kind: integer({min: 0}),
         cli: {
             flag: "prompt-cache-ttl-secs", env: "LOCAL_RESPONSES_PROMPT_CACHE_TTL_SECS",
-            help: "a saved prompt state unused this long is deleted (default 86400; 0 = never)"
+            help: "a saved prompt state unused this long is deleted, swept every min(TTL/2, 60 s) (default 86400; 0 = never)"
         },
         apply(config, value) {
             config.storage.promptCacheTtlSeconds = value;

@@ -2,6 +2,7 @@ import {createHash, randomBytes} from "node:crypto";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
+import {enforcePromptStateBudget, ensurePrivateFolders, privateFileMode} from "./promptStateFolder.js";
 
 /**
  * What a saved state may only ever be loaded into: the model file that wrote it (its fingerprint) and the context
@@ -11,8 +12,16 @@ export type PromptStateIdentity = {model: string, context: string};
 
 export type PromptStateCacheOptions = {
     folder: string,
+    /**
+     * The folder the byte budget bounds as a whole: a library's `prompt-states/`, above each model's `folder`, so that N
+     * models share one budget rather than take N. Defaults to `folder`.
+     */
+    budgetFolder?: string,
     identity: PromptStateIdentity,
-    /** Disk budget for every state in the folder (all models), least recently used out first. Defaults to `defaultPromptCacheMaxBytes`. */
+    /**
+     * Disk budget for every state below `budgetFolder` (all models), least recently used out first. Defaults to
+     * `defaultPromptCacheMaxBytes`.
+     */
     maxBytes?: number,
     /** Shorter prefixes are not worth a file. Defaults to `defaultPromptCacheMinTokens`. */
     minTokens?: number,
@@ -56,7 +65,9 @@ export type PromptStateSave = {written: Promise<void>, done: Promise<boolean>};
  * reading; this class decides what, where, whether a file may be loaded, and what to drop). Keyed by the model's
  * fingerprint, the context settings, the partition (whose prompt it is) and the prefix's tokens; a file is used only
  * when its manifest names this exact model, context and partition, and its size and SHA-256 match what was written
- * (a half-written or truncated file is a miss). States unused for `ttlSeconds` are deleted.
+ * (a half-written or truncated file is a miss). States unused for `ttlSeconds` are deleted (here when the cache opens or
+ * saves; the host's sweeper on a timer, loaded or not). Files are owner-only. Another process may delete states under
+ * this cache (the sweeper, another model's save keeping the shared budget): a state gone is a miss, never an error.
  */
 export class PromptStateCache {
     private readonly entries = new Map<string, Manifest>();
@@ -68,18 +79,20 @@ export class PromptStateCache {
     public readonly minTokens: number;
     public readonly ttlSeconds: number;
     private readonly now: () => number;
+    private readonly budgetFolder: string;
 
     private constructor(private readonly options: PromptStateCacheOptions) {
         this.maxBytes = options.maxBytes ?? defaultPromptCacheMaxBytes;
         this.minTokens = options.minTokens ?? defaultPromptCacheMinTokens;
         this.ttlSeconds = options.ttlSeconds ?? defaultPromptCacheTtlSeconds;
         this.now = options.now ?? Date.now;
+        this.budgetFolder = options.budgetFolder ?? options.folder;
     }
 
     /** Reads the folder's manifests; leftovers of interrupted saves (temporary files, states without a manifest) are removed. */
     public static async open(options: PromptStateCacheOptions): Promise<PromptStateCache> {
         const cache = new PromptStateCache(options);
-        await fsp.mkdir(options.folder, {recursive: true, mode: 0o700});
+        await ensurePrivateFolders(cache.budgetFolder, options.folder);
         const names = await fsp.readdir(options.folder);
         for (const name of names.filter((name) => name.endsWith(".json"))) {
             const manifest = await readManifest(path.join(options.folder, name));
@@ -123,15 +136,20 @@ export class PromptStateCache {
      * earlier prompt and its answer, and what follows the shared part is erased after loading.
      */
     public find(tokens: readonly number[], partition: string): PromptStateHit | null {
-        let best: {entry: Manifest, shared: number} | null = null;
-        for (const entry of this.entries.values()) {
-            if (!this.usable(entry, partition))
-                continue;
-            const shared = sharedPrefixLength(entry.tokens, tokens);
-            if (shared >= this.minTokens && (best == null || shared > best.shared))
-                best = {entry, shared};
+        for (;;) {
+            let best: {entry: Manifest, shared: number} | null = null;
+            for (const entry of this.entries.values()) {
+                if (!this.usable(entry, partition))
+                    continue;
+                const shared = sharedPrefixLength(entry.tokens, tokens);
+                if (shared >= this.minTokens && (best == null || shared > best.shared))
+                    best = {entry, shared};
+            }
+            if (best == null)
+                return null;
+            if (this.stillOnDisk(best.entry))
+                return {key: best.entry.key, file: this.stateFile(best.entry.key), tokenCount: best.shared};
         }
-        return best == null ? null : {key: best.entry.key, file: this.stateFile(best.entry.key), tokenCount: best.shared};
     }
 
     /** Whether a saved state of `partition` already covers most of `tokens` (saving them again would add little). */
@@ -148,6 +166,10 @@ export class PromptStateCache {
         const entry = this.entries.get(hit.key);
         if (entry == null || !this.usable(entry, partition))
             return false;
+        if (!this.stillOnDisk(entry) || !fs.existsSync(hit.file)) {
+            this.entries.delete(entry.key);
+            return false;
+        }
         const digest = await sha256File(hit.file).catch(() => null);
         if (digest !== entry.stateSha256) {
             this.options.log?.(`prompt cache: ${path.basename(hit.file)} does not match its manifest (truncated or altered); dropped`);
@@ -169,11 +191,12 @@ export class PromptStateCache {
     public save(tokens: readonly number[], partition: string, write: (file: string) => Promise<unknown>): PromptStateSave {
         const {model, context} = this.options.identity;
         const key = createHash("sha256").update(`${model}\0${context}\0${partition}\0${tokens.join(",")}`).digest("hex").slice(0, 40);
-        if (tokens.length < this.minTokens || this.entries.has(key) || this.pending.has(key))
+        const saved = this.entries.get(key);
+        if (tokens.length < this.minTokens || (saved != null && this.stillOnDisk(saved) && !this.expired(saved)) || this.pending.has(key))
             return {written: Promise.resolve(), done: Promise.resolve(false)};
         this.pending.add(key);
         const temporary = `${this.stateFile(key)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-        const written = this.writing.then(() => write(temporary)).then(() => undefined);
+        const written = this.writing.then(() => this.writePrivately(temporary, write)).then(() => undefined);
         this.writing = written.catch(() => undefined);
         const done = written
             .then(
@@ -197,6 +220,18 @@ export class PromptStateCache {
         return gone.length;
     }
 
+    /**
+     * llama.cpp creates the state file with the process's umask (0644 mostly): it is created here first, owner-only,
+     * since `fopen(…, "wb")` keeps an existing file's mode, and made so again after in case it was replaced. The folder
+     * is made again too: the sweeper removes the empty folders of models it does not know (yet).
+     */
+    private async writePrivately(temporary: string, write: (file: string) => Promise<unknown>): Promise<void> {
+        await ensurePrivateFolders(this.budgetFolder, this.options.folder);
+        await fsp.writeFile(temporary, "", {mode: privateFileMode});
+        await write(temporary);
+        await fsp.chmod(temporary, privateFileMode);
+    }
+
     public stats(): {entries: number, bytes: number} {
         return {entries: this.entries.size, bytes: this.bytesUsed()};
     }
@@ -217,6 +252,17 @@ export class PromptStateCache {
         return this.entries.has(entry.key);
     }
 
+    /**
+     * Whether the entry's manifest is still there: the sweeper (past the TTL) or another model's save (the shared
+     * budget) may have deleted it since; then it leaves the index, a miss. One check per lookup's best candidate.
+     */
+    private stillOnDisk(entry: Manifest): boolean {
+        if (fs.existsSync(this.manifestFile(entry.key)))
+            return true;
+        this.entries.delete(entry.key);
+        return false;
+    }
+
     private usable(entry: Manifest, partition: string): boolean {
         return entry.model === this.options.identity.model && entry.context === this.options.identity.context
             && entry.partition === partition
@@ -233,13 +279,14 @@ export class PromptStateCache {
                 await this.drop(entry.key);
     }
 
+    /**
+     * One budget for the whole `budgetFolder` (every model's states), least recently used out first, whoever's they
+     * are; then the entries whose files went (this cache's own among them) leave the index.
+     */
     private async enforceBudget(): Promise<void> {
-        const byAge = [...this.entries.values()].sort((a, b) => a.usedAt - b.usedAt);
-        for (const entry of byAge) {
-            if (this.bytesUsed() <= this.maxBytes)
-                return;
-            await this.drop(entry.key);
-        }
+        await enforcePromptStateBudget(this.budgetFolder, this.maxBytes);
+        for (const entry of [...this.entries.values()])
+            this.stillOnDisk(entry);
     }
 
     private bytesUsed(): number {

@@ -165,6 +165,28 @@ describe("PromptStateCache (real stories260K sequences, saveStateToFile / loadSt
         assert.deepEqual(fs.readdirSync(dir), [], "expired states are removed from disk");
     });
 
+    it("a state deleted under an open cache (the sweeper, another model's save) is a miss, not an error, and is saved again", async () => {
+        const {dir, prefix} = await savedStory();
+        const cache = await PromptStateCache.open({folder: dir, identity, minTokens: 16});
+        const removeAll = () => fs.readdirSync(dir).forEach((name) => fs.rmSync(path.join(dir, name)));
+        removeAll();
+        await withSequence(prefix, async (sequence) => {
+            assert.equal(await cache.save(prefix, owner, (file) => sequence.saveStateToFile(file)).done, true, "not taken as saved");
+        });
+        const hit = cache.find(prefix, owner)!;
+        assert.ok(hit != null);
+        removeAll();
+        let loaded = false;
+        assert.equal(await cache.restore(hit, owner, async () => void (loaded = true)), false);
+        assert.equal(loaded, false);
+        assert.equal(cache.find(prefix, owner), null);
+        await withSequence(prefix, async (sequence) => {
+            assert.equal(await cache.save(prefix, owner, (file) => sequence.saveStateToFile(file)).done, true);
+        });
+        for (const name of fs.readdirSync(dir))
+            assert.equal((fs.statSync(path.join(dir, name)).mode & 0o777).toString(8), "600", name);
+    });
+
     it("forget removes one partition's states (a key deleted its stored data), or all", async () => {
         const {dir, prefix} = await savedStory();
         const cache = await PromptStateCache.open({folder: dir, identity, minTokens: 16});
