@@ -24,8 +24,8 @@ test("the settings block carries them after the base URL; with a small model, re
     const block = claudeSettingsBlock({endpoint: "http://127.0.0.1:8080/v1", model: "coder", library: {smallModel: "small"}});
     assert.deepEqual(Object.keys(block.env), [
         "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "ANTHROPIC_DEFAULT_SONNET_MODEL", "ANTHROPIC_DEFAULT_OPUS_MODEL",
-        "ANTHROPIC_SMALL_FAST_MODEL", "ANTHROPIC_DEFAULT_HAIKU_MODEL", "DISABLE_TELEMETRY", "DISABLE_ERROR_REPORTING", "DISABLE_BUG_COMMAND",
-        "CLAUDE_CODE_ATTRIBUTION_HEADER"
+        "ANTHROPIC_SMALL_FAST_MODEL", "ANTHROPIC_DEFAULT_HAIKU_MODEL", "DISABLE_TELEMETRY", "DISABLE_ERROR_REPORTING",
+        "DISABLE_BUG_COMMAND", "CLAUDE_CODE_ATTRIBUTION_HEADER"
     ]);
     assert.equal(block.env.ANTHROPIC_DEFAULT_HAIKU_MODEL, "small");
     // The one switch would stop the titles, the small model's only request: an earlier block's is taken out.
