@@ -2,14 +2,16 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import {test} from "node:test";
 import {clientKeyVariable} from "../../../src/vscode/clientConfig/clientKey.js";
-import {claudeBaseUrl, claudeSettingsFile, claudeSettingsPreview, mergeClaudeSettings} from "../../../src/vscode/claude/claudeSettings.js";
+import {
+    claudeBaseUrl, claudeSettingsFile, claudeSettingsPreview, mergeClaudeSettings, type ClaudeProvider
+} from "../../../src/vscode/claude/claudeSettings.js";
 
-const provider = {endpoint: "http://127.0.0.1:8080/v1", model: "stories260K", contextWindow: 2048};
+const provider: ClaudeProvider = {endpoint: "http://127.0.0.1:8080/v1", model: "stories260K", contextWindow: 2048};
 
 type Merged = {settings: Record<string, unknown>, env: Record<string, string>, removed: string[], text: string};
 
 /** The merged file, parsed; fails the test when the merge refused. */
-function merged(existing: string, target = provider): Merged {
+function merged(existing: string, target: ClaudeProvider = provider): Merged {
     const result = mergeClaudeSettings(existing, target);
     assert.ok(result.ok, result.ok ? "" : result.reason);
     const settings = JSON.parse(result.text) as Record<string, unknown>;
