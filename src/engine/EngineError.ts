@@ -1,3 +1,5 @@
+import type {PromptOverflow} from "../protocol/errors.js";
+
 /** Engine failures with a meaning the layers above map to API errors. */
 export class EngineError extends Error {
     public constructor(
@@ -11,7 +13,9 @@ export class EngineError extends Error {
             /** `model_not_found`: the names the library serves. */
             served?: readonly string[],
             /** `model_memory_exceeded`: the model's estimated bytes and the budget. */
-            memory?: {requiredBytes: number, budgetBytes: number}
+            memory?: {requiredBytes: number, budgetBytes: number},
+            /** `context_overflow`, where the prompt was measured: its tokens (or a lower bound) and the context's. */
+            overflow?: PromptOverflow
         } = {}
     ) {
         super(message);

@@ -51,6 +51,9 @@ export type ApiErrorBody = {
     error: {message: string, type: ApiErrorType, param: string | null, code: ApiErrorCode | null}
 };
 
+/** How far a prompt overflowed: its tokens (counted, a lower bound, or an upstream's estimate) and the context size. */
+export type PromptOverflow = {promptTokens: number, contextSize: number};
+
 export type ApiErrorOptions = {
     type?: ApiErrorType,
     param?: string | null,
@@ -58,7 +61,9 @@ export type ApiErrorOptions = {
     /** Seconds a client should wait before retrying (the `Retry-After` header of a 429 or 503). */
     retryAfterSeconds?: number,
     /** The failure behind a generic 500: logged, never sent. */
-    cause?: unknown
+    cause?: unknown,
+    /** `context_length_exceeded` where the prompt was measured: what Anthropic's wording of it needs. */
+    overflow?: PromptOverflow
 };
 
 export class ApiError extends Error {
@@ -67,6 +72,7 @@ export class ApiError extends Error {
     public readonly param: string | null;
     public readonly code: ApiErrorCode | null;
     public readonly retryAfterSeconds: number | undefined;
+    public readonly overflow: PromptOverflow | undefined;
 
     public constructor(status: number, message: string, options: ApiErrorOptions = {}) {
         super(message, options.cause === undefined ? undefined : {cause: options.cause});
@@ -76,6 +82,7 @@ export class ApiError extends Error {
         this.param = options.param ?? null;
         this.code = options.code ?? null;
         this.retryAfterSeconds = options.retryAfterSeconds;
+        this.overflow = options.overflow;
     }
 
     /** The status sent, where anything still is: the pseudo-status 499 (the client went away) goes out as 400. */
@@ -133,8 +140,8 @@ export function nestingTooDeep(maxDepth: number, param: string | null): ApiError
         {param, code: "nesting_too_deep"});
 }
 
-export function contextLengthExceeded(message: string): ApiError {
-    return new ApiError(400, message, {param: "input", code: "context_length_exceeded"});
+export function contextLengthExceeded(message: string, overflow?: PromptOverflow): ApiError {
+    return new ApiError(400, message, {param: "input", code: "context_length_exceeded", overflow});
 }
 
 /** The engine behind the server (an upstream Chat Completions server) refused the request as malformed. */

@@ -15,7 +15,7 @@ export function toApiError(error: unknown): ApiError {
     if (error instanceof EngineError) {
         switch (error.kind) {
             case "queue_full": return serverOverloaded(error.message);
-            case "context_overflow": return contextLengthExceeded(error.message);
+            case "context_overflow": return contextLengthExceeded(error.message, error.details.overflow);
             case "not_ready": return modelNotLoaded(error.message);
             case "aborted": return requestAborted(error.message);
             case "load_failed": return engineFailed(error.message);

@@ -441,6 +441,9 @@ test("Configure Claude Code… merges the origin, the model and a key helper int
     assert.equal(settings.env.ANTHROPIC_MODEL, "stories260K");
     assert.equal(settings.env.ANTHROPIC_SMALL_FAST_MODEL, "stories260K");
     assert.equal(settings.env.CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC, "1");
+    assert.equal(settings.env.CLAUDE_CODE_ATTRIBUTION_HEADER, "0");
+    assert.match(settings.env.CLAUDE_CODE_AUTO_COMPACT_WINDOW ?? "", /^\d+$/, "the served context is the compaction window");
+    assert.equal(settings.env.CLAUDE_CODE_MAX_CONTEXT_TOKENS, settings.env.CLAUDE_CODE_AUTO_COMPACT_WINDOW);
     assert.equal(settings.apiKeyHelper, "printenv LOCAL_RESPONSES_API_KEY");
     assert.ok(!("ANTHROPIC_API_KEY" in settings.env), "a key that would override the helper's is taken out, once the person agreed");
     assert.match(fs.readFileSync(path.join(server.claudeConfigDir, "settings.json.local-responses.bak"), "utf8"), /sk-ant-not-this-one/,

@@ -10,7 +10,7 @@ import {capturesDir, sharedDir} from "./paths.js";
  */
 const codexCapture = JSON.parse(fs.readFileSync(path.join(capturesDir, "codex-request.json"), "utf8")) as Record<string, unknown>;
 /** The captured HTTP request of Claude Code (method, url, headers, body): its body. */
-const claudeCapture = (JSON.parse(fs.readFileSync(path.join(sharedDir, "reference/anthropic/claude-code-request.json"), "utf8")) as
+export const claudeCapture = (JSON.parse(fs.readFileSync(path.join(sharedDir, "reference/anthropic/claude-code-request.json"), "utf8")) as
     {body: Record<string, unknown>}).body;
 
 /** An answer's prompt tokens, how many of them were cached, and the whole request's milliseconds (one output token). */

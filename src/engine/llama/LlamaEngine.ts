@@ -202,7 +202,7 @@ export class LlamaEngine implements ChatEngine {
         const rendered = await loaded.renderPrompt(turns, tools, wrapper);
         const prompt = rendered.tokens;
         if (prompt.length >= loaded.info.contextSize)
-            throw promptTooLong(`The input is ${prompt.length} tokens`, loaded.info);
+            throw promptTooLong({promptTokens: prompt.length}, loaded.info);
 
         const partition = shape.cachePartition ?? "";
         const lease = await loaded.pool.acquire(prompt, {partition, signal, onQueued: shape.onQueued});

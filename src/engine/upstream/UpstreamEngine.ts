@@ -208,7 +208,8 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
         if (promptTokens > contextSize * 2)
             // Only a clear overflow is refused here (the estimate is rough); the upstream refuses the rest itself.
             throw new EngineError("context_overflow",
-                `The input (about ${promptTokens} tokens) does not fit the upstream's context of ${contextSize} tokens.`);
+                `The input (about ${promptTokens} tokens) does not fit the upstream's context of ${contextSize} tokens.`,
+                {overflow: {promptTokens, contextSize}});
         // Routing is partitioned by the caller's cache partition (its key, unless the operator shares the cache): a key's
         // prefix is never steered to the server that holds another key's, which would make a cache hit a probe.
         const key = `${shape.cachePartition ?? ""}|${shape.affinityKey ?? prefixKey(turns)}`;

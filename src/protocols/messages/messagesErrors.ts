@@ -23,7 +23,23 @@ export function toMessagesError(error: ApiError): {status: number, body: Message
         return {status: overloadedStatus, body: errorBody("overloaded_error", error.message)};
     if (status >= 500)
         return {status: 500, body: errorBody("api_error", error.message)};
+    if (error.code === "context_length_exceeded")
+        return {status, body: errorBody("invalid_request_error", promptTooLongMessage(error))};
     return {status, body: errorBody(clientErrorType(status), error.message)};
+}
+
+/**
+ * A prompt longer than the context, in Anthropic's words: `prompt is too long: N tokens > M maximum` is what Claude
+ * Code matches to compact the conversation and retry (any other wording ends its turn with the error). M is the
+ * longest prompt the context takes, one token short of it, as one token of output must fit. Where the prompt was not
+ * measured (an upstream's own refusal, an overflow during generation) the reason follows the same opening words,
+ * which Claude Code also reads as this error.
+ */
+function promptTooLongMessage(error: ApiError): string {
+    if (error.overflow == null)
+        return `prompt is too long: ${error.message}`;
+    const {promptTokens, contextSize} = error.overflow;
+    return `prompt is too long: ${promptTokens} tokens > ${contextSize - 1} maximum`;
 }
 
 export function errorBody(type: MessagesErrorType, message: string): MessagesErrorBody {

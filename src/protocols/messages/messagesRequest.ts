@@ -11,6 +11,7 @@ import type {InputItemBody} from "../../responses/requestSchemas/itemDefs.js";
 import type {FunctionToolBody} from "../../responses/requestSchemas/toolDefs.js";
 import {checkBody, compileRequestSchema} from "../../responses/requestSchemas/validators.js";
 import {checkShapeBounds} from "../../responses/requestSchemas/shapeBounds.js";
+import {withoutAttributionLine} from "./attributionLine.js";
 
 /** A Messages request in the Responses domain's terms: the create body it runs as, and what only Messages has. */
 const validateMessagesRequest = compileRequestSchema<MessagesRequestBody>(messagesRequestSchema);
@@ -72,8 +73,12 @@ function hasCacheControl(b: MessagesRequestBody): boolean {
         || b.messages.some((message) => Array.isArray(message.content) && message.content.some(marked));
 }
 
-/** `system` as a string or text blocks (every prompt prefix is reused in memory, marked with `cache_control` or not). */
-function systemText(system: MessagesRequestBody["system"]): string | null {
+/**
+ * `system` as a string or text blocks (every prompt prefix is reused in memory, marked with `cache_control` or not),
+ * less Claude Code's attribution line, which would open every session's prompt with a value of its own.
+ */
+function systemText(sent: MessagesRequestBody["system"]): string | null {
+    const system = withoutAttributionLine(sent);
     if (system == null)
         return null;
     return typeof system === "string" ? system : system.map((block) => block.text).join("\n\n");

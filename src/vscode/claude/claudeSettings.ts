@@ -1,6 +1,7 @@
 import path from "node:path";
 import {isDeepStrictEqual} from "node:util";
 import {applyEdits, modify, type JSONPath} from "jsonc-parser";
+import {claudeContextEnv, contextWindowVariables} from "./claudeContextEnv.js";
 import {claudeModelEnv} from "./claudeModelEnv.js";
 import {clientKeyShellHint, clientKeyVariable} from "../clientConfig/clientKey.js";
 
@@ -9,6 +10,8 @@ export type ClaudeProvider = {
     endpoint: string,
     /** The model Claude Code sends its main requests to (with one model, its small, fast requests too). */
     model: string,
+    /** The main model's context per request, when known (a library model taking its own is unknown until loaded). */
+    contextWindow?: number,
     /** With a model library of several: the model for Claude Code's small, fast requests (titles, summaries). */
     library?: {smallModel: string}
 };
@@ -49,6 +52,12 @@ export function claudeBaseUrl(endpoint: string): string {
 /** The switch that turns all of Claude Code's non-essential traffic off, session titles included. */
 const nonessentialTrafficSwitch = "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC";
 
+/** Why a key of `unset` is taken out, as the settings preview says it. */
+function unsetReason(key: string): string {
+    return key === nonessentialTrafficSwitch ? "it would stop the titles the small model writes"
+        : "an earlier block's window, not this model's, whose context is not known until it loads";
+}
+
 /**
  * The block for this endpoint. Every name Claude Code sends is one the server serves (`claudeModelEnv`): with one model
  * its id goes into each, so a server with `--strict-model` answers the background requests too. Telemetry and error
@@ -56,14 +65,16 @@ const nonessentialTrafficSwitch = "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC";
  * (one switch); with a small model of a library the reports are turned off one by one instead, since that switch also
  * stops the session titles, the one request Claude Code 2.1.328 sends the small model (docs/models.md, measured in
  * test/model/clients/claudeCodeSmallModel.test.ts): the switch is then taken out of a file that has it (`unset`).
+ * The served context goes in too (`claudeContextEnv`), so Claude Code compacts before the server must refuse; a
+ * model whose context is not known yet takes an earlier block's window out instead.
  */
-export function claudeSettingsBlock({endpoint, model, library}: ClaudeProvider): ClaudeSettingsBlock {
+export function claudeSettingsBlock({endpoint, model, contextWindow, library}: ClaudeProvider): ClaudeSettingsBlock {
     const models = claudeModelEnv({main: model, small: library?.smallModel ?? model, library: library != null});
     const traffic: Record<string, string> = library == null ? {[nonessentialTrafficSwitch]: "1"}
         : {DISABLE_TELEMETRY: "1", DISABLE_ERROR_REPORTING: "1", DISABLE_BUG_COMMAND: "1"};
     return {
-        env: {ANTHROPIC_BASE_URL: claudeBaseUrl(endpoint), ...models, ...traffic},
-        unset: library == null ? [] : [nonessentialTrafficSwitch],
+        env: {ANTHROPIC_BASE_URL: claudeBaseUrl(endpoint), ...models, ...traffic, ...claudeContextEnv(contextWindow)},
+        unset: [...(library == null ? [] : [nonessentialTrafficSwitch]), ...(contextWindow == null ? contextWindowVariables : [])],
         apiKeyHelper: claudeApiKeyHelper
     };
 }
@@ -154,7 +165,7 @@ export function claudeSettingsPreview(file: string, provider: ClaudeProvider): s
     return [
         `// Merge into ${file}:`,
         JSON.stringify({env, apiKeyHelper}, null, 2),
-        ...unset.map((key) => `// and take ${key} out of "env" (it would stop the titles the small model writes)`),
+        ...unset.map((key) => `// and take ${key} out of "env" (${unsetReason(key)})`),
         "// Then, in the shell that runs claude:",
         `// ${clientKeyShellHint()}`,
         `// unset ${overridingKeyVariables.join(" ")}   (Claude Code would send these instead of the helper's key)`,

@@ -50,4 +50,17 @@ describe("MessagesService: an Anthropic Messages request on the Responses path, 
             {type: "error", error: {type: "invalid_request_error", message: "bad"}});
         assert.equal(service.streamError(new ApiError(503, "full", {code: "server_overloaded"})).error.type, "overloaded_error");
     });
+
+    it("count_tokens counts what generation renders: Claude Code's attribution line is in neither", async () => {
+        const service = serviceOn({events: [{type: "text", text: "Hi"}]});
+        const line = "x-anthropic-billing-header: cc_version=2.1.328.b7f; cc_entrypoint=cli; cc_is_subagent=true; cch=0f3a9;";
+        const system = "You are a careful coding agent.";
+        const without = (await service.countTokens("owner", {...body(), system})).input_tokens;
+        for (const sent of [`${line}\n${system}`, [{type: "text", text: line}, {type: "text", text: system}]]) {
+            assert.equal((await service.countTokens("owner", {...body(), system: sent})).input_tokens, without, JSON.stringify(sent));
+            const message = service.prepare("owner", body({system: sent}));
+            const {body: answer} = await service.answer(message, await service.admit(message));
+            assert.equal(answer.usage.input_tokens + answer.usage.cache_read_input_tokens, without);
+        }
+    });
 });

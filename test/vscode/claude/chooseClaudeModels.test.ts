@@ -13,7 +13,8 @@ const library = {
 test("one model: the model served for both, asked nothing (as before libraries)", async () => {
     const {pick, shown} = scriptedPick();
     const loaded = {id: "stories260K", path: "/m/s.gguf", contextSize: 2048, sequences: 1, trainContextSize: 2048, chatWrapper: "ChatML"};
-    assert.deepEqual(await chooseClaudeModels({model: loaded, library: null, defaultId: null}, pick), {model: "stories260K"});
+    assert.deepEqual(await chooseClaudeModels({model: loaded, library: null, defaultId: null}, pick),
+        {model: "stories260K", contextWindow: 2048}, "with the context it serves");
     assert.deepEqual(await chooseClaudeModels({model: null, library: [libraryEntry("only")], defaultId: "only"}, pick), {model: "only"});
     assert.deepEqual(shown, []);
 });

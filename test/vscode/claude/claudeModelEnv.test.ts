@@ -24,11 +24,13 @@ test("the settings block carries them after the base URL; with a small model, re
     const block = claudeSettingsBlock({endpoint: "http://127.0.0.1:8080/v1", model: "coder", library: {smallModel: "small"}});
     assert.deepEqual(Object.keys(block.env), [
         "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "ANTHROPIC_DEFAULT_SONNET_MODEL", "ANTHROPIC_DEFAULT_OPUS_MODEL",
-        "ANTHROPIC_SMALL_FAST_MODEL", "ANTHROPIC_DEFAULT_HAIKU_MODEL", "DISABLE_TELEMETRY", "DISABLE_ERROR_REPORTING", "DISABLE_BUG_COMMAND"
+        "ANTHROPIC_SMALL_FAST_MODEL", "ANTHROPIC_DEFAULT_HAIKU_MODEL", "DISABLE_TELEMETRY", "DISABLE_ERROR_REPORTING",
+        "DISABLE_BUG_COMMAND", "CLAUDE_CODE_ATTRIBUTION_HEADER"
     ]);
     assert.equal(block.env.ANTHROPIC_DEFAULT_HAIKU_MODEL, "small");
     // The one switch would stop the titles, the small model's only request: an earlier block's is taken out.
-    assert.deepEqual(block.unset, ["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"]);
+    assert.deepEqual(block.unset,
+        ["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "CLAUDE_CODE_MAX_CONTEXT_TOKENS", "CLAUDE_CODE_AUTO_COMPACT_WINDOW"]);
     const merged = mergeClaudeSettings(JSON.stringify({env: {CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", MINE: "x"}}),
         {endpoint: "http://127.0.0.1:8080/v1", model: "coder", library: {smallModel: "small"}});
     assert.ok(merged.ok);
@@ -36,7 +38,7 @@ test("the settings block carries them after the base URL; with a small model, re
     assert.equal(env.CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC, undefined);
     assert.deepEqual([env.MINE, env.DISABLE_TELEMETRY], ["x", "1"]);
 
-    const single = claudeSettingsBlock({endpoint: "http://127.0.0.1:8080/v1", model: "coder"});
+    const single = claudeSettingsBlock({endpoint: "http://127.0.0.1:8080/v1", model: "coder", contextWindow: 8192});
     assert.deepEqual([single.env.CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC, single.env.DISABLE_TELEMETRY, single.unset],
         ["1", undefined, []]);
 });

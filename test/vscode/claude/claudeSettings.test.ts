@@ -2,14 +2,16 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import {test} from "node:test";
 import {clientKeyVariable} from "../../../src/vscode/clientConfig/clientKey.js";
-import {claudeBaseUrl, claudeSettingsFile, claudeSettingsPreview, mergeClaudeSettings} from "../../../src/vscode/claude/claudeSettings.js";
+import {
+    claudeBaseUrl, claudeSettingsFile, claudeSettingsPreview, mergeClaudeSettings, type ClaudeProvider
+} from "../../../src/vscode/claude/claudeSettings.js";
 
-const provider = {endpoint: "http://127.0.0.1:8080/v1", model: "stories260K"};
+const provider: ClaudeProvider = {endpoint: "http://127.0.0.1:8080/v1", model: "stories260K", contextWindow: 2048};
 
 type Merged = {settings: Record<string, unknown>, env: Record<string, string>, removed: string[], text: string};
 
 /** The merged file, parsed; fails the test when the merge refused. */
-function merged(existing: string, target = provider): Merged {
+function merged(existing: string, target: ClaudeProvider = provider): Merged {
     const result = mergeClaudeSettings(existing, target);
     assert.ok(result.ok, result.ok ? "" : result.reason);
     const settings = JSON.parse(result.text) as Record<string, unknown>;
@@ -36,7 +38,10 @@ test("an empty or missing file gets the env block and a key helper that prints t
             ANTHROPIC_MODEL: "stories260K",
             ANTHROPIC_SMALL_FAST_MODEL: "stories260K",
             ANTHROPIC_DEFAULT_HAIKU_MODEL: "stories260K",
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1"
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+            CLAUDE_CODE_ATTRIBUTION_HEADER: "0",
+            CLAUDE_CODE_MAX_CONTEXT_TOKENS: "2048",
+            CLAUDE_CODE_AUTO_COMPACT_WINDOW: "2048"
         });
         assert.equal(settings.apiKeyHelper, `printenv ${clientKeyVariable}`);
         assert.deepEqual(removed, []);
@@ -126,4 +131,21 @@ test("the block shown to copy is the block written, with the shell lines that gi
     assert.match(preview, new RegExp(`^// export ${clientKeyVariable}=`, "m"));
     assert.match(preview, /^\/\/ unset ANTHROPIC_AUTH_TOKEN ANTHROPIC_API_KEY/m);
     assert.doesNotMatch(preview, /sk-/);
+});
+
+test("the served context is Claude Code's window and compaction size; an unknown one takes an earlier block's out", () => {
+    const {env} = merged("");
+    assert.deepEqual([env.CLAUDE_CODE_MAX_CONTEXT_TOKENS, env.CLAUDE_CODE_AUTO_COMPACT_WINDOW], ["2048", "2048"],
+        "without them Claude Code assumes 1M tokens for a name it does not know, and never compacts");
+    assert.equal(env.CLAUDE_CODE_ATTRIBUTION_HEADER, "0", "no per-session attribution line first in system");
+    const bigger = merged(merged("").text, {...provider, contextWindow: 32_768}).env;
+    assert.deepEqual([bigger.CLAUDE_CODE_MAX_CONTEXT_TOKENS, bigger.CLAUDE_CODE_AUTO_COMPACT_WINDOW], ["32768", "32768"]);
+
+    const unknown = {endpoint: provider.endpoint, model: "not-loaded-yet"};
+    const {env: withoutWindow} = merged(merged("").text, unknown);
+    assert.deepEqual([withoutWindow.CLAUDE_CODE_MAX_CONTEXT_TOKENS, withoutWindow.CLAUDE_CODE_AUTO_COMPACT_WINDOW], [undefined, undefined],
+        "another model's window is not this one's");
+    assert.equal(withoutWindow.CLAUDE_CODE_ATTRIBUTION_HEADER, "0");
+    assert.match(claudeSettingsPreview("/home/me/.claude/settings.json", unknown),
+        /^\/\/ and take CLAUDE_CODE_AUTO_COMPACT_WINDOW out of "env" \(an earlier block's window/m);
 });

@@ -101,7 +101,7 @@ export class LoadedModel {
         const contextSize = this.info.contextSize;
         const minimum = minimumPromptTokens(turns, this.maxTokenChars, tools);
         if (minimum >= contextSize)
-            throw promptTooLong(`The input is at least ${minimum} tokens`, this.info);
+            throw promptTooLong({promptTokens: minimum, atLeast: true}, this.info);
         const state = wrapper.generateContextState({
             chatHistory: toChatHistory(turns),
             availableFunctions: toChatModelFunctions(tools),
@@ -198,11 +198,12 @@ export class LoadedModel {
  * The refusal of a prompt the context cannot hold. The client is usually its operator's own agent (Codex shows the
  * message), so it says what to change when the model could take more than the context it was given.
  */
-export function promptTooLong(input: string, info: ModelInfo): EngineError {
+export function promptTooLong(prompt: {promptTokens: number, atLeast?: boolean}, info: ModelInfo): EngineError {
+    const input = `The input is ${prompt.atLeast === true ? "at least " : ""}${prompt.promptTokens} tokens`;
     const hint = info.contextSize < info.trainContextSize
         ? ` The model was trained on ${info.trainContextSize} tokens: give the server a larger --context-size` +
             " (localResponses.contextSize in VS Code), and a smaller --parallel to keep its memory the same."
         : "";
     const message = `${input}, which leaves no room for output in the context of ${info.contextSize} tokens.${hint}`;
-    return new EngineError("context_overflow", message);
+    return new EngineError("context_overflow", message, {overflow: {promptTokens: prompt.promptTokens, contextSize: info.contextSize}});
 }
