@@ -57,7 +57,8 @@ const nodeLlamaCppVersion = pkg.dependencies["node-llama-cpp"];
 
 /** The extension's own files: [from (in the repo), to (in the VSIX)]. */
 const ownFiles = [
-    ["dist/extension.js"], ["dist/tokenizerWorkerMain.js"], ["dist/modelFitWorkerMain.js"], ["dist/modelProcessMain.js"], ["dist/webview/main.js"], ["media"],
+    ["dist/extension.js"], ["dist/tokenizerWorkerMain.js"], ["dist/modelFitWorkerMain.js"], ["dist/modelProcessMain.js"],
+    ["dist/webview/main.js"], ["media"],
     ["docs/vscode.md", "README.md"]
 ];
 
