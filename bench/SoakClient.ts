@@ -3,6 +3,22 @@ import {soakKinds, type SoakKind, type SoakStats} from "./SoakStats.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * What a request meets when the chaos agent kills or stops its model's process, or unloads its model under a queued
+ * request: the crash's error (`model_crashed`, with the process's end in words) or the unload's. Expected under --chaos.
+ */
+const chaosCaused = /model_crashed|model's process ended|was unloaded|answered nothing/;
+
+/** A Responses stream must end completed or incomplete; a failed one says why (its error), anything else is cut. */
+function checkTerminal(what: string, text: string): void {
+    if (/event: response\.(completed|incomplete)\n/.test(text))
+        return;
+    const failed = /event: response\.failed\ndata: (.*)\n/.exec(text)?.[1];
+    if (failed != null)
+        throw new Error(`${what} failed: ${JSON.stringify((JSON.parse(failed) as {response?: {error?: unknown}}).response?.error)}`);
+    throw new Error(`${what} ended without a terminal event: …${text.slice(-300)}`);
+}
+
 /** An answer the soak expects now and then (overload, limits, eviction): counted, not a failure. */
 function expectedRefusal(reason: string): Error {
     return Object.assign(new Error(reason), {expected: true});
@@ -23,7 +39,7 @@ export class SoakClient {
         private readonly apiKey: string,
         private readonly index: number,
         private readonly stats: SoakStats,
-        private readonly options: {maxOutputTokens: number, thinkMs: number, models: readonly string[]}
+        private readonly options: {maxOutputTokens: number, thinkMs: number, models: readonly string[], chaos: boolean}
     ) {
         this.headers = {authorization: `Bearer ${apiKey}`, "content-type": "application/json"};
     }
@@ -36,6 +52,8 @@ export class SoakClient {
             } catch (error) {
                 if ((error as {expected?: boolean}).expected === true)
                     this.stats.refusal((error as Error).message);
+                else if (this.options.chaos && chaosCaused.test((error as Error).message))
+                    this.stats.refusal("the chaos ended the request's model (model_crashed or unloaded)");
                 else
                     this.stats.fail(kind, (error as Error).message);
             }
@@ -79,8 +97,7 @@ export class SoakClient {
             throw expectedRefusal("503 overloaded");
         if (res.status !== 200)
             throw new Error(`stream → ${res.status} ${text.slice(0, 200)}`);
-        if (!/event: response\.(completed|incomplete)\n/.test(text))
-            throw new Error(`stream ended without a terminal event: …${text.slice(-300)}`);
+        checkTerminal("stream", text);
     }
 
     /** Chat Completions, streamed then not: the same queue and engine as Responses, nothing stored. */
@@ -111,7 +128,8 @@ export class SoakClient {
             logprobs: true, top_logprobs: 5
         });
         const content = completion.choices?.[0]?.logprobs?.content as Array<{top_logprobs: unknown[]}> | undefined;
-        const tokens = completion.usage?.completion_tokens;
+        // A thinking model's completion tokens count its thought, which has no entries.
+        const tokens = completion.usage?.completion_tokens - (completion.usage?.completion_tokens_details?.reasoning_tokens ?? 0);
         // An answer the limit cut in the middle of a character has no text for that character's tokens: no entries
         // for them (at most a few), one for each token of the text.
         const heldBack = completion.choices?.[0]?.finish_reason === "length" ? 3 : 0;
@@ -140,8 +158,7 @@ export class SoakClient {
             text += Buffer.from(value).toString("utf8");
             await sleep(40);
         }
-        if (!/event: response\.(completed|incomplete)\n/.test(text))
-            throw new Error(`slow stream ended without a terminal event: …${text.slice(-300)}`);
+        checkTerminal("slow stream", text);
     }
 
     private async background(): Promise<void> {

@@ -8,7 +8,9 @@ export class SoakServerProcess {
     private nextId = 1;
     private readonly pending = new Map<number, (message: any) => void>();
 
-    private constructor(public readonly child: ChildProcess, public readonly origin: string, private readonly gc: boolean) {
+    private constructor(public readonly child: ChildProcess, public readonly origin: string, private readonly gc: boolean,
+        /** The library's models folder (a library soak), where the chaos agent drops crafted files. */
+        public readonly modelsDir: string | undefined) {
         child.on("message", (message: {id?: number}) => {
             if (message.id != null)
                 this.pending.get(message.id)?.(message);
@@ -27,9 +29,9 @@ export class SoakServerProcess {
         });
         return new Promise((resolve, reject) => {
             child.once("exit", (code) => reject(new Error(`soak server exited with ${code} before it was ready`)));
-            child.once("message", (message: {type?: string, url?: string}) => {
+            child.once("message", (message: {type?: string, url?: string, modelsDir?: string}) => {
                 if (message.type === "ready")
-                    resolve(new SoakServerProcess(child, message.url!.replace(/\/v1$/, ""), memory.gc));
+                    resolve(new SoakServerProcess(child, message.url!.replace(/\/v1$/, ""), memory.gc, message.modelsDir));
             });
         });
     }

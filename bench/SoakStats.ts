@@ -19,7 +19,7 @@ export class SoakStats {
         this.expected.set(reason, (this.expected.get(reason) ?? 0) + 1);
     }
 
-    public fail(kind: SoakKind, message: string): void {
+    public fail(kind: SoakKind | "chaos", message: string): void {
         this.unexpected++;
         const key = `${kind}: ${message.replace(/\b(resp|conv|msg)_[A-Za-z0-9]+/g, "$1_…").slice(0, 200)}`;
         this.unexpectedMessages.set(key, (this.unexpectedMessages.get(key) ?? 0) + 1);

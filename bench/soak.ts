@@ -12,6 +12,12 @@
  * Expected refusals (503 overload, 429 limits, 404 for a response the store evicted) are counted apart;
  * anything else is unexpected.
  *
+ * --chaos (with --models 2 or 3; bench/SoakChaos.ts): the operator's key and the machine misbehave beside the clients,
+ * every --chaos-pause-secs (3): unloads and loads with every keep_alive racing requests, a user's key trying to unload,
+ * a model process killed or stopped past the server's silence limit, crafted GGUF files in the models folder. Requests
+ * whose model the chaos ended count as expected; each action's own check that fails is unexpected. The run fails when
+ * a model process outlives the server.
+ *
  * Memory investigation: --gc samples the heap after a full GC (server gets --expose-gc); --heap-snapshots DIR
  * writes V8 heap snapshots after the warm-up and at the end and prints which object kinds grew;
  * --malloc-arena-max N runs the server with MALLOC_ARENA_MAX=N (glibc).
@@ -20,6 +26,7 @@ import fs from "node:fs";
 import path from "node:path";
 import {parseArgs} from "node:util";
 import {heapGrowth, summarizeHeapSnapshot} from "./heapSnapshotSummary.js";
+import {SoakChaos} from "./SoakChaos.js";
 import {SoakClient} from "./SoakClient.js";
 import {SoakServerProcess} from "./SoakServerProcess.js";
 import {soakModelFiles} from "./soakModels.js";
@@ -37,7 +44,9 @@ const {values: flags} = parseArgs({options: {
     "heap-snapshots": {type: "string"},
     "malloc-arena-max": {type: "string"},
     models: {type: "string", default: "1"},
-    "max-loaded": {type: "string"}
+    "max-loaded": {type: "string"},
+    chaos: {type: "boolean", default: false},
+    "chaos-pause-secs": {type: "string", default: "3"}
 }});
 const clients = positiveInteger("clients");
 const minutes = Number(flags.minutes);
@@ -48,10 +57,11 @@ const thinkMs = Number(flags["think-ms"]);
 const modelCount = positiveInteger("models");
 const maxLoaded = flags["max-loaded"] == null ? modelCount : positiveInteger("max-loaded");
 const modelIds = soakModelFiles.slice(0, modelCount).map((file) => path.basename(file, ".gguf"));
-if (!(minutes > 0) || !(thinkMs >= 0) || modelCount > soakModelFiles.length) {
+const chaos = flags.chaos;
+if (!(minutes > 0) || !(thinkMs >= 0) || modelCount > soakModelFiles.length || (chaos && modelCount < 2)) {
     process.stderr.write(
         "usage: npm run soak -- [--clients N] [--minutes M] [--interval-secs S] [--store-max-entries N] [--gc] [--heap-snapshots DIR] "
-            + "[--malloc-arena-max N] [--models 1-3] [--max-loaded N]\n"
+            + "[--malloc-arena-max N] [--models 1-3] [--max-loaded N] [--chaos (with --models 2 or 3)] [--chaos-pause-secs S]\n"
     );
     process.exit(2);
 }
@@ -71,8 +81,10 @@ const stats = new SoakStats();
 
 async function main(): Promise<number> {
     const apiKeys = Array.from({length: clients}, (_, index) => `sk-soak-${index}`);
+    const adminKey = "sk-soak-operator";
     const server = await SoakServerProcess.start(
-        {apiKeys, storeMaxEntries, conversationsMaxEntries: 32, parallel: 4, models: modelCount, maxLoaded},
+        {apiKeys, adminApiKeys: chaos ? [adminKey] : [], storeMaxEntries, conversationsMaxEntries: 32, parallel: 4, models: modelCount,
+            maxLoaded},
         {gc: flags.gc, mallocArenaMax: flags["malloc-arena-max"]});
     const started = Date.now();
     const until = started + minutes * 60_000;
@@ -126,8 +138,15 @@ async function main(): Promise<number> {
         server.child.kill("SIGKILL");
         process.exit(1);
     }, minutes * 60_000 + 180_000);
-    const clientOptions = {maxOutputTokens, thinkMs, models: modelIds};
-    await Promise.all(apiKeys.map((key, index) => new SoakClient(server.origin, key, index, stats, clientOptions).run(until)));
+    const clientOptions = {maxOutputTokens, thinkMs, models: modelIds, chaos};
+    const chaosAgent = !chaos ? undefined : new SoakChaos({
+        origin: server.origin, adminKey, userKey: apiKeys[0]!, modelsDir: server.modelsDir!, models: modelIds, stats,
+        pauseMs: Number(flags["chaos-pause-secs"]) * 1000
+    });
+    await Promise.all([
+        ...apiKeys.map((key, index) => new SoakClient(server.origin, key, index, stats, clientOptions).run(until)),
+        chaosAgent?.run(until)
+    ]);
     clearInterval(ticker);
     clearTimeout(warmUpSnapshot);
     await report();
@@ -139,8 +158,15 @@ async function main(): Promise<number> {
         for (const line of heapGrowth(summarizeHeapSnapshot(baselineSnapshot), summarizeHeapSnapshot(final)))
             process.stdout.write(`  ${line}\n`);
     }
+    const serverPid = server.child.pid!;
+    const modelProcesses = childPids(serverPid);
     await server.stop();
     clearTimeout(hardStop);
+    // Every model process ends with the server (each exits when its channel closes): none is left behind.
+    const leftDeadline = Date.now() + 10_000;
+    while (modelProcesses.some(isRunning) && Date.now() < leftDeadline)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+    const leftBehind = modelProcesses.filter(isRunning);
 
     const afterWarmUp = timeline.filter((entry) => entry.seconds * 1000 >= warmUpMs);
     const rss = afterWarmUp.map((entry) => entry.sample.rss);
@@ -156,9 +182,13 @@ async function main(): Promise<number> {
                 + `MB/min); heap used ${mb(heap[0]!)} → ${mb(heap.at(-1)!)} MB `
                 + `(slope ${slopePerMinute(afterWarmUp.map((entry) => [entry.seconds, entry.sample.heapUsed]))} MB/min)\n`
         );
+    if (chaosAgent != null)
+        process.stdout.write(`${chaosAgent.summary()}\n`);
+    process.stdout.write(`model processes running at the end: ${modelProcesses.length}; left after the server stopped: `
+        + `${leftBehind.length === 0 ? "none" : leftBehind.join(", ")}\n`);
     for (const [message, count] of stats.unexpectedMessages)
         process.stdout.write(`  unexpected ${count}×: ${message}\n`);
-    return stats.unexpected === 0 ? 0 : 1;
+    return stats.unexpected === 0 && leftBehind.length === 0 ? 0 : 1;
 }
 
 /**
@@ -183,13 +213,33 @@ function loadedModels(models: Array<{id: string, status: string, rss_bytes?: num
         .map((model) => model.rss_bytes == null ? model.id : `${model.id} (its process ${mb(model.rss_bytes)} MB)`).join(", ") || "none";
 }
 
-/** Processes the server has started and that still run (model processes and their spare; Linux), to see that none leaks. */
+/**
+ * Processes the server has started and that still run (model processes and their spare) and its open descriptors
+ * (Linux), to see that none leaks.
+ */
 function childCount(pid: number): string {
     try {
-        const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
-        return `; child processes ${children === "" ? 0 : children.split(/\s+/).length}`;
+        return `; child processes ${childPids(pid).length}, open descriptors ${fs.readdirSync(`/proc/${pid}/fd`).length}`;
     } catch {
         return "";
+    }
+}
+
+function childPids(pid: number): number[] {
+    try {
+        const children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
+        return children === "" ? [] : children.split(/\s+/).map(Number);
+    } catch {
+        return [];
+    }
+}
+
+function isRunning(pid: number): boolean {
+    try {
+        process.kill(pid, 0);
+        return true;
+    } catch {
+        return false;
     }
 }
 

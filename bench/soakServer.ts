@@ -17,7 +17,9 @@ import {soakModelFiles} from "./soakModels.js";
 export type SoakServerOptions = {
     apiKeys: string[], storeMaxEntries: number, conversationsMaxEntries: number, parallel: number,
     /** With 2 or 3: a model library of that many shared models (a folder of links) within `maxLoaded`; else stories260K alone. */
-    models: number, maxLoaded: number
+    models: number, maxLoaded: number,
+    /** The operator's keys (`--admin-api-key`): the chaos agent unloads and pins with one. */
+    adminApiKeys: string[]
 };
 
 export type MemorySample = {rss: number, heapUsed: number, heapTotal: number, external: number, arrayBuffers: number, gc: boolean};
@@ -27,6 +29,7 @@ type Request = {id: number, type: "sample", gc: boolean} | {id: number, type: "s
 async function main(): Promise<void> {
     const options = JSON.parse(process.argv[2]!) as SoakServerOptions;
     const base = defaultConfig();
+    const modelsDir = options.models < 2 ? undefined : libraryFolder(options.models);
     const host = new LocalResponsesHost({
         ...base,
         port: 0,
@@ -34,10 +37,10 @@ async function main(): Promise<void> {
         contextSize: 2048,
         parallel: options.parallel,
         apiKeys: options.apiKeys,
+        adminApiKeys: options.adminApiKeys,
         store: {...base.store, maxEntries: options.storeMaxEntries},
         conversations: {...base.conversations, maxEntries: options.conversationsMaxEntries},
-        library: options.models < 2 ? base.library
-            : {...base.library, modelsDir: libraryFolder(options.models), maxLoaded: options.maxLoaded}
+        library: modelsDir == null ? base.library : {...base.library, modelsDir, maxLoaded: options.maxLoaded}
     }, {log: (line) => process.stderr.write(`server: ${line}\n`)});
     // A library loads each model when a request names it; one model is loaded up front.
     if (options.models < 2)
@@ -69,7 +72,7 @@ async function main(): Promise<void> {
     process.on("disconnect", () => {
         void host.dispose().finally(() => process.exit(0));
     });
-    send({type: "ready", url});
+    send({type: "ready", url, modelsDir});
 }
 
 /** A folder of links to the first `count` shared models, removed when the process exits. */
