@@ -22,6 +22,7 @@ import {StreamReaderSlots} from "../server/StreamReaderSlots.js";
 import {DurableStoreUnavailableError, StoreDatabase} from "../store/durable/StoreDatabase.js";
 import type {HostConfig} from "./config.js";
 import {chatFormatWarning, describeChatFormat} from "./chatFormatText.js";
+import {AcceptedKeys} from "./acceptedKeys.js";
 import {createEngine, libraryModelStatesFolder, promptCacheOf} from "./createEngine.js";
 import {PromptStateSweeper} from "./PromptStateSweeper.js";
 import {librarySpecs} from "./librarySpecs.js";
@@ -63,7 +64,7 @@ export class LocalResponsesHost {
     public readonly jobs: BackgroundJobs;
     public readonly metrics: ServerMetrics;
     private readonly http: HttpServer;
-    private keyUnion: {apiKeys: string[], adminApiKeys: string[], union: string[]} | undefined;
+    private readonly keys = new AcceptedKeys();
     private endpoint: string | null = null;
     /** The durable stores' database, opened by the first `start()` (null for `--store memory`). */
     private storage: Promise<StoreDatabase | null> | null = null;
@@ -114,9 +115,8 @@ export class LocalResponsesHost {
         this.metrics = new ServerMetrics({
             engine: this.engine, store: this.store, conversations: this.conversations, jobs: this.jobs, readers
         });
-        const access = modelAccess({
-            apiKeys: () => this.acceptedKeys(), adminApiKeys: () => this.config.adminApiKeys, statusAllKeys: config.statusAllKeys
-        });
+        const keys = () => this.keys.of(this.config.apiKeys, this.config.adminApiKeys);
+        const access = modelAccess({apiKeys: keys, adminApiKeys: () => this.config.adminApiKeys, statusAllKeys: config.statusAllKeys});
         this.http = new HttpServer(createApp({
             engine: this.engine,
             responses: this.responses,
@@ -128,7 +128,7 @@ export class LocalResponsesHost {
                 streamWriteTimeoutMs: config.background.streamWriteTimeoutSeconds * 1000,
                 statusAllKeys: config.statusAllKeys
             },
-            apiKeys: () => this.acceptedKeys(),
+            apiKeys: keys,
             access,
             allowedOrigins: config.allowedOrigins,
             bodyLimitBytes: config.bodyLimitBytes,
@@ -138,7 +138,7 @@ export class LocalResponsesHost {
             log: events.log
         }), new ResponsesWebSocketServer({
             responses: this.responses,
-            apiKeys: () => this.acceptedKeys(),
+            apiKeys: keys,
             checkRequest: (owner, body) => checkPin(access, owner, body),
             allowedOrigins: config.allowedOrigins,
             maxPayloadBytes: config.bodyLimitBytes,
@@ -269,19 +269,6 @@ export class LocalResponsesHost {
     public async unloadModel(): Promise<void> {
         await this.engine.unload();
         this.events.log?.("model: unloaded");
-    }
-
-    /**
-     * The keys a request may carry: the configured ones and the operator's. The same array while neither list changes:
-     * authentication keeps each list's key digests by its identity.
-     */
-    private acceptedKeys(): string[] {
-        const {apiKeys, adminApiKeys} = this.config;
-        if (adminApiKeys.length === 0)
-            return apiKeys;
-        if (this.keyUnion?.apiKeys !== apiKeys || this.keyUnion.adminApiKeys !== adminApiKeys)
-            this.keyUnion = {apiKeys, adminApiKeys, union: [...new Set([...apiKeys, ...adminApiKeys])]};
-        return this.keyUnion.union;
     }
 
     /** Replaces the accepted keys (rotation applies to the next request). */

@@ -110,6 +110,16 @@ export class LibraryEntry {
         return this.unloading;
     }
 
+    /** A request for it ended at `now`; its keep_alive, when it gave one, is the model's from now; `usedBy`'s use is noted. */
+    public requestEnded(now: number, keepAliveMs: number | null | undefined, usedBy: string | undefined): void {
+        this.inFlight = Math.max(0, this.inFlight - 1);
+        this.lastUsedAt = now;
+        if (usedBy != null)
+            this.lastUsedBy.set(usedBy, now);
+        if (keepAliveMs !== undefined)
+            this.keepAliveMs = keepAliveMs;
+    }
+
     /** What `GET /v1/models` and the editor show; `defaultIdleMs`: the operator's idle time, for its keep-alive. */
     public view(defaultIdleMs: number | null): LibraryModel {
         const info = this.loaded ? this.engine.model : null;

@@ -195,22 +195,12 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
         await Promise.all([...this.entries.values()].map((entry) => this.unloadEntry(entry)));
     }
 
-    /**
-     * Unloads the model once its requests have ended (they are never cut: new ones wait for the unload and load it
-     * again). The wait is on real events only, a release or the end of its load, and ends with `signal` (the asking
-     * client gone): `aborted`, and the model stays.
-     */
+    /** Unloads it once its requests have ended (never cut); `signal` (the asking client gone) ends the wait, the model stays. */
     public async unloadModel(id: string, signal?: AbortSignal): Promise<boolean> {
         const entry = this.entry(id);
         if (!entry.resident)
             return false;
-        while (entry.inFlight > 0 || entry.loading != null) {
-            const loading = entry.loading;
-            // Without a load in flight the race is on the release alone: an already settled member would settle it at
-            // once, and the loop would spin without ever yielding to the events that end the requests.
-            await (loading == null ? this.released.next(signal)
-                : Promise.race([this.released.next(signal), loading.catch(() => undefined)]));
-        }
+        await this.released.until(() => entry.inFlight === 0 && entry.loading == null, () => entry.loading, signal);
         await this.unloadEntry(entry);
         return true;
     }
@@ -297,12 +287,7 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
 
     /** A request for `entry` ended; its keep_alive, when it gave one (`PromptShape.keepAliveMs`), is the model's from now. */
     private finished(entry: LibraryEntry, keepAliveMs?: number | null, usedBy?: string): void {
-        entry.inFlight = Math.max(0, entry.inFlight - 1);
-        entry.lastUsedAt = this.now();
-        if (usedBy != null)
-            entry.lastUsedBy.set(usedBy, entry.lastUsedAt);
-        if (keepAliveMs !== undefined)
-            entry.keepAliveMs = keepAliveMs;
+        entry.requestEnded(this.now(), keepAliveMs, usedBy);
         this.released.emit();
         this.changes.emit();
         this.idle.check();

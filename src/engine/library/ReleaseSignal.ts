@@ -9,6 +9,18 @@ export class ReleaseSignal {
         this.released.emit();
     }
 
+    /**
+     * Resolves once `done()` holds, looking again at each release and at the end of `pending()` (a load in flight);
+     * rejects with `aborted` when `signal` aborts first. It waits on those events only: a race on an already settled
+     * member would settle at once, and the loop would spin without ever yielding to the events that end the requests.
+     */
+    public async until(done: () => boolean, pending: () => Promise<unknown> | null, signal?: AbortSignal): Promise<void> {
+        while (!done()) {
+            const running = pending();
+            await (running == null ? this.next(signal) : Promise.race([this.next(signal), running.catch(() => undefined)]));
+        }
+    }
+
     /** Resolves at the next release; rejects with `aborted` when `signal` aborts first. */
     public next(signal?: AbortSignal): Promise<void> {
         return new Promise((resolve, reject) => {

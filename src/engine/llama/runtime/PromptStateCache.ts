@@ -2,7 +2,7 @@ import {createHash, randomBytes} from "node:crypto";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
-import {enforcePromptStateBudget, ensurePrivateFolders, privateFileMode} from "./promptStateFolder.js";
+import {enforcePromptStateBudget, ensurePrivateFolders, writePrivately} from "./promptStateFolder.js";
 
 /**
  * What a saved state may only ever be loaded into: the model file that wrote it (its fingerprint) and the context
@@ -196,7 +196,8 @@ export class PromptStateCache {
             return {written: Promise.resolve(), done: Promise.resolve(false)};
         this.pending.add(key);
         const temporary = `${this.stateFile(key)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
-        const written = this.writing.then(() => this.writePrivately(temporary, write)).then(() => undefined);
+        const written = this.writing.then(() => writePrivately(this.budgetFolder, this.options.folder, temporary, write))
+            .then(() => undefined);
         this.writing = written.catch(() => undefined);
         const done = written
             .then(
@@ -218,18 +219,6 @@ export class PromptStateCache {
         for (const entry of gone)
             await this.drop(entry.key);
         return gone.length;
-    }
-
-    /**
-     * llama.cpp creates the state file with the process's umask (0644 mostly): it is created here first, owner-only,
-     * since `fopen(…, "wb")` keeps an existing file's mode, and made so again after in case it was replaced. The folder
-     * is made again too: the sweeper removes the empty folders of models it does not know (yet).
-     */
-    private async writePrivately(temporary: string, write: (file: string) => Promise<unknown>): Promise<void> {
-        await ensurePrivateFolders(this.budgetFolder, this.options.folder);
-        await fsp.writeFile(temporary, "", {mode: privateFileMode});
-        await write(temporary);
-        await fsp.chmod(temporary, privateFileMode);
     }
 
     public stats(): {entries: number, bytes: number} {

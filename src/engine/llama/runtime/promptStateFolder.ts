@@ -140,3 +140,16 @@ async function chmodIfShared(target: string, mode: number): Promise<void> {
     if (stat != null && (stat.mode & 0o777) !== mode)
         await fsp.chmod(target, mode).catch(() => undefined);
 }
+
+/**
+ * Writes a state file with `write` (llama.cpp), owner-only: llama.cpp creates it with the process's umask (0644 mostly),
+ * so it is created here first, since `fopen(…, "wb")` keeps an existing file's mode, and made so again after in case it
+ * was replaced. The folders are made again too: the sweeper removes the empty folders of models it does not know (yet).
+ */
+export async function writePrivately(budgetFolder: string, folder: string, file: string,
+    write: (file: string) => Promise<unknown>): Promise<void> {
+    await ensurePrivateFolders(budgetFolder, folder);
+    await fsp.writeFile(file, "", {mode: privateFileMode});
+    await write(file);
+    await fsp.chmod(file, privateFileMode);
+}

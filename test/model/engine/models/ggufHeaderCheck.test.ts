@@ -3,11 +3,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import {after, test} from "node:test";
-import {checkGgufHeader} from "../../../src/engine/models/ggufHeaderCheck.js";
+import {checkGgufHeader} from "../../../../src/engine/models/ggufHeaderCheck.js";
 import {
     ggufFile, ggufString, ggufType, hugeArrayGguf, hugeEntryCountGguf, manyStringsGguf, u32, u64
-} from "../../helpers/craftedGguf.js";
-import {models} from "../../helpers/paths.js";
+} from "../../../helpers/craftedGguf.js";
+import {models} from "../../../helpers/paths.js";
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "lr-gguf-check-"));
 after(() => fs.rmSync(root, {recursive: true, force: true}));
