@@ -199,9 +199,15 @@ export class SoakClient {
     private async cancel(): Promise<void> {
         const created = await this.call("cancel", "POST", "/v1/responses",
             this.body("A story to cancel.", {background: true, max_output_tokens: this.options.maxOutputTokens * 4}));
-        const cancelled = await this.call("cancel", "POST", `/v1/responses/${created.id}/cancel`);
+        let cancelled = await this.call("cancel", "POST", `/v1/responses/${created.id}/cancel`);
+        // A job whose engine has not let go within the cancel's wait is still active: the caller polls (docs/api.md).
+        const deadline = Date.now() + 30_000;
+        while ((cancelled.status === "queued" || cancelled.status === "in_progress") && Date.now() < deadline) {
+            await sleep(200);
+            cancelled = await this.call("cancel", "GET", `/v1/responses/${created.id}`);
+        }
         if (!["cancelled", "completed", "incomplete"].includes(cancelled.status))
-            throw new Error(`cancel answered status ${cancelled.status}`);
+            throw new Error(`cancel answered status ${cancelled.status}, still so 30 s later`);
         await this.call("cancel", "DELETE", `/v1/responses/${created.id}`);
     }
 

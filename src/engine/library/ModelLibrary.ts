@@ -298,9 +298,9 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
         while (!entry.loaded) {
             signal?.throwIfAborted();
             if (entry.unloading != null)
-                await entry.unloading;
+                await ReleaseSignal.awaitUnlessAborted(entry.unloading, signal);
             else if (entry.loading != null)
-                await entry.loading.catch((error: unknown) => {
+                await ReleaseSignal.awaitUnlessAborted(entry.loading, signal).catch((error: unknown) => {
                     // The load another request started ends with that request's cancel (it waited for room with that
                     // request's signal): this one, still wanted, loads it again instead of failing as cancelled.
                     if (!(error instanceof EngineError && error.kind === "aborted") || signal?.aborted === true)

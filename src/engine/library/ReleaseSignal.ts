@@ -21,12 +21,28 @@ export class ReleaseSignal {
         }
     }
 
+    /**
+     * `work` (another request's load or unload of the model this one waits for), or `aborted` as soon as `signal` fires:
+     * a request whose client left does not wait for a load it did not start (a stopped model process made that 10 s).
+     */
+    public static awaitUnlessAborted<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
+        if (signal == null)
+            return work;
+        if (signal.aborted)
+            return Promise.reject(cancelledWaiting());
+        return new Promise<T>((resolve, reject) => {
+            const onAbort = () => reject(cancelledWaiting());
+            signal.addEventListener("abort", onAbort, {once: true});
+            work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+        });
+    }
+
     /** Resolves at the next release; rejects with `aborted` when `signal` aborts first. */
     public next(signal?: AbortSignal): Promise<void> {
         return new Promise((resolve, reject) => {
             const onAbort = () => {
                 off();
-                reject(new EngineError("aborted", "The request was cancelled while its model waited for room to load."));
+                reject(cancelledWaiting());
             };
             const off = this.released.on(() => {
                 off();
@@ -36,4 +52,8 @@ export class ReleaseSignal {
             signal?.addEventListener("abort", onAbort, {once: true});
         });
     }
+}
+
+function cancelledWaiting(): EngineError {
+    return new EngineError("aborted", "The request was cancelled while its model waited for room to load.");
 }

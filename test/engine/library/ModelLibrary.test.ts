@@ -150,3 +150,26 @@ describe("model library: a shared load", () => {
         await library.dispose();
     });
 });
+
+describe("model library: a request waiting on another's load", () => {
+    it("is cancelled at once when its client leaves, not when the load ends (a stopped model process made that 10 s)", async () => {
+        const {library} = oneAtATime(800);
+        const turns = [{role: "user" as const, text: "hi"}];
+        const busy = library.generate({turns, model: "a"});
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        // b's load (started by the first request) waits ~800 ms for a's room; the second request waits on that load.
+        const starter = library.generate({turns, model: "b"});
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        const leaving = new AbortController();
+        const waiting = library.generate({turns, model: "b", signal: leaving.signal});
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const aborted = performance.now();
+        leaving.abort();
+        await assert.rejects(waiting, /cancelled/);
+        const settledMs = performance.now() - aborted;
+        assert.ok(settledMs < 200, `the cancelled request settled ${Math.round(settledMs)} ms after its abort`);
+        assert.equal((await starter).text, "b");
+        assert.equal((await busy).text, "a");
+        await library.dispose();
+    });
+});
