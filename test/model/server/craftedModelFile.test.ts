@@ -51,7 +51,8 @@ test("crafted headers leave their entries failed with one line; /v1/models answe
     fs.writeFileSync(path.join(folder, "huge-entries.gguf"), hugeEntryCountGguf());
     const polls: number[] = [];
     let listed: ListedModel[] = [];
-    const deadline = Date.now() + 15_000;
+    // Generous for a loaded machine: from source each read's worker starts under tsx, and a failed read's is replaced.
+    const deadline = Date.now() + 30_000;
     // Polls for 3 s at least (the watcher settles for 0.5 s, then both headers are read), until both show failed.
     const pollUntil = Date.now() + 3000;
     while (Date.now() < deadline) {
@@ -71,7 +72,8 @@ test("crafted headers leave their entries failed with one line; /v1/models answe
         ["huge-entries", "failed", "not a GGUF file we can read: metadata of 2^62 entries is larger than the file"]
     ]);
     assert.ok(polls.length >= 20, `${polls.length} polls`);
-    assert.ok(Math.max(...polls) < 200, `GET /v1/models took up to ${Math.max(...polls).toFixed(0)} ms`);
+    // Before: up to 1.8 s a poll, with no request at all.
+    assert.ok(Math.max(...polls) < 300, `GET /v1/models took up to ${Math.max(...polls).toFixed(0)} ms`);
     assert.ok(rssGrowthMb < 150, `the server's memory grew by ${rssGrowthMb.toFixed(0)} MB`);
     assert.ok(log.includes("models: huge-array cannot be loaded: "
         + "not a GGUF file we can read: metadata array of 2^40 items is larger than the file"));
