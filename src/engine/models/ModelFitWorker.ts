@@ -1,11 +1,11 @@
 import type {Worker} from "node:worker_threads";
 import {startWorker} from "../startWorker.js";
-import type {ModelFit, ModelFitOptions} from "./modelFit.js";
+import {fitFromHeader, type ModelFit, type ModelFitOptions, type ModelHeader} from "./modelFit.js";
 
-/** What a fit is asked for in the worker (a signal cannot cross to it: `ModelFitWorker` stops the worker instead). */
+/** What a fit is asked for (a signal cannot cross to the worker: `ModelFitWorker` stops the worker instead). */
 export type WorkerFitOptions = Omit<ModelFitOptions, "signal">;
-export type ModelFitRequest = {id: number, options: WorkerFitOptions};
-export type ModelFitReply = {id: number, fit: ModelFit} | {id: number, error: string};
+export type ModelFitRequest = {id: number, uri: string};
+export type ModelFitReply = {id: number, header: ModelHeader} | {id: number, error: string};
 
 export type ModelFitWorkerLimits = {
     /** The worker's V8 heap (old generation): a header whose values need more fails the read, not the server. */
@@ -16,9 +16,10 @@ export type ModelFitWorkerLimits = {
 
 /**
  * Reads of real models' headers stay far below both: stories260K's takes ~16 MB of heap; a vocabulary of 256K tokens
- * with its merges is tens of MB. A 40 MB header of metadata needed ~550 MB and 7 s.
+ * with its merges is tens of MB. A 40 MB header of metadata needed ~550 MB and 7 s. The time includes the worker's
+ * start (importing node-llama-cpp's JavaScript): seconds on a loaded machine, more from source under tsx.
  */
-export const defaultModelFitWorkerLimits: ModelFitWorkerLimits = {heapMb: 256, timeoutMs: 20_000};
+export const defaultModelFitWorkerLimits: ModelFitWorkerLimits = {heapMb: 256, timeoutMs: 60_000};
 
 /**
  * `estimateModelFit` for local files in a worker thread with a heap cap and a time limit, one read at a time: a crafted or
@@ -34,9 +35,14 @@ export class ModelFitWorker {
 
     public constructor(private readonly limits: ModelFitWorkerLimits = defaultModelFitWorkerLimits) {}
 
-    public estimate(options: WorkerFitOptions): Promise<ModelFit> {
+    public async estimate(options: WorkerFitOptions): Promise<ModelFit> {
+        return fitFromHeader(await this.header(options.uri), options);
+    }
+
+    /** The header read in the worker, one read at a time. */
+    private header(uri: string): Promise<ModelHeader> {
         this.waiting++;
-        const read = this.turn.then(() => this.read(options)).finally(() => {
+        const read = this.turn.then(() => this.read(uri)).finally(() => {
             if (--this.waiting === 0)
                 this.stop();
         });
@@ -44,20 +50,20 @@ export class ModelFitWorker {
         return read;
     }
 
-    private async read(options: WorkerFitOptions): Promise<ModelFit> {
+    private async read(uri: string): Promise<ModelHeader> {
         const worker = this.worker ??= this.start();
         const id = this.nextId++;
         let timer: NodeJS.Timeout | undefined;
         const listeners: {message?: (reply: ModelFitReply) => void, error?: (error: Error) => void, exit?: (code: number) => void} = {};
         try {
-            return await new Promise<ModelFit>((resolve, reject) => {
+            return await new Promise<ModelHeader>((resolve, reject) => {
                 timer = setTimeout(() => reject(new Error(`reading its GGUF header took over ${this.limits.timeoutMs / 1000} s`)),
                     this.limits.timeoutMs);
                 listeners.message = (reply) => {
                     if (reply.id !== id)
                         return;
-                    if ("fit" in reply)
-                        resolve(reply.fit);
+                    if ("header" in reply)
+                        resolve(reply.header);
                     else
                         reject(new Error(oneLine(reply.error)));
                 };
@@ -66,7 +72,7 @@ export class ModelFitWorker {
                     : new Error(`reading its GGUF header failed: ${oneLine(error.message)}`));
                 listeners.exit = (code) => reject(new Error(`the GGUF header reader stopped (exit code ${code})`));
                 worker.on("message", listeners.message).on("error", listeners.error).on("exit", listeners.exit);
-                worker.postMessage({id, options} satisfies ModelFitRequest);
+                worker.postMessage({id, uri} satisfies ModelFitRequest);
             });
         } catch (error) {
             // A read that failed may have left the worker hung or its heap full: the next read gets a fresh one.

@@ -47,13 +47,31 @@ export type ModelFit = {
  * reads its models folder's files through `ModelFitWorker`, which caps the time and memory of the whole read.
  */
 export async function estimateModelFit(options: ModelFitOptions): Promise<ModelFit> {
-    if (isLocalPath(options.uri))
-        await checkGgufHeader(options.uri);
-    const {readGgufFileInfo, GgufInsights} = await loadNodeLlamaCpp();
-    const info = await readGgufFileInfo(options.uri, {
-        signal: options.signal, logWarnings: false,
+    return fitFromHeader(await readModelHeader(options.uri, options.signal), options);
+}
+
+/** What node-llama-cpp reads of a model's GGUF header (its tokenizer's large arrays left out). */
+export type ModelHeader = Awaited<ReturnType<Awaited<ReturnType<typeof loadNodeLlamaCpp>>["readGgufFileInfo"]>>;
+
+/**
+ * A model's GGUF header, read by node-llama-cpp's reader (plain JavaScript: no native code, so a worker reading it can
+ * be stopped at any point), a local file's counts checked against its size first.
+ */
+export async function readModelHeader(uri: string, signal?: AbortSignal): Promise<ModelHeader> {
+    if (isLocalPath(uri))
+        await checkGgufHeader(uri);
+    const {readGgufFileInfo} = await loadNodeLlamaCpp();
+    return readGgufFileInfo(uri, {
+        signal, logWarnings: false,
         ignoreKeys: ["tokenizer.ggml.tokens", "tokenizer.ggml.merges", "tokenizer.ggml.token_type", "tokenizer.ggml.scores"]
     });
+}
+
+/** The fit `estimateModelFit` gives, from a header already read (`ModelFitWorker` reads it in a worker). */
+export async function fitFromHeader(info: ModelHeader, options: Omit<ModelFitOptions, "uri" | "signal">): Promise<ModelFit> {
+    const {GgufInsights} = await loadNodeLlamaCpp();
+    // node-llama-cpp's insights load its native addon (without a backend): here, on the server's thread, never in the
+    // worker, whose stop mid-call would abort the process.
     const insights = await GgufInsights.from(info);
     const trainContextSize = insights.trainContextSize ?? null;
     const {contextSize, parallel: sequences} = planContext(trainContextSize ?? defaultContextSize,
