@@ -73,7 +73,7 @@ test("crafted headers leave their entries failed with one line; /v1/models answe
     ]);
     assert.ok(polls.length >= 20, `${polls.length} polls`);
     // Before: up to 1.8 s a poll, with no request at all.
-    assert.ok(Math.max(...polls) < 300, `GET /v1/models took up to ${Math.max(...polls).toFixed(0)} ms`);
+    assert.ok(Math.max(...polls) < 500, `GET /v1/models took up to ${Math.max(...polls).toFixed(0)} ms`);
     assert.ok(rssGrowthMb < 150, `the server's memory grew by ${rssGrowthMb.toFixed(0)} MB`);
     assert.ok(log.includes("models: huge-array cannot be loaded: "
         + "not a GGUF file we can read: metadata array of 2^40 items is larger than the file"));
