@@ -193,6 +193,12 @@ export function originNotAllowed(origin: string): ApiError {
         {code: "origin_not_allowed"});
 }
 
+/** The 403 a key gets for what only the operator's keys may do (a model library's unload and pin). */
+export function notAnOperatorKey(action: string): ApiError {
+    return new ApiError(403, `${action} is for the operator's API keys: start the server with --admin-api-key KEY and use that key.`,
+        {code: "admin_key_required"});
+}
+
 export function unknownRoute(message: string): ApiError {
     return new ApiError(404, message, {code: "unknown_route"});
 }

@@ -1,6 +1,6 @@
 import {parseKeepAlive} from "../responses/keepAlive.js";
 import {isObject} from "../protocol/isObject.js";
-import {ApiError} from "../protocol/errors.js";
+import {notAnOperatorKey} from "../protocol/errors.js";
 import {ownerOfKey} from "./middleware/auth.js";
 
 /**
@@ -34,12 +34,6 @@ export function modelAccess(options: ModelAccessOptions): ModelAccess {
         seesAll: (owner) => options.statusAllKeys === true || onePerson() || admins().has(owner),
         mayManage
     };
-}
-
-/** The 403 a key gets for what only the operator's keys may do (Anthropic's and OpenAI's `permission_error`). */
-export function notAnOperatorKey(action: string): ApiError {
-    return new ApiError(403, `${action} is for the operator's API keys: start the server with --admin-api-key KEY and use that key.`,
-        {code: "admin_key_required"});
 }
 
 /** Whether a request body's `keep_alive` pins its model (negative: never unloaded for idleness). Invalid: the route says so. */

@@ -5,7 +5,8 @@ import {chatFormatWire} from "./chatFormatWire.js";
 import {parseKeepAlive} from "../../responses/keepAlive.js";
 import {isObject} from "../../protocol/isObject.js";
 import {disconnectSignal} from "./foreground.js";
-import {notAnOperatorKey, type ModelAccess} from "../modelAccess.js";
+import {notAnOperatorKey} from "../../protocol/errors.js";
+import type {ModelAccess} from "../modelAccess.js";
 import {seenUse} from "../modelUseView.js";
 
 /** OpenAI's model object, with what a local server adds: the context, the chat format, and a library model's state. */
