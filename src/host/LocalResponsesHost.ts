@@ -22,6 +22,7 @@ import {StreamReaderSlots} from "../server/StreamReaderSlots.js";
 import {DurableStoreUnavailableError, StoreDatabase} from "../store/durable/StoreDatabase.js";
 import type {HostConfig} from "./config.js";
 import {chatFormatWarning, describeChatFormat} from "./chatFormatText.js";
+import {describeBackend, partialOffloadNote} from "./backendText.js";
 import {AcceptedKeys} from "./acceptedKeys.js";
 import {createEngine, libraryModelStatesFolder, promptCacheOf} from "./createEngine.js";
 import {PromptStateSweeper} from "./PromptStateSweeper.js";
@@ -213,10 +214,11 @@ export class LocalResponsesHost {
         const keys = info.keyCache == null ? ""
             : `, ${info.keyCache.type} keys${info.keyCache.note == null ? "" : ` (${info.keyCache.note})`}`;
         const format = info.chatFormat == null ? info.chatWrapper : describeChatFormat(info.chatFormat);
-        this.events.log?.(`model: loaded ${info.id} (context ${info.contextSize} × ${info.sequences} sequences, ${format}${keys})`);
-        const warning = info.chatFormat == null ? null : chatFormatWarning(info.id, info.chatFormat);
-        if (warning != null)
-            this.events.log?.(`model: warning: ${warning}`);
+        const on = info.backend == null ? "" : ` on ${describeBackend(info.backend)}`;
+        this.events.log?.(`model: loaded ${info.id}${on} (context ${info.contextSize} × ${info.sequences} sequences, ${format}${keys})`);
+        for (const warning of [info.chatFormat == null ? null : chatFormatWarning(info.id, info.chatFormat), partialOffloadNote(info)])
+            if (warning != null)
+                this.events.log?.(`model: warning: ${warning}`);
         return info;
     }
 
