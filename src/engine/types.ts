@@ -186,6 +186,8 @@ export type ModelInfo = {
     keyCache?: {type: KeyCacheType, note: string | null},
     /** The local model's tokens per native evaluation (`backendDefaults` of its backend unless set). */
     batchSize?: number,
+    /** The local model's flash attention (`backendDefaults` of its backend unless set): "auto" leaves it to llama.cpp. */
+    flashAttention?: boolean | "auto",
     /** Where the local model computes (describeBackend words it). */
     backend?: ModelBackend
 };

@@ -301,6 +301,7 @@ export class LlamaEngine implements ChatEngine {
                         ...metadataNames(model),
                         keyCache,
                         batchSize: context.batchSize,
+                        flashAttention: context.flashAttention,
                         backend: await describeLoadedBackend(this.llama, model, context)
                     }
                 });

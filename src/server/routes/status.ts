@@ -27,6 +27,7 @@ export function statusRouter(sources: MetricsSources, metrics: ServerMetrics,
                     ...chatFormatWire(model),
                     ...model.keyCache != null && {cache_type_k: model.keyCache.type},
                     ...model.batchSize != null && {batch_size: model.batchSize},
+                    ...model.flashAttention != null && {flash_attention: model.flashAttention},
                     ...backendWire(model)
                 },
             engine: engineStatus(sources),
