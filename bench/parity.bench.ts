@@ -51,6 +51,9 @@ import {words} from "./filler.js";
 import {alternating, median, quantile} from "./pairs.js";
 import {SseClientProcess} from "./sseClientProcess.js";
 
+/** The batch the server evaluates with on the CPU (`backendDefaults`). */
+const cpuBatchSize = backendDefaults("cpu").batchSize;
+
 const {values: args} = parseArgs({
     options: {
         models: {type: "string", default: "stories260K,smollm2-135m,smollm2-135m-qwen2"}, pairs: {type: "string"},
@@ -102,7 +105,7 @@ class Direct {
         // The server's batch on the CPU, not node-llama-cpp's default (512): a narrower batch evaluates prompts 1.1-1.3x
         // faster here (docs/performance.md, "Batch size on the CPU"), so a direct side at 512 flattered the server's ratio.
         const context = await model.createContext({
-            contextSize, sequences, threads: 1, batchSize: backendDefaults("cpu").batchSize, flashAttention: false, experimentalKvCacheKeyType: keys
+            contextSize, sequences, threads: 1, batchSize: cpuBatchSize, flashAttention: false, experimentalKvCacheKeyType: keys
         });
         const all = Array.from({length: sequences}, () => context.getSequence());
         return new Direct(model, context, all, model.tokenize(words(8000, 99)));

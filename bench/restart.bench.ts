@@ -25,6 +25,9 @@ import {capturesDir, models} from "../test/helpers/paths.js";
 import {syntheticModel} from "../test/helpers/syntheticModel.js";
 import {median} from "./pairs.js";
 
+/** The batch the server evaluates with on the CPU (`backendDefaults`). */
+const cpuBatchSize = backendDefaults("cpu").batchSize;
+
 const {values: args} = parseArgs({
     options: {
         model: {type: "string", default: "smollm2-135m"}, pairs: {type: "string", default: "6"},
@@ -76,7 +79,7 @@ async function directColdMs(modelPath: string, count: number): Promise<number> {
     const model = await llama.loadModel({modelPath});
     const keys = nativeKeyCacheType(usableKeyCacheType(cacheTypeK, model).type);
     const context = await model.createContext({
-        contextSize, sequences: 1, threads, batchSize: backendDefaults("cpu").batchSize, flashAttention: false, experimentalKvCacheKeyType: keys
+        contextSize, sequences: 1, threads, batchSize: cpuBatchSize, flashAttention: false, experimentalKvCacheKeyType: keys
     });
     try {
         const filler = model.tokenize("the little dog ran to the park and found a red ball. ".repeat(Math.ceil(count / 8)));

@@ -1,6 +1,5 @@
 import type {ReasoningEffort} from "../protocol/wire.js";
 import type {KeyCacheType} from "./keyCacheType.js";
-import type {Backend} from "./models/prebuiltBinaries.js";
 
 /**
  * The engine's public contract, free of node-llama-cpp types so that the Responses domain,
@@ -192,12 +191,15 @@ export type ModelInfo = {
     backend?: ModelBackend
 };
 
+/** A compute backend of node-llama-cpp's prebuilt builds (prebuiltBinaries.ts names their packages). */
+export type ComputeBackend = "cpu" | "metal" | "vulkan" | "cuda";
+
 /**
  * The backend a local model runs on: `cpu` where none of its layers is on a GPU (the Metal build with `gpu: false`
  * included); the GPU's device names as node-llama-cpp tells them; its layers on the GPU of its total (node-llama-cpp
  * counts the output layer: block count + 1); the VRAM its weights and context take by node-llama-cpp's estimate.
  */
-export type ModelBackend = {name: Backend, devices: readonly string[], gpuLayers: number, totalLayers: number, vramBytes: number};
+export type ModelBackend = {name: ComputeBackend, devices: readonly string[], gpuLayers: number, totalLayers: number, vramBytes: number};
 
 /** A sequence held for one generation; release it when done (also when generation was never started). */
 export type EngineLease = {

@@ -21,8 +21,7 @@ import {ResponseStore} from "../store/ResponseStore.js";
 import {StreamReaderSlots} from "../server/StreamReaderSlots.js";
 import {DurableStoreUnavailableError, StoreDatabase} from "../store/durable/StoreDatabase.js";
 import type {HostConfig} from "./config.js";
-import {chatFormatWarning, describeChatFormat} from "./chatFormatText.js";
-import {describeBackend, partialOffloadNote} from "./backendText.js";
+import {modelLoadLines} from "./modelLoadLines.js";
 import {AcceptedKeys} from "./acceptedKeys.js";
 import {createEngine, libraryModelStatesFolder, promptCacheOf} from "./createEngine.js";
 import {PromptStateSweeper} from "./PromptStateSweeper.js";
@@ -211,14 +210,8 @@ export class LocalResponsesHost {
         await this.openLibrary();
         await this.startPromptStateSweeper();
         const info = await this.engine.load(this.config.engine === "upstream" ? this.config.upstream.model ?? "" : modelPath, onProgress);
-        const keys = info.keyCache == null ? ""
-            : `, ${info.keyCache.type} keys${info.keyCache.note == null ? "" : ` (${info.keyCache.note})`}`;
-        const format = info.chatFormat == null ? info.chatWrapper : describeChatFormat(info.chatFormat);
-        const on = info.backend == null ? "" : ` on ${describeBackend(info.backend)}`;
-        this.events.log?.(`model: loaded ${info.id}${on} (context ${info.contextSize} × ${info.sequences} sequences, ${format}${keys})`);
-        for (const warning of [info.chatFormat == null ? null : chatFormatWarning(info.id, info.chatFormat), partialOffloadNote(info)])
-            if (warning != null)
-                this.events.log?.(`model: warning: ${warning}`);
+        for (const line of modelLoadLines(info))
+            this.events.log?.(line);
         return info;
     }
 

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
 import {backendLabel, describeBackend, partialOffloadNote} from "../../src/host/backendText.js";
+import {modelLoadLines} from "../../src/host/modelLoadLines.js";
 import type {ModelBackend} from "../../src/engine/types.js";
 
 const cpu: ModelBackend = {name: "cpu", devices: [], gpuLayers: 0, totalLayers: 6, vramBytes: 0};
@@ -30,5 +31,20 @@ describe("where a local model computes, in words", () => {
         assert.equal(partialOffloadNote({backend: whole, contextSize: 8192}), null);
         assert.equal(partialOffloadNote({backend: cpu, contextSize: 8192}), null);
         assert.equal(partialOffloadNote({contextSize: 8192}), null);
+    });
+});
+
+describe("the log lines of a model just loaded", () => {
+    const info = {id: "coder", path: "/m/coder.gguf", contextSize: 32768, sequences: 1, trainContextSize: 32768, chatWrapper: "ChatML"};
+
+    it("say where it computes, and warn of a model partly on the GPU with what to change", () => {
+        assert.deepEqual(modelLoadLines({...info, backend: cpu}), ["model: loaded coder on CPU (context 32768 × 1 sequences, ChatML)"]);
+        assert.deepEqual(modelLoadLines({...info, backend: partly}), [
+            "model: loaded coder on Vulkan (AMD Radeon RX 6600): 24/33 layers, 6.1 GiB VRAM (context 32768 × 1 sequences, ChatML)",
+            "model: warning: 24/33 layers on the GPU (Vulkan, 6.1 GiB VRAM): the rest runs on the CPU; a smaller quantization or "
+                + "--context-size 16384 may fit it whole"
+        ]);
+        assert.deepEqual(modelLoadLines(info), ["model: loaded coder (context 32768 × 1 sequences, ChatML)"],
+            "an upstream says no backend");
     });
 });

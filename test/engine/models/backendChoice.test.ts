@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import {describe, it} from "node:test";
 import {backendDefaults} from "../../../src/engine/engineDefaults.js";
-import {autoLlamaGpu, expectedBackend, installedBackends, runsOnCpuOnly, type BackendFacts} from "../../../src/engine/models/backendChoice.js";
+import {
+    autoLlamaGpu, expectedBackend, installedBackends, runsOnCpuOnly, type BackendFacts
+} from "../../../src/engine/models/backendChoice.js";
 import type {Backend} from "../../../src/engine/models/prebuiltBinaries.js";
 import type {GpuChoice} from "../../../src/engine/types.js";
 

@@ -42,9 +42,8 @@ describe("gpu auto, the default, on a machine without a GPU (this one, CI): the 
         try {
             assert.match(lines.join("\n"), /^model: loaded stories260K on CPU \(context 2048 /m);
             const status = await (await server.fetch("/v1/status")).json() as {model: Record<string, unknown>};
-            assert.deepEqual(
-                [status.model.backend, status.model.gpu_devices, status.model.gpu_layers, status.model.total_layers, status.model.vram_bytes],
-                ["cpu", [], 0, 6, 0]);
+            const {backend, gpu_devices, gpu_layers, total_layers, vram_bytes} = status.model;
+            assert.deepEqual([backend, gpu_devices, gpu_layers, total_layers, vram_bytes], ["cpu", [], 0, 6, 0]);
             assert.equal(status.model.flash_attention, false);
             assert.equal(status.model.batch_size, 128);
         } finally {

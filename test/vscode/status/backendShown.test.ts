@@ -41,11 +41,14 @@ test("the sidebar: the Server view's engine row, the loaded model's row, a libra
         state: state(backend), engine: null, threads: {count: 1, isDefault: true}, vscodeChat: "on",
         totals: {inputTokens: 0, outputTokens: 0, cachedTokens: 0, generations: 0}
     }).find((row) => row.id === "server.engine")!;
-    assert.deepEqual([engineRow(cpu).description, engineRow(cpu).icon, engineRow(cpu).tooltip], ["local (this machine) · CPU", "vm", undefined]);
+    assert.deepEqual([engineRow(cpu).description, engineRow(cpu).icon, engineRow(cpu).tooltip],
+        ["local (this machine) · CPU", "vm", undefined]);
     assert.equal(engineRow(partly).icon, "warning");
     assert.match(engineRow(partly).tooltip!, /the rest runs on the CPU/);
 
-    const [loaded] = modelRows({recent: ["/m/coder.gguf"], downloaded: [], loadedPath: "/m/coder.gguf", loadedBackend: partly, loadingPath: null});
+    const [loaded] = modelRows({
+        recent: ["/m/coder.gguf"], downloaded: [], loadedPath: "/m/coder.gguf", loadedBackend: partly, loadingPath: null
+    });
     assert.equal(loaded!.description, "loaded on Vulkan 24/33 layers · recent");
     assert.equal(loaded!.tooltip, "/m/coder.gguf\non Vulkan (AMD Radeon RX 6600): 24/33 layers, 6.1 GiB VRAM");
 

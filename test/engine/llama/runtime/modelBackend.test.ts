@@ -19,6 +19,7 @@ describe("the backend a loaded model runs on, and its context's settings", () =>
 
     it("what was set wins on every backend", () => {
         assert.deepEqual(contextSettings("cpu", {batchSize: 64, flashAttention: true}, 8192), {batchSize: 64, flashAttention: true});
-        assert.deepEqual(contextSettings("vulkan", {batchSize: 1024, flashAttention: false}, 8192), {batchSize: 1024, flashAttention: false});
+        assert.deepEqual(contextSettings("vulkan", {batchSize: 1024, flashAttention: false}, 8192),
+            {batchSize: 1024, flashAttention: false});
     });
 });
