@@ -18,7 +18,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import {parseArgs, promisify} from "node:util";
-import {defaultBatchSize} from "../src/engine/engineDefaults.js";
+import {backendDefaults} from "../src/engine/engineDefaults.js";
 import {repoRoot} from "../test/helpers/paths.js";
 import {syntheticModel} from "../test/helpers/syntheticModel.js";
 import {startCliServer, type CliServer} from "./cliServer.js";
@@ -74,7 +74,7 @@ async function answerMs(server: CliServer, model: string): Promise<number> {
 
 async function directLoad(model: string, tokens: number): Promise<{ms: number, tokens: number, rssBytes: number | null}> {
     const {stdout} = await promisify(execFile)(process.execPath, ["--import", "tsx", path.join(repoRoot, "bench/directLoad.ts"), model,
-        String(contextSize), String(defaultBatchSize(false)), String(threads), String(tokens)], {cwd: repoRoot});
+        String(contextSize), String(backendDefaults("cpu").batchSize), String(threads), String(tokens)], {cwd: repoRoot});
     return JSON.parse(stdout.trim().split("\n").at(-1)!) as {ms: number, tokens: number, rssBytes: number | null};
 }
 

@@ -38,7 +38,7 @@ import type {
     ChatHistoryItem, Llama, LlamaChat, LlamaCompletion, LlamaContext, LlamaContextSequence, LlamaModel, Token
 } from "node-llama-cpp";
 import {BusyPoll, defaultBusyPollBelowTokenMs} from "../src/engine/llama/runtime/BusyPoll.js";
-import {defaultBatchSize} from "../src/engine/engineDefaults.js";
+import {backendDefaults} from "../src/engine/engineDefaults.js";
 import {defaultKeyCacheType, requireKeyCacheType} from "../src/engine/keyCacheType.js";
 import {nativeKeyCacheType, usableKeyCacheType} from "../src/engine/llama/runtime/nativeKeyCacheType.js";
 import {loadNodeLlamaCpp} from "../src/engine/models/loadBinding.js";
@@ -50,6 +50,9 @@ import {coldPromptAtDepth} from "./depthFigure.js";
 import {words} from "./filler.js";
 import {alternating, median, quantile} from "./pairs.js";
 import {SseClientProcess} from "./sseClientProcess.js";
+
+/** The batch the server evaluates with on the CPU (`backendDefaults`). */
+const cpuBatchSize = backendDefaults("cpu").batchSize;
 
 const {values: args} = parseArgs({
     options: {
@@ -102,7 +105,7 @@ class Direct {
         // The server's batch on the CPU, not node-llama-cpp's default (512): a narrower batch evaluates prompts 1.1-1.3x
         // faster here (docs/performance.md, "Batch size on the CPU"), so a direct side at 512 flattered the server's ratio.
         const context = await model.createContext({
-            contextSize, sequences, threads: 1, batchSize: defaultBatchSize(false), flashAttention: false, experimentalKvCacheKeyType: keys
+            contextSize, sequences, threads: 1, batchSize: cpuBatchSize, flashAttention: false, experimentalKvCacheKeyType: keys
         });
         const all = Array.from({length: sequences}, () => context.getSequence());
         return new Direct(model, context, all, model.tokenize(words(8000, 99)));

@@ -10,7 +10,7 @@
 import {parseArgs} from "node:util";
 import type {LlamaContextSequence, Token} from "node-llama-cpp";
 import {loadNodeLlamaCpp} from "../src/engine/models/loadBinding.js";
-import {defaultBatchSize} from "../src/engine/engineDefaults.js";
+import {backendDefaults} from "../src/engine/engineDefaults.js";
 import {defaultPromptStepMs, prefillPrompt} from "../src/engine/llama/runtime/PromptPrefill.js";
 import {benchModel} from "./benchModels.js";
 import {words} from "./filler.js";
@@ -38,7 +38,7 @@ async function main(): Promise<void> {
     const llama = await getLlama({gpu: false, build: "never", maxThreads: threads});
     const model = await llama.loadModel({modelPath: (await benchModel(args.model)).path});
     const context = await model.createContext({
-        contextSize: Math.max(8192, count + 256), sequences: 1, threads, batchSize: defaultBatchSize(false), flashAttention: false
+        contextSize: Math.max(8192, count + 256), sequences: 1, threads, batchSize: backendDefaults("cpu").batchSize, flashAttention: false
     });
     // The native decodes each side makes, counted where node-llama-cpp calls them.
     const native = (context as unknown as {_ctx: {decodeBatch: () => Promise<void>}})._ctx;
@@ -68,7 +68,7 @@ async function main(): Promise<void> {
             evaluate: async () => {
                 const ends: number[] = [];
                 await prefillPrompt(sequence, tokens, {
-                    maxStepTokens: defaultBatchSize(false), targetStepMs, onProgress: ({evaluated}) => ends.push(evaluated)
+                    maxStepTokens: backendDefaults("cpu").batchSize, targetStepMs, onProgress: ({evaluated}) => ends.push(evaluated)
                 });
                 stepEnds[index] = ends.slice(1);
                 await firstToken(sequence, tokens.slice(sequence.nextTokenIndex));

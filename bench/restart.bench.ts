@@ -18,12 +18,15 @@ import {defaultConfig, type HostConfig} from "../src/host/config.js";
 import {LocalResponsesHost} from "../src/host/LocalResponsesHost.js";
 import {loadNodeLlamaCpp} from "../src/engine/models/loadBinding.js";
 import {defaultPromptThreads} from "../src/engine/engineDefaults.js";
-import {defaultBatchSize} from "../src/engine/engineDefaults.js";
+import {backendDefaults} from "../src/engine/engineDefaults.js";
 import {defaultKeyCacheType, requireKeyCacheType} from "../src/engine/keyCacheType.js";
 import {nativeKeyCacheType, usableKeyCacheType} from "../src/engine/llama/runtime/nativeKeyCacheType.js";
 import {capturesDir, models} from "../test/helpers/paths.js";
 import {syntheticModel} from "../test/helpers/syntheticModel.js";
 import {median} from "./pairs.js";
+
+/** The batch the server evaluates with on the CPU (`backendDefaults`). */
+const cpuBatchSize = backendDefaults("cpu").batchSize;
 
 const {values: args} = parseArgs({
     options: {
@@ -76,7 +79,7 @@ async function directColdMs(modelPath: string, count: number): Promise<number> {
     const model = await llama.loadModel({modelPath});
     const keys = nativeKeyCacheType(usableKeyCacheType(cacheTypeK, model).type);
     const context = await model.createContext({
-        contextSize, sequences: 1, threads, batchSize: defaultBatchSize(false), flashAttention: false, experimentalKvCacheKeyType: keys
+        contextSize, sequences: 1, threads, batchSize: cpuBatchSize, flashAttention: false, experimentalKvCacheKeyType: keys
     });
     try {
         const filler = model.tokenize("the little dog ran to the park and found a red ball. ".repeat(Math.ceil(count / 8)));

@@ -15,7 +15,7 @@ import {defaultConfig} from "../src/host/config.js";
 import {LocalResponsesHost} from "../src/host/LocalResponsesHost.js";
 import {itemsToTurns} from "../src/responses/transcript.js";
 import {normalizeInput} from "../src/responses/inputItems.js";
-import {defaultBatchSize} from "../src/engine/engineDefaults.js";
+import {backendDefaults} from "../src/engine/engineDefaults.js";
 import {loadNodeLlamaCpp} from "../src/engine/models/loadBinding.js";
 import {models} from "../test/helpers/paths.js";
 import {alternating, median, quantile} from "./pairs.js";
@@ -195,7 +195,7 @@ async function promptEvaluationFloor(cases: {cached: number, evaluated: number}[
     const llama = await getLlama({gpu: false, build: "never", maxThreads: 1});
     const model = await llama.loadModel({modelPath: models.chatml});
     const context = await model.createContext({
-        contextSize: 2048, sequences: 4, threads: 1, batchSize: defaultBatchSize(false), flashAttention: false
+        contextSize: 2048, sequences: 4, threads: 1, batchSize: backendDefaults("cpu").batchSize, flashAttention: false
     });
     const sequence = context.getSequence();
     const text = model.tokenize("Once upon a time, there was a little girl named Lily. She loved to play outside in the park. ".repeat(40));

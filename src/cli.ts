@@ -6,6 +6,7 @@ import {LocalResponsesHost} from "./host/LocalResponsesHost.js";
 import {usesLibrary} from "./host/librarySpecs.js";
 import {demoModelPath, listenProblem, memoryProblem, modelFileProblem} from "./host/startupChecks.js";
 import {estimateModelFit} from "./engine/models/modelFit.js";
+import {runsOnCpuOnly} from "./engine/models/backendChoice.js";
 import {formatRequestLine} from "./server/middleware/requestLog.js";
 
 /** The headless face: `local-responses serve --model FILE`. */
@@ -104,7 +105,7 @@ async function main(argv: string[]): Promise<number> {
             const fit = await estimateModelFit({uri: config.modelPath, contextSize: config.contextSize, sequences: config.parallel})
                 .catch(() => null);
             const problem = fit == null ? null : memoryProblem(config.modelPath, fit);
-            if (problem != null && config.gpu === false) {
+            if (problem != null && runsOnCpuOnly(config.gpu)) {
                 process.stderr.write(`error: ${problem}\n`);
                 await host.engine.dispose().catch(() => undefined);
                 return 1;

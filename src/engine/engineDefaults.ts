@@ -1,9 +1,17 @@
 import os from "node:os";
+import type {Backend} from "./models/prebuiltBinaries.js";
+import type {GpuChoice} from "./types.js";
 
 /**
  * Defaults both engines (`LlamaEngineOptions`, `UpstreamEngineOptions`) and the sequence pool share. The host
  * configuration, the CLI help and the editor's settings take them from here (test/host/packageSettingsDefaults.test.ts).
  */
+
+/**
+ * The `gpu` setting's default: node-llama-cpp's best backend among the builds installed (see backendChoice.ts), the
+ * model's layers and context fitted to the free VRAM; the CPU where there is no GPU, exactly as `false` runs.
+ */
+export const defaultGpu: GpuChoice = "auto";
 
 /** Parallel sequences of the local model (generations batched together); slots per upstream that does not say. */
 export const defaultParallel = 4;
@@ -66,12 +74,15 @@ export function backendThreads(options: {threads?: number, promptThreads?: numbe
 }
 
 /**
- * Tokens per native evaluation: the largest prompt step, and, since node-llama-cpp makes llama.cpp's micro-batch as
- * large as the batch, the widest matrix a step multiplies.
+ * The context settings a backend gets unless set (`--batch-size`, `--flash-attention`); the one place they are chosen.
+ * Threads and parallel sequences are the same on every backend: the CPU threads still sample each token (and run the
+ * layers a GPU could not take), and `planContext` sizes the sequences by the KV cache's budget, which a GPU does not change.
  *
- * On the CPU a narrow batch evaluates prompts faster: a wide one's activations outgrow the core's cache. node-llama-cpp
- * alone, 2-core machine, a cold 1,600-token prompt, tokens/s against node-llama-cpp's and `llama-bench`'s 512
- * (`npm run bench:batch`, 2026-12-03, docs/api.md), 1 thread / 2 threads:
+ * `batchSize`: tokens per native evaluation, the largest prompt step, and, since node-llama-cpp makes llama.cpp's
+ * micro-batch as large as the batch, the widest matrix a step multiplies. On the CPU a narrow batch evaluates prompts
+ * faster: a wide one's activations outgrow the core's cache. node-llama-cpp alone, 2-core machine, a cold 1,600-token
+ * prompt, tokens/s against node-llama-cpp's and `llama-bench`'s 512 (`npm run bench:batch`, 2026-12-03, docs/api.md),
+ * 1 thread / 2 threads:
  *
  * | batch | SmolLM2-135M | Qwen2.5-0.5B | stories260K |
  * |---|---|---|---|
@@ -81,8 +92,15 @@ export function backendThreads(options: {threads?: number, promptThreads?: numbe
  *
  * 128 is within a few hundredths of the best everywhere and never slower than 512; 64 loses on a tiny model, where
  * each batch's fixed cost (two threads meeting) is most of it. Deeper in a prompt the step's time bound makes steps
- * narrower still (PromptPrefill). On a GPU, whose matrix units want width, it stays at llama.cpp's micro-batch, 512.
+ * narrower still (PromptPrefill). On a GPU, whose matrix units want width, node-llama-cpp's own: 512 (its
+ * `getDefaultContextBatchSize`, llama.cpp's micro-batch), until a measurement says otherwise.
+ *
+ * `flashAttention`: off on the CPU, where it makes a long cold prompt cheaper and every generated token dearer
+ * (llama-bench pp4096 on stories260K: ~450–980 tokens/s without, ~100–190 with; docs/api.md). On a GPU, "auto":
+ * node-llama-cpp's own default, llama.cpp turning it on where the model and the device support it.
  */
-export function defaultBatchSize(onGpu: boolean): number {
-    return onGpu ? 512 : 128;
+export type BackendDefaults = {batchSize: number, flashAttention: boolean | "auto"};
+
+export function backendDefaults(backend: Backend): BackendDefaults {
+    return backend === "cpu" ? {batchSize: 128, flashAttention: false} : {batchSize: 512, flashAttention: "auto"};
 }

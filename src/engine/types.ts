@@ -183,9 +183,23 @@ export type ModelInfo = {
     architecture?: string,
     /** The local model's KV cache key type, and why it is not the one asked for (`usableKeyCacheType`). */
     keyCache?: {type: KeyCacheType, note: string | null},
-    /** The local model's tokens per native evaluation (`defaultBatchSize` for its device unless set). */
-    batchSize?: number
+    /** The local model's tokens per native evaluation (`backendDefaults` of its backend unless set). */
+    batchSize?: number,
+    /** The local model's flash attention (`backendDefaults` of its backend unless set): "auto" leaves it to llama.cpp. */
+    flashAttention?: boolean | "auto",
+    /** Where the local model computes (describeBackend words it). */
+    backend?: ModelBackend
 };
+
+/** A compute backend of node-llama-cpp's prebuilt builds (prebuiltBinaries.ts names their packages). */
+export type ComputeBackend = "cpu" | "metal" | "vulkan" | "cuda";
+
+/**
+ * The backend a local model runs on: `cpu` where none of its layers is on a GPU (the Metal build with `gpu: false`
+ * included); the GPU's device names as node-llama-cpp tells them; its layers on the GPU of its total (node-llama-cpp
+ * counts the output layer: block count + 1); the VRAM its weights and context take by node-llama-cpp's estimate.
+ */
+export type ModelBackend = {name: ComputeBackend, devices: readonly string[], gpuLayers: number, totalLayers: number, vramBytes: number};
 
 /** A sequence held for one generation; release it when done (also when generation was never started). */
 export type EngineLease = {

@@ -21,7 +21,7 @@ import {ResponseStore} from "../store/ResponseStore.js";
 import {StreamReaderSlots} from "../server/StreamReaderSlots.js";
 import {DurableStoreUnavailableError, StoreDatabase} from "../store/durable/StoreDatabase.js";
 import type {HostConfig} from "./config.js";
-import {chatFormatWarning, describeChatFormat} from "./chatFormatText.js";
+import {modelLoadLines} from "./modelLoadLines.js";
 import {AcceptedKeys} from "./acceptedKeys.js";
 import {createEngine, libraryModelStatesFolder, promptCacheOf} from "./createEngine.js";
 import {PromptStateSweeper} from "./PromptStateSweeper.js";
@@ -210,13 +210,8 @@ export class LocalResponsesHost {
         await this.openLibrary();
         await this.startPromptStateSweeper();
         const info = await this.engine.load(this.config.engine === "upstream" ? this.config.upstream.model ?? "" : modelPath, onProgress);
-        const keys = info.keyCache == null ? ""
-            : `, ${info.keyCache.type} keys${info.keyCache.note == null ? "" : ` (${info.keyCache.note})`}`;
-        const format = info.chatFormat == null ? info.chatWrapper : describeChatFormat(info.chatFormat);
-        this.events.log?.(`model: loaded ${info.id} (context ${info.contextSize} × ${info.sequences} sequences, ${format}${keys})`);
-        const warning = info.chatFormat == null ? null : chatFormatWarning(info.id, info.chatFormat);
-        if (warning != null)
-            this.events.log?.(`model: warning: ${warning}`);
+        for (const line of modelLoadLines(info))
+            this.events.log?.(line);
         return info;
     }
 

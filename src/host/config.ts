@@ -1,6 +1,6 @@
 import {defaultChatFormatChoice, type ChatFormatChoice} from "../engine/llama/families/chatFormatChoice.js";
 import {defaultBusyPollBelowTokenMs} from "../engine/llama/runtime/BusyPoll.js";
-import {defaultPromptThreads, defaultQueueLimit, defaultThreads} from "../engine/engineDefaults.js";
+import {defaultGpu, defaultPromptThreads, defaultQueueLimit, defaultThreads} from "../engine/engineDefaults.js";
 import type {GpuChoice, SpeculativeKind} from "../engine/types.js";
 import {defaultKeyCacheType, type KeyCacheType} from "../engine/keyCacheType.js";
 import {defaultUpstreamHealthIntervalMs, defaultUpstreamTimeoutSeconds} from "../engine/upstream/UpstreamEngine.js";
@@ -77,11 +77,13 @@ export type HostConfig = {
     contextSize: number | null,
     /** Parallel sequences; null: the engine's plan (`planContext`), 1 to 4 as the context allows. */
     parallel: number | null,
-    /** Tokens per native evaluation (`--batch-size`); null: `defaultBatchSize` for the device (128 on the CPU, 512 on a GPU). */
+    /** Tokens per native evaluation (`--batch-size`); null: `backendDefaults` of the backend (128 on the CPU, 512 on a GPU). */
     batchSize: number | null,
     queueLimit: number,
+    /** The backend (`--gpu`; see chooseLlamaBinary): `defaultGpu`, "auto", unless set. */
     gpu: GpuChoice,
-    flashAttention: boolean,
+    /** Flash attention (`--flash-attention`); null: `backendDefaults` of the backend (off on the CPU, "auto" on a GPU). */
+    flashAttention: boolean | null,
     /** The KV cache's key type (`--cache-type-k`; see KeyCacheType). */
     cacheTypeK: KeyCacheType,
     /** Speculative decoding (`--speculative`; see SpeculativeKind): off, prompt lookup, or a draft model. */
@@ -234,8 +236,8 @@ export function defaultConfig(): HostConfig {
         batchSize: null,
         parallel: null,
         queueLimit: defaultQueueLimit,
-        gpu: false,
-        flashAttention: false,
+        gpu: defaultGpu,
+        flashAttention: null,
         cacheTypeK: defaultKeyCacheType,
         speculative: "off",
         draftModelPath: null,

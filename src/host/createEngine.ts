@@ -70,7 +70,7 @@ function llamaOptions(config: HostConfig, log?: (line: string) => void): LlamaEn
         parallel: config.parallel ?? undefined,
         queueLimit: config.queueLimit,
         gpu: config.gpu,
-        flashAttention: config.flashAttention,
+        flashAttention: config.flashAttention ?? undefined,
         cacheTypeK: config.cacheTypeK,
         speculative: speculativeOf(config),
         busyPollBelowTokenMs: config.busyPollBelowTokenMs,

@@ -105,7 +105,7 @@ describe("headless CLI (dist/cli.js, built by npm test)", () => {
             "--chat-wrapper", "kimi-k2"]);
         while (!output().stdout.includes("\n") && child.exitCode == null)
             await new Promise((resolve) => setTimeout(resolve, 20));
-        assert.match(output().stderr, /model: loaded stories260K \(.*ChatML\+kimi-k2 \(family kimi-k2, tool calls understood\)/);
+        assert.match(output().stderr, /model: loaded stories260K on CPU \(.*ChatML\+kimi-k2 \(family kimi-k2, tool calls understood\)/);
         child.kill("SIGTERM");
         assert.equal(await exited, 0);
     });

@@ -8,7 +8,7 @@ import {JsonGrammars} from "./prompt/grammars.js";
 import {Emitter} from "../../protocol/Emitter.js";
 import {BatchThreads} from "./runtime/BatchThreads.js";
 import {BusyPoll} from "./runtime/BusyPoll.js";
-import {backendThreads, defaultBatchSize, defaultPromptThreads, defaultQueueLimit, defaultThreads, planContext} from "../engineDefaults.js";
+import {backendThreads, defaultGpu, defaultPromptThreads, defaultQueueLimit, defaultThreads, planContext} from "../engineDefaults.js";
 import {EngineError} from "../EngineError.js";
 import {generateOnLease} from "../generateOnLease.js";
 import {GenerationActivity} from "../GenerationActivity.js";
@@ -24,6 +24,7 @@ import {SpeculativeDecoding, type SpeculativeSetting} from "./runtime/Speculativ
 import {defaultKeyCacheType, type KeyCacheType} from "../keyCacheType.js";
 import {nativeKeyCacheType, usableKeyCacheType} from "./runtime/nativeKeyCacheType.js";
 import {metadataNames} from "./runtime/metadataNames.js";
+import {contextSettings, describeLoadedBackend, runningBackend} from "./runtime/modelBackend.js";
 import type {
     ChatEngine, ChatTurn, EngineLease, EngineState, EngineStats, GenerationRequest, GenerationResult, GenerationSummary, GpuChoice,
     LoadProgress, ModelInfo, ToolSpec
@@ -40,15 +41,15 @@ export type LlamaEngineOptions = {
     parallel?: number,
     /** Requests that may wait for a sequence before new ones get 503. Defaults to `defaultQueueLimit` (64). */
     queueLimit?: number,
-    /** Defaults to `false` (CPU); `"auto"` picks an available GPU backend. */
+    /** Defaults to `defaultGpu` ("auto": the best GPU backend installed and usable here, else the CPU); `false`: the CPU. */
     gpu?: GpuChoice,
-    /** Flash attention; off by default: on CPU it makes a long cold prompt cheaper and every generated token dearer (docs/api.md). */
+    /** Flash attention. Defaults to the backend's (`backendDefaults`): off on the CPU, node-llama-cpp's "auto" on a GPU. */
     flashAttention?: boolean,
     /** The KV cache's key type (see KeyCacheType). Defaults to `defaultKeyCacheType` (f16); q8_0 where the model allows it. */
     cacheTypeK?: KeyCacheType,
     /**
-     * Tokens per native evaluation, and so the largest prompt step. Defaults to `defaultBatchSize(onGpu)`: 128 on the
-     * CPU, 512 on a GPU.
+     * Tokens per native evaluation, and so the largest prompt step. Defaults to the backend's (`backendDefaults`): 128 on
+     * the CPU, 512 on a GPU.
      */
     batchSize?: number,
     /**
@@ -61,10 +62,7 @@ export type LlamaEngineOptions = {
     alias?: string,
     /** The chat format a person chose over detection (`--chat-wrapper`, `--chat-template`). Defaults to detection. */
     chatFormat?: ChatFormatChoice,
-    /**
-     * Text that ends a plain-text answer like an end-of-turn token (reported as a normal stop, not a length cut).
-     * For models that do not end their turns on their own. Defaults to none.
-     */
+    /** Text that ends a plain-text answer like an end-of-turn token (a normal stop, for models that do not stop). Defaults to none. */
     stopSequences?: readonly string[],
     /**
      * Keep evaluated prompts on disk across restarts (see PromptStateCache): a prompt sharing a long prefix with a saved
@@ -233,14 +231,15 @@ export class LlamaEngine implements ChatEngine {
     private async doLoad(modelPath: string, onProgress?: (progress: LoadProgress) => void): Promise<ModelInfo> {
         const previousState = this.currentState;
         this.setState("loading");
+        const gpu = this.options.gpu ?? defaultGpu;
         try {
             onProgress?.({phase: "binding", progress: 0});
             const binding = await loadNodeLlamaCpp();
-            this.llama ??= await (this.options.binding ?? loadEngineBackend(this.options.gpu ?? false, backendThreads(this.options)));
+            this.llama ??= await (this.options.binding ?? loadEngineBackend(gpu, backendThreads(this.options)));
             onProgress?.({phase: "model", progress: 0});
             const model = await this.llama.loadModel({
                 modelPath: path.resolve(modelPath),
-                gpuLayers: modelGpuLayers(this.options.gpu ?? false),
+                gpuLayers: modelGpuLayers(gpu),
                 onLoadProgress: (progress) => onProgress?.({phase: "model", progress})
             });
             try {
@@ -249,7 +248,7 @@ export class LlamaEngine implements ChatEngine {
                 const {contextSize, parallel} = planContext(trainContextSize,
                     {contextSize: this.options.contextSize ?? null, parallel: this.options.parallel ?? null});
                 const afterDispatch = new AfterDispatch();
-                const tokenizerWorker = new TokenizerWorker({modelPath: path.resolve(modelPath), gpu: this.options.gpu ?? false});
+                const tokenizerWorker = new TokenizerWorker({modelPath: path.resolve(modelPath), gpu: this.llama.gpu});
                 const segments = createSegmentTokenizer(model.tokenizer);
                 // LlamaChat renders and tokenizes the whole history again on every call, through \`model.tokenizer\`, on
                 // the event loop. Through the segment cache (which returns exactly the model's tokens) it finds every
@@ -260,14 +259,13 @@ export class LlamaEngine implements ChatEngine {
                     contextSize,
                     sequences: parallel,
                     threads: this.threads,
-                    batchSize: this.options.batchSize ?? Math.min(defaultBatchSize(this.llama.gpu !== false), contextSize * parallel),
-                    flashAttention: this.options.flashAttention ?? false,
+                    ...contextSettings(runningBackend(this.llama, model), this.options, contextSize * parallel),
                     experimentalKvCacheKeyType: nativeKeyCacheType(keyCache.type),
                     batching: {dispatchSchedule: afterDispatch.dispatchSchedule}
                 });
                 const speculative = await SpeculativeDecoding.open(this.options.speculative ?? {kind: "off"}, binding, this.llama, {
                     contextSize: context.contextSize, sequences: parallel, threads: this.threads,
-                    gpuLayers: modelGpuLayers(this.options.gpu ?? false)
+                    gpuLayers: modelGpuLayers(gpu)
                 });
                 // A generation step with predictions holds each sequence's token and what was predicted after it: still generation.
                 BatchThreads.install(context, {
@@ -302,7 +300,9 @@ export class LlamaEngine implements ChatEngine {
                         chatFormat,
                         ...metadataNames(model),
                         keyCache,
-                        batchSize: context.batchSize
+                        batchSize: context.batchSize,
+                        flashAttention: context.flashAttention,
+                        backend: await describeLoadedBackend(this.llama, model, context)
                     }
                 });
                 const previous = this.loaded;

@@ -1,4 +1,5 @@
 import type {Llama, LlamaOptions} from "node-llama-cpp";
+import {autoLlamaGpu, installedBackends} from "./backendChoice.js";
 import {chooseLlamaBinary, missingBinaryHint, type GpuSetting} from "./prebuiltBinaries.js";
 
 /**
@@ -32,7 +33,9 @@ export async function loadLlama(binding: NodeLlamaCpp, gpu: GpuSetting, options:
     if (!choice.ok)
         throw new Error(`gpu ${String(gpu)}: ${choice.reason}`);
     try {
-        return await binding.getLlama({...options, gpu: choice.plan.llamaGpu, build: "never"});
+        // "auto" asks only for the builds installed here (see backendChoice.ts).
+        const llamaGpu = gpu === "auto" ? autoLlamaGpu(platform, arch, installedBackends(platform, arch)) : choice.plan.llamaGpu;
+        return await binding.getLlama({...options, gpu: llamaGpu, build: "never"});
     } catch (error) {
         if (error instanceof binding.NoBinaryFoundError)
             throw new Error(`No usable node-llama-cpp binary for gpu ${String(gpu)} on ${platform}-${arch} (looked `

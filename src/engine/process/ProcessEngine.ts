@@ -1,5 +1,5 @@
 import {Emitter} from "../../protocol/Emitter.js";
-import {backendThreads, defaultQueueLimit} from "../engineDefaults.js";
+import {backendThreads, defaultGpu, defaultQueueLimit} from "../engineDefaults.js";
 import {EngineError} from "../EngineError.js";
 import {generateOnLease} from "../generateOnLease.js";
 import {GenerationActivity, type ActivitySnapshot} from "../GenerationActivity.js";
@@ -242,7 +242,7 @@ function exitReason(exit: ProcessExit): string {
 
 /** The backend a model process loads before its model: the engine's GPU choice and the most threads it evaluates with. */
 export function warmBinding(options: Pick<LlamaEngineOptions, "gpu" | "threads" | "promptThreads">): WarmBinding {
-    return {gpu: options.gpu ?? false, maxThreads: backendThreads(options)};
+    return {gpu: options.gpu ?? defaultGpu, maxThreads: backendThreads(options)};
 }
 
 /** A sequence held in the model process; released there (once), also when the generation was never started. */

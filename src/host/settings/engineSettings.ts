@@ -1,4 +1,4 @@
-import {defaultPromptThreads, defaultQueueLimit, defaultThreads} from "../../engine/engineDefaults.js";
+import {defaultGpu, defaultPromptThreads, defaultQueueLimit, defaultThreads} from "../../engine/engineDefaults.js";
 import {defaultKeyCacheType, keyCacheTypes, type KeyCacheType} from "../../engine/keyCacheType.js";
 import type {GpuChoice, SpeculativeKind} from "../../engine/types.js";
 import {cliSetting, editorSetting} from "./setting.js";
@@ -85,11 +85,17 @@ export const engineSettings = {
     }),
     gpu: editorSetting({
         kind: choice<GpuChoice>([false, "auto", "cuda", "vulkan", "metal"], {off: false, cpu: false}),
-        cli: {flag: "gpu", env: "LOCAL_RESPONSES_GPU", help: "auto, false, cuda, vulkan or metal (default false)"},
+        cli: {
+            flag: "gpu", env: "LOCAL_RESPONSES_GPU",
+            help: "auto (default: the best GPU backend installed and usable here, layers fitted to free VRAM, else the CPU), "
+                + "false (CPU only), cuda, vulkan or metal"
+        },
         editor: {
-            key: "gpu", default: false, reaction: "rebuild", restricted: true, scope: "machine-overridable", order: 24,
-            description: "GPU backend. The linux-x64 VSIX carries the CPU build only.",
-            enumDescriptions: ["CPU only", "Use a GPU backend if one is available", "CUDA", "Vulkan", "Metal"]
+            key: "gpu", default: defaultGpu, reaction: "rebuild", restricted: true, scope: "machine-overridable", order: 24,
+            description: "Where the model computes. auto: the best GPU backend this install carries and the machine can run "
+                + "(Metal on Apple silicon; CUDA, then Vulkan where their build and driver are there), its layers fitted to the "
+                + "free VRAM, else the CPU. The linux-x64 and win32-x64 VSIXs carry the CPU build only.",
+            enumDescriptions: ["CPU only", "The best GPU backend available, else the CPU (default)", "CUDA", "Vulkan", "Metal"]
         },
         apply(config, value) {
             config.gpu = value;
@@ -109,7 +115,8 @@ export const engineSettings = {
         kind: boolean(),
         cli: {
             flag: "flash-attention", env: "LOCAL_RESPONSES_FLASH_ATTENTION",
-            help: "enable flash attention (on CPU: cheaper cold prompts, dearer generated tokens)"
+            help: "flash attention on or off (default: off on the CPU, where it makes cold prompts cheaper and generated tokens "
+                + "dearer; node-llama-cpp's auto on a GPU)"
         },
         apply(config, value) {
             config.flashAttention = value;

@@ -2,6 +2,7 @@ import {Router} from "express";
 import type {ModelDirectory} from "../../engine/types.js";
 import {seenUse} from "../modelUseView.js";
 import type {ServerMetrics, MetricsSources, StoreOccupancy} from "../metrics.js";
+import {backendWire} from "./backendWire.js";
 import {chatFormatWire} from "./chatFormatWire.js";
 
 /**
@@ -25,7 +26,9 @@ export function statusRouter(sources: MetricsSources, metrics: ServerMetrics,
                     id: model.id, context_size: model.contextSize, sequences: model.sequences, chat_wrapper: model.chatWrapper,
                     ...chatFormatWire(model),
                     ...model.keyCache != null && {cache_type_k: model.keyCache.type},
-                    ...model.batchSize != null && {batch_size: model.batchSize}
+                    ...model.batchSize != null && {batch_size: model.batchSize},
+                    ...model.flashAttention != null && {flash_attention: model.flashAttention},
+                    ...backendWire(model)
                 },
             engine: engineStatus(sources),
             ...sources.engine.library != null && {models: libraryStatus(sources.engine.library, all ? null : req.owner)},
@@ -72,6 +75,8 @@ function libraryStatus(library: ModelDirectory, viewer: string | null): Record<s
             id: model.id, status: model.status, ...model.failure != null && {failure: model.failure},
             ...model.upstreamHosts != null && {engine: "upstream", upstream_hosts: model.upstreamHosts},
             memory_estimate_bytes: model.estimatedBytes, context_size: model.contextSize, in_flight: model.inFlight,
+            // Where it computes, while loaded.
+            ...backendWire(model.info),
             last_used_at: seenUse(model, viewer).lastUsedAt,
             ...model.stats != null && {sequences_busy: model.stats.sequencesBusy, sequences_total: model.stats.sequencesTotal,
                 queue_depth: model.stats.queueDepth},

@@ -165,6 +165,7 @@ export class Sidebar implements vscode.Disposable {
             recent: this.context.models.recent(),
             downloaded: await listModelFiles(directory).catch(() => []),
             loadedPath: state.model?.path ?? null,
+            loadedBackend: state.model?.backend ?? null,
             loadingPath: state.engine === "loading" ? state.pendingModelPath : null
         });
     }

@@ -1,3 +1,5 @@
+import type {ModelBackend} from "../../engine/types.js";
+import {backendLabel, describeBackend} from "../../host/backendText.js";
 import {formatBytes} from "../models/formatBytes.js";
 import type {ModelFile} from "../models/listModelFiles.js";
 import {baseName} from "./serverRows.js";
@@ -9,6 +11,8 @@ export type ModelsFacts = {
     /** .gguf files in the download folder. */
     downloaded: readonly ModelFile[],
     loadedPath: string | null,
+    /** Where the loaded model computes; absent: not said. */
+    loadedBackend?: ModelBackend | null,
     /** Being loaded now. */
     loadingPath: string | null
 };
@@ -29,14 +33,15 @@ export function modelRows(facts: ModelsFacts): SidebarRow[] {
         const loading = modelPath === facts.loadingPath;
         const isDownloaded = downloaded.has(modelPath);
         const size = sizes.get(modelPath);
+        const loadedOn = facts.loadedBackend != null ? `loaded on ${backendLabel(facts.loadedBackend)}` : "loaded";
         const parts = [
-            loaded ? "loaded" : loading ? "loading…" : null, isDownloaded ? "downloaded" : "recent", size != null ? formatBytes(size) : null
+            loaded ? loadedOn : loading ? "loading…" : null, isDownloaded ? "downloaded" : "recent", size != null ? formatBytes(size) : null
         ];
         return {
             id: `model:${modelPath}`,
             label: baseName(modelPath),
             description: parts.filter((part) => part != null).join(" · "),
-            tooltip: modelPath,
+            tooltip: loaded && facts.loadedBackend != null ? `${modelPath}\non ${describeBackend(facts.loadedBackend)}` : modelPath,
             icon: loaded ? "pass-filled" : loading ? "loading~spin" : isDownloaded ? "cloud-download" : "history",
             contextValue: `model.${isDownloaded ? "downloaded" : "recent"}${loaded ? ".loaded" : ""}`,
             target: modelPath

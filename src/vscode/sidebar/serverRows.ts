@@ -2,7 +2,7 @@ import type {EngineStats, ModelInfo} from "../../engine/types.js";
 import {chatFormatWarning, describeChatFormat} from "../../host/chatFormatText.js";
 import {describeVscodeChat, type VscodeChatState} from "../chatProvider/vscodeChatState.js";
 import type {ControllerState} from "../controller/controllerState.js";
-import {describeEngine} from "../status/engineDescription.js";
+import {backendNote, describeEngine} from "../status/engineDescription.js";
 import {formatCount} from "../status/statusView.js";
 import type {SidebarRow} from "./SidebarRow.js";
 
@@ -32,7 +32,9 @@ export function serverRows(facts: ServerFacts): SidebarRow[] {
         ...chatFormatRows(model),
         {
             id: "server.engine", label: "Engine", description: describeEngine(state.engineKind, model),
-            icon: state.engineKind === "upstream" ? "cloud" : "vm"
+            // A model only part of which fits on the GPU: a warning, and what would fit it whole.
+            icon: backendNote(model).backendNote != null ? "warning" : state.engineKind === "upstream" ? "cloud" : "vm",
+            tooltip: backendNote(model).backendNote
         },
         {id: "server.context", label: "Context", icon: "symbol-array",
             description: model != null ? `${model.contextSize} tokens × ${model.sequences} sequences (trained ${model.trainContextSize})`

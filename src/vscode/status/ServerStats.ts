@@ -5,7 +5,7 @@ import type {PromptProgress} from "../../engine/types.js";
 import {PromptProgressTracker} from "./PromptProgressTracker.js";
 import {TokenRate} from "./TokenRate.js";
 import {describeChatFormat} from "../../host/chatFormatText.js";
-import {describeEngine} from "./engineDescription.js";
+import {backendNote, describeEngine} from "./engineDescription.js";
 import {Emitter} from "../../protocol/Emitter.js";
 
 /**
@@ -80,6 +80,7 @@ export class ServerStats {
             tokensPerSecond: this.active > 0 ? this.rate.perSecond(this.now()) : 0,
             endpoint: state.endpoint,
             answeredBy: describeEngine(state.engineKind, state.model),
+            ...backendNote(state.model),
             ...state.model?.chatFormat != null && {chatFormat: describeChatFormat(state.model.chatFormat)},
             engineKind: state.engineKind,
             ...state.library != null && {library: {

@@ -13,6 +13,8 @@ export type StatusModel = {
     endpoint: string | null,
     /** Which engine answers (`describeEngine`); absent: not shown. */
     answeredBy?: string,
+    /** A local model only part of which is on the GPU, and what would fit it whole (`partialOffloadNote`); absent: none. */
+    backendNote?: string,
     /** The local model's chat format in words (`describeChatFormat`); absent: not shown. */
     chatFormat?: string,
     /** `upstream`: the engine connects to servers instead of loading a file, and the words say so. Absent: local. */
@@ -67,6 +69,7 @@ export function formatStatus(model: StatusModel): StatusView {
         `Local Responses: ${describeState(state, model)}`,
         `Endpoint: ${model.endpoint ?? "not listening"}`,
         ...(model.answeredBy != null ? [`Engine: ${model.answeredBy}`] : []),
+        ...(model.backendNote != null ? [`GPU: ${model.backendNote}`] : []),
         ...(model.chatFormat != null ? [`Chat format: ${model.chatFormat}`] : []),
         ...(model.library != null
             ? [`Models loaded: ${model.library.loaded.join(", ") || "none"} (of ${model.library.total} in the library; each loads when a `

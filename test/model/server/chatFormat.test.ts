@@ -41,7 +41,7 @@ describe("chat format: reported, and chosen over detection", () => {
         async () => {
             const {format, lines} = await served();
             assert.deepEqual(format, {wrapper: "JinjaTemplate", family: null, tool_calls_understood: false});
-            assert.match(lines.join("\n"), /^model: loaded phi-3\.5 \(context 512 × 1 sequences, JinjaTemplate \(no known family, tool calls only when forced\)/m);
+            assert.match(lines.join("\n"), /^model: loaded phi-3\.5 on CPU \(context 512 × 1 sequences, JinjaTemplate \(no known family, tool calls only when forced\)/m);
             const warnings = lines.filter((line) => line.startsWith("model: warning: "));
             assert.equal(warnings.length, 1, lines.join("\n"));
             assert.match(warnings[0]!, /not understood by JinjaTemplate: .* --chat-wrapper NAME or --chat-template FILE/);

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import {after, before, describe, it} from "node:test";
 // @ts-expect-error: the parser ships no type declarations
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
-import {defaultBatchSize} from "../../../src/engine/engineDefaults.js";
+import {backendDefaults} from "../../../src/engine/engineDefaults.js";
 import {isTerminal, pollUntil} from "../../helpers/background.js";
 import {startTestServer, type TestServer} from "../../helpers/testServer.js";
 
@@ -70,7 +70,7 @@ describe("GET /v1/status and GET /metrics", () => {
         assert.equal(status.object, "status");
         assert.equal(status.model.id, "stories260K");
         assert.equal(status.model.cache_type_k, "f16");
-        assert.equal(status.model.batch_size, defaultBatchSize(false), "the CPU's batch, none being set");
+        assert.equal(status.model.batch_size, backendDefaults("cpu").batchSize, "the CPU's batch, none being set");
         assert.equal(status.engine.state, "ready");
         assert.equal(status.engine.sequences_total, 2);
         assert.deepEqual(status.engine.speculative, {kind: "off", drafted_tokens: 0, accepted_tokens: 0},

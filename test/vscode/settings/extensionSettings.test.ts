@@ -18,7 +18,7 @@ test("defaults match the core's defaults, and 0 means automatic for threads, con
     assert.equal(config.parallel, null, "the engine's plan");
     assert.equal(config.contextSize, null);
     assert.ok(config.threads >= 1);
-    assert.equal(config.gpu, false);
+    assert.equal(config.gpu, "auto", "the best backend there is, else the CPU");
     assert.deepEqual(config.apiKeys, ["sk-local-test"]);
     assert.deepEqual(config.store, defaultConfig().store);
     assert.deepEqual(config.background, defaultConfig().background);
@@ -55,7 +55,7 @@ test("wrong values fall back to defaults and are reported, not silently used", (
     );
     assert.equal(settings.port, 8080);
     assert.equal(settings.threads, 0);
-    assert.equal(settings.gpu, false);
+    assert.equal(settings.gpu, "auto");
     assert.equal(settings.autoStart, true);
     assert.equal(settings.cacheTypeK, "f16");
     assert.equal(problems.length, 6);
