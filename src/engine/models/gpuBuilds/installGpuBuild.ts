@@ -81,6 +81,9 @@ export async function installGpuBuild(options: InstallGpuBuildOptions): Promise<
             installed.push(destination);
         }
         return installed;
+    } catch (error) {
+        // Streams and tar report a cancel as their own AbortError: the caller's reason says who cancelled.
+        throw options.signal?.aborted ? options.signal.reason as Error : error;
     } finally {
         await fs.rm(scratch, {recursive: true, force: true});
     }
