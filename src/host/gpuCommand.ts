@@ -68,9 +68,12 @@ function progressPrinter(write: (line: string) => void): (progress: GpuInstallPr
     };
 }
 
+const writeStderr = (line: string): void => {
+    process.stderr.write(`${line}\n`);
+};
+
 /** Runs the `gpu` verb; resolves to the exit code. Ctrl-C during an install leaves nothing half-installed. */
-export async function runGpuCommand(argv: string[], write: (line: string) => void = (line) => process.stderr.write(`${line}\n`)):
-    Promise<number> {
+export async function runGpuCommand(argv: string[], write: (line: string) => void = writeStderr): Promise<number> {
     if (argv[0] == null || argv[0] === "--help" || argv[0] === "-h") {
         process.stdout.write(gpuHelp);
         return argv[0] == null ? 2 : 0;

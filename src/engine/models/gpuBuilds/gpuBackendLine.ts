@@ -12,7 +12,8 @@ export async function describeGpuBackend(llama: Llama, gpu: GpuSetting): Promise
         return null;
     if (llama.gpu === false) {
         const lacking = await installedBuildsLackingLibraries();
-        return `gpu ${String(gpu)}: no GPU build could run here; models run on the CPU.${lacking.length > 0 ? ` Why: ${lacking.join(" ")}` : ""}`;
+        const why = lacking.length > 0 ? ` Why: ${lacking.join(" ")}` : "";
+        return `gpu ${String(gpu)}: no GPU build could run here; models run on the CPU.${why}`;
     }
     const devices = await llama.getGpuDeviceNames().catch(() => []);
     if (devices.length === 0)
