@@ -6,18 +6,22 @@ import {gpuBuildPackages, installedGpuBuildsIn, type GpuBuild} from "./installGp
 import {gpuBuildsFolderVariable, installedPackageFolder} from "./installedGpuBuilds.js";
 
 /**
- * The shared libraries a build's binaries need that the system's loader cannot find (Linux, via `ldd`), e.g. the CUDA
- * runtime's libcudart.so.12 and libcublas.so.12, which node-llama-cpp's CUDA build does not carry. Said in one line
- * instead of a loader error. Empty where `ldd` is absent or not Linux: the load then says what failed itself.
+ * The shared libraries a package's binaries need that the system's loader cannot find (Linux, via `ldd`), e.g. the
+ * CUDA runtime's libcublas.so.13 and the NVIDIA driver's libcuda.so.1, which node-llama-cpp's CUDA build does not
+ * carry. Libraries any of `buildFolders` carries (the CUDA fallback's libggml-base.so is the main package's) are found
+ * at load time through the build's own paths, so they do not count. Empty where `ldd` is absent or not on Linux: the
+ * load then says what failed itself.
  */
-export async function missingSharedLibraries(packageFolders: readonly string[], platform: string = process.platform): Promise<string[]> {
+export async function missingSharedLibraries(packageFolder: string, buildFolders: readonly string[] = [packageFolder],
+    platform: string = process.platform): Promise<string[]> {
     if (platform !== "linux")
         return [];
-    const binaries: string[] = [];
-    for (const folder of packageFolders)
-        binaries.push(...await listBinaries(path.join(folder, "bins")));
+    const carried = new Set<string>();
+    for (const folder of buildFolders)
+        for (const binary of await listBinaries(path.join(folder, "bins")))
+            carried.add(path.basename(binary));
     const missing = new Set<string>();
-    for (const binary of binaries) {
+    for (const binary of await listBinaries(path.join(packageFolder, "bins"))) {
         let output: string;
         try {
             output = (await promisify(execFile)("ldd", [binary])).stdout;
@@ -26,11 +30,10 @@ export async function missingSharedLibraries(packageFolders: readonly string[], 
             output = (error as {stdout?: string}).stdout ?? "";
         }
         for (const match of output.matchAll(/^\s*(\S+)\s+=>\s+not found/gm))
-            missing.add(match[1]!);
+            if (!carried.has(match[1]!))
+                missing.add(match[1]!);
     }
-    // A library the build carries itself (its ggml backends) is found at load time through its own rpath.
-    const carried = new Set(binaries.map((binary) => path.basename(binary)));
-    return [...missing].filter((library) => !carried.has(library)).sort();
+    return [...missing].sort();
 }
 
 async function listBinaries(folder: string): Promise<string[]> {
@@ -39,13 +42,19 @@ async function listBinaries(folder: string): Promise<string[]> {
         .map((entry) => path.join(entry.parentPath, entry.name));
 }
 
-/** One line naming what a build lacks, or null when nothing is missing. */
-export function missingLibrariesLine(build: string, missing: readonly string[]): string | null {
-    if (missing.length === 0)
+/**
+ * One line naming what a build lacks, or null when one of its packages has all it needs. `missing` holds one list per
+ * package: the CUDA build is a main package (CUDA 13) and a fallback (-cuda-ext, CUDA 12), either of which may load.
+ */
+export function missingLibrariesLine(build: string, missing: readonly (readonly string[])[]): string | null {
+    if (missing.length === 0 || missing.some((libraries) => libraries.length === 0))
         return null;
-    const hint = build === "cuda" ? " (install the CUDA 12 runtime: cudart and cuBLAS, e.g. Debian's nvidia-cuda-toolkit)"
-        : " (install the Vulkan loader and a driver, e.g. Debian's libvulkan1 and mesa-vulkan-drivers)";
-    return `the ${build} build needs ${missing.join(", ")}, which this system does not have${hint}.`;
+    const [first, ...fallbacks] = missing;
+    const alternatives = fallbacks.map((libraries) => ` (or, for its fallback build, ${libraries.join(", ")})`).join("");
+    const hint = build === "cuda"
+        ? "the NVIDIA driver (libcuda.so.1) and the CUDA runtime's cudart and cuBLAS (13, or 12 for the fallback)"
+        : "the Vulkan loader and a driver, e.g. Debian's libvulkan1 and mesa-vulkan-drivers";
+    return `the ${build} build needs ${first!.join(", ")}${alternatives}, which this system does not have: install ${hint}.`;
 }
 
 /**
@@ -61,7 +70,8 @@ export async function installedBuildsLackingLibraries(env: NodeJS.ProcessEnv = p
         if (only != null && build !== only)
             continue;
         const folders = gpuBuildPackages(build).map((packageName) => installedPackageFolder(folder, packageName));
-        const line = missingLibrariesLine(build, await missingSharedLibraries(folders));
+        const missing = await Promise.all(folders.map((packageFolder) => missingSharedLibraries(packageFolder, folders)));
+        const line = missingLibrariesLine(build, missing);
         if (line != null)
             lines.push(line);
     }
