@@ -75,23 +75,44 @@ describe("the Vulkan build fetched by `gpu install`, on lavapipe", {skip}, () =>
         assert.equal(status.stdout, `installed: vulkan in ${path.join(dataDir, "gpu")}\n`);
     });
 
+    /**
+     * A data folder of its own (one server holds a store at a time) whose gpu/ is the installed one: servers run side
+     * by side, to keep the test short on a busy machine.
+     */
+    function dataDirSharingBuilds(name: string): string {
+        const own = path.join(root, name);
+        fs.mkdirSync(own);
+        fs.symlinkSync(path.join(dataDir, "gpu"), path.join(own, "gpu"));
+        return own;
+    }
+
     it("`serve --gpu vulkan` runs on llvmpipe with the CPU build's greedy text; with no device visible, on the CPU", async () => {
-        const cpu = await answerOnce(["--gpu", "false", "--data-dir", path.join(root, "cpu-data")], baseEnv);
+        const lavapipe = {...baseEnv, GGML_VK_VISIBLE_DEVICES: "0"};
+        const [cpu, noDevice] = await Promise.all([
+            answerOnce(["--gpu", "false", "--data-dir", path.join(root, "cpu-data")], baseEnv),
+            answerOnce(["--gpu", "vulkan", "--data-dir", dataDirSharingBuilds("no-device-data")], baseEnv)
+        ]);
         // gpu false asks for nothing to report: no backend line.
         assert.doesNotMatch(cpu.log, /^gpu /m);
-
-        const lavapipe = {...baseEnv, GGML_VK_VISIBLE_DEVICES: "0"};
-        const vulkan = await answerOnce(["--gpu", "vulkan", "--data-dir", dataDir], lavapipe);
-        console.log(`lavapipe: first greedy answer in ${Math.round(vulkan.ms)} ms (CPU build: ${Math.round(cpu.ms)} ms)`);
-        assert.match(vulkan.log, /^gpu vulkan: vulkan on llvmpipe \(LLVM [^)]*\)$/m);
-        assert.equal(vulkan.text, cpu.text);
         assert.ok(cpu.text.length > 20, cpu.text);
-
-        const noDevice = await answerOnce(["--gpu", "vulkan", "--data-dir", dataDir], baseEnv);
         const lines = noDevice.log.split("\n").filter((line) => line.startsWith("gpu "));
         assert.deepEqual(lines, ["gpu vulkan: the vulkan build found no vulkan device (no driver, or none visible: "
             + "GGML_VK_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES); models run on the CPU."]);
         assert.equal(noDevice.text, cpu.text);
+
+        const [vulkan, auto] = await Promise.all([
+            answerOnce(["--gpu", "vulkan", "--data-dir", dataDir], lavapipe),
+            serveCli([...serveArgs, "--gpu", "auto", "--data-dir", dataDirSharingBuilds("auto-data")], {env: lavapipe})
+                .then(async (server) => {
+                    await stop(server);
+                    return server.stderr();
+                })
+        ]);
+        console.log(`lavapipe: first greedy answer in ${Math.round(vulkan.ms)} ms (CPU build: ${Math.round(cpu.ms)} ms)`);
+        assert.match(vulkan.log, /^gpu vulkan: vulkan on llvmpipe \(LLVM [^)]*\)$/m);
+        assert.equal(vulkan.text, cpu.text);
+        // auto: the best build installed that this machine can run.
+        assert.match(auto, /^gpu auto: vulkan on llvmpipe/m);
     });
 
     it("without the build (removed), `serve --gpu vulkan` fails to load, naming the package it looked for", async () => {
