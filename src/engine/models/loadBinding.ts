@@ -34,8 +34,10 @@ export async function loadLlama(binding: NodeLlamaCpp, gpu: GpuSetting, options:
     const choice = chooseLlamaBinary(platform, arch, gpu);
     if (!choice.ok)
         throw new Error(`gpu ${String(gpu)}: ${choice.reason}`);
-    // GPU builds fetched by `local-responses gpu install` live outside node_modules (see installedGpuBuilds.ts).
-    useInstalledGpuBuilds();
+    // GPU builds fetched by `local-responses gpu install` live outside node_modules (see installedGpuBuilds.ts); the
+    // CPU-only plan needs none of them.
+    if (choice.plan.llamaGpu !== false)
+        useInstalledGpuBuilds();
     try {
         return await binding.getLlama({...options, gpu: choice.plan.llamaGpu, build: "never"});
     } catch (error) {

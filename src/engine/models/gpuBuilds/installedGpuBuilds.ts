@@ -59,5 +59,10 @@ export function useInstalledGpuBuilds(env: NodeJS.ProcessEnv = process.env): voi
     hooked.add(folder);
     // The trailing "/" makes the folder itself the importer, so resolution walks up from <folder>/node_modules.
     const parentUrls = [pathToFileURL(path.resolve(folder) + path.sep).href];
-    register(`data:text/javascript,${encodeURIComponent(resolveHookSource)}`, {data: {parentUrls}});
+    try {
+        register(`data:text/javascript,${encodeURIComponent(resolveHookSource)}`, {data: {parentUrls}});
+    } catch (error) {
+        // A runtime without module hooks must not stop the builds beside node-llama-cpp (the CPU one) from loading.
+        process.stderr.write(`gpu: cannot look for GPU builds in ${folder}: ${(error as Error).message}\n`);
+    }
 }
