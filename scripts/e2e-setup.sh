@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the VS Code end-to-end test needs, offline except npm and Debian's apt:
 #   - Debian chromium (driven by playwright-core) and libkrb5-dev (code-server's kerberos addon builds from source);
+#   - mesa-vulkan-drivers and libvulkan1: lavapipe, a Vulkan device on the CPU, for test/model/engine/models/gpuVulkan.test.ts;
 #   - Node 24 from npm (code-server 4.139.1 and @vscode/vsce 4.x need Node >= 22);
 #   - code-server 4.139.1 (embeds VS Code 1.139.1) and @vscode/vsce, each in its own folder;
 #   - qemu-user and an arm64 Node 20 (scripts/arm64-setup.sh), to run the linux-arm64 VSIX.
@@ -31,7 +32,7 @@ log() { echo "e2e-setup: $*"; }
 
 # --- Debian packages -------------------------------------------------------------------------------------------
 source "$repo/scripts/lib/apt.sh"
-apt_install_missing chromium libkrb5-dev
+apt_install_missing chromium libkrb5-dev mesa-vulkan-drivers libvulkan1
 
 # --- an npm package pinned in a folder of its own ----------------------------------------------------------------
 # install_pinned DIR PACKAGE VERSION: installs PACKAGE@VERSION into DIR unless that exact version is already there.

@@ -5,6 +5,8 @@ import {checkExposure, describeAuth, ExposureRefusal} from "./host/exposure.js";
 import {LocalResponsesHost} from "./host/LocalResponsesHost.js";
 import {usesLibrary} from "./host/librarySpecs.js";
 import {demoModelPath, listenProblem, memoryProblem, modelFileProblem} from "./host/startupChecks.js";
+import {runGpuCommand, useGpuBuildsOf} from "./host/gpuCommand.js";
+import {defaultDataDir} from "./host/dataFolder.js";
 import {estimateModelFit} from "./engine/models/modelFit.js";
 import {runsOnCpuOnly} from "./engine/models/backendChoice.js";
 import {formatRequestLine} from "./server/middleware/requestLog.js";
@@ -16,6 +18,8 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(cliHelp());
         return command == null ? 2 : 0;
     }
+    if (command === "gpu")
+        return runGpuCommand(rest);
     if (command !== "serve") {
         process.stderr.write(`Unknown command '${command}'.\n\n${cliHelp()}`);
         return 2;
@@ -93,6 +97,8 @@ async function main(argv: string[]): Promise<number> {
         log(`auth: API key ${created ? "generated in" : "read from"} ${file} (send it as 'Authorization: Bearer <key>')`);
     }
 
+    // GPU builds from `local-responses gpu install` (in the data folder, whichever store is used).
+    useGpuBuildsOf(config.storage.dataDir ?? defaultDataDir());
     const host = new LocalResponsesHost(config, {
         log,
         onRequest: (entry) => log(formatRequestLine(entry))

@@ -103,7 +103,8 @@ export function cliHelp(): string {
     });
     return "Usage: local-responses serve [--model FILE] [options]\n"
         + "       local-responses serve --engine upstream --upstream URL [options]\n"
-        + "       local-responses serve (--model FILE | --models-dir DIR) --upstream URL [options]   (both, routed by model name)\n\n"
+        + "       local-responses serve (--model FILE | --models-dir DIR) --upstream URL [options]   (both, routed by model name)\n"
+        + "       local-responses gpu install cuda|vulkan | gpu remove [cuda|vulkan] | gpu status   (GPU builds: gpu --help)\n\n"
         + "Serves the OpenAI Responses API on 127.0.0.1 from a local GGUF model, or in front of OpenAI-compatible "
         + "Chat Completions servers. Without --model it serves the bundled demo model (models/stories260K.gguf, a toy).\n\n"
         + `Options (environment variable in brackets):\n${lines.join("\n")}\n`;

@@ -15,6 +15,7 @@ import {Settings} from "./settings/Settings.js";
 import {Sidebar, type SidebarContext} from "./sidebar/Sidebar.js";
 import {FirstRun} from "./firstRun/FirstRun.js";
 import {StatusBar} from "./status/StatusBar.js";
+import {useGpuBuildsOf} from "../host/gpuCommand.js";
 
 /**
  * The VS Code face, wired: settings → controller → host; the status bar, the inspector, the log and the
@@ -39,6 +40,8 @@ export class LocalResponsesExtension implements CommandPorts, SidebarContext, vs
     public constructor(public readonly context: vscode.ExtensionContext) {
         this.secret = new ApiKeySecret(context.secrets);
         this.upstreamSecret = new UpstreamApiKeySecret(context.secrets);
+        // GPU builds fetched by Enable GPU… (in <global storage>/gpu), for the engine here and in its model processes.
+        useGpuBuildsOf(context.globalStorageUri.fsPath);
         const {settings, problems} = Settings.read();
         for (const problem of problems)
             this.log.warn(`settings: ${problem}`);

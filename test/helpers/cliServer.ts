@@ -8,11 +8,12 @@ export type CliServer = {child: ChildProcess, url: string, stderr: () => string}
 /**
  * `dist/cli.js serve` (built by npm test) with `args` and `--port 0`; resolves with its URL once it listens. Its log is
  * kept for `stderr()`, or passed on to this process's stderr with `{stderr: "inherit"}` (the benches: a long run's log).
+ * `env`: the server's whole environment (default: this process's).
  */
 export async function serveCli(args: readonly string[],
-    {stderr: log = "capture"}: {stderr?: "capture" | "inherit"} = {}): Promise<CliServer> {
+    {stderr: log = "capture", env}: {stderr?: "capture" | "inherit", env?: NodeJS.ProcessEnv} = {}): Promise<CliServer> {
     const child = spawn(process.execPath, [path.join(repoRoot, "dist/cli.js"), "serve", "--port", "0", ...args], {
-        stdio: ["ignore", "pipe", log === "inherit" ? "inherit" : "pipe"]
+        stdio: ["ignore", "pipe", log === "inherit" ? "inherit" : "pipe"], env: env ?? process.env
     });
     let stdout = "";
     let stderr = "";

@@ -1,7 +1,9 @@
+import fs from "node:fs";
 import {createRequire} from "node:module";
 import path from "node:path";
 import {fileURLToPath} from "node:url";
 import type {LlamaOptions} from "node-llama-cpp";
+import {gpuBuildsFolderVariable, installedPackageFolder} from "./gpuBuilds/installedGpuBuilds.js";
 import {chooseLlamaBinary, platformBinaries, type Backend, type GpuSetting} from "./prebuiltBinaries.js";
 
 /**
@@ -68,9 +70,17 @@ export function installedBackends(platform: string = process.platform, arch: str
     return Object.entries(entry?.packages ?? {}).filter(([, names]) => names.every(isInstalled)).map(([backend]) => backend as Backend);
 }
 
-/** Whether a package resolves from here, as node-llama-cpp's own `import()` finds it (the same node_modules). */
+/**
+ * Whether a package resolves from here, as node-llama-cpp's own `import()` finds it (the same node_modules), or is a
+ * GPU build `local-responses gpu install` put in the folder `LOCAL_RESPONSES_GPU_BUILDS` names (installedGpuBuilds.ts).
+ */
 function packageInstalled(name: string): boolean {
     const here = typeof __filename === "string" ? __filename : fileURLToPath(import.meta.url);
+    const buildsFolder = process.env[gpuBuildsFolderVariable];
+    const inBuildsFolder = buildsFolder != null && buildsFolder !== ""
+        && fs.existsSync(path.join(installedPackageFolder(buildsFolder, name), "package.json"));
+    if (inBuildsFolder)
+        return true;
     try {
         createRequire(path.resolve(here)).resolve(name);
         return true;

@@ -1,5 +1,8 @@
 import type {Llama, LlamaOptions} from "node-llama-cpp";
 import {autoLlamaGpu, installedBackends} from "./backendChoice.js";
+import {useInstalledGpuBuilds} from "./gpuBuilds/installedGpuBuilds.js";
+import {describeGpuBackend} from "./gpuBuilds/gpuBackendLine.js";
+import {installedBuildsLackingLibraries} from "./gpuBuilds/missingLibraries.js";
 import {chooseLlamaBinary, missingBinaryHint, type GpuSetting} from "./prebuiltBinaries.js";
 
 /**
@@ -32,11 +35,19 @@ export async function loadLlama(binding: NodeLlamaCpp, gpu: GpuSetting, options:
     const choice = chooseLlamaBinary(platform, arch, gpu);
     if (!choice.ok)
         throw new Error(`gpu ${String(gpu)}: ${choice.reason}`);
+    // GPU builds fetched by `local-responses gpu install` live outside node_modules (see installedGpuBuilds.ts); the
+    // CPU-only plan needs none of them.
+    if (choice.plan.llamaGpu !== false)
+        useInstalledGpuBuilds();
     try {
         // "auto" asks only for the builds installed here (see backendChoice.ts).
         const llamaGpu = gpu === "auto" ? autoLlamaGpu(platform, arch, installedBackends(platform, arch)) : choice.plan.llamaGpu;
         return await binding.getLlama({...options, gpu: llamaGpu, build: "never"});
     } catch (error) {
+        // A GPU build that is installed but cannot load, for want of its runtime libraries: say which, in one line.
+        const lacking = gpu === "cuda" || gpu === "vulkan" ? await installedBuildsLackingLibraries(process.env, gpu) : [];
+        if (lacking.length > 0)
+            throw new Error(`gpu ${gpu}: ${lacking.join(" ")}`, {cause: error});
         if (error instanceof binding.NoBinaryFoundError)
             throw new Error(`No usable node-llama-cpp binary for gpu ${String(gpu)} on ${platform}-${arch} (looked `
                 + `for ${choice.plan.packages.join(", ")}).${missingBinaryHint(platform, arch, gpu) || installHint}`, {cause: error});
@@ -50,7 +61,12 @@ export async function loadLlama(binding: NodeLlamaCpp, gpu: GpuSetting, options:
  */
 export async function loadEngineBackend(gpu: GpuSetting, maxThreads: number): Promise<Llama> {
     const binding = await loadNodeLlamaCpp();
-    return loadLlama(binding, gpu, {logLevel: binding.LlamaLogLevel.error, maxThreads});
+    const llama = await loadLlama(binding, gpu, {logLevel: binding.LlamaLogLevel.error, maxThreads});
+    // One line on stderr (a model process's stderr reaches the server's log): which backend, or why not the GPU asked for.
+    const line = await describeGpuBackend(llama, gpu);
+    if (line != null)
+        process.stderr.write(`${line}\n`);
+    return llama;
 }
 
 /**

@@ -5,6 +5,7 @@ import {chooseModelsFolder} from "../models/chooseModelsFolder.js";
 import {downloadModelCommand} from "../models/downloadModelCommand.js";
 import {loadModelCommand} from "../models/loadModel.js";
 import {listResponsesCommand} from "./listResponses.js";
+import {enableGpuCommand, type EnableGpuPorts} from "./enableGpuCommand.js";
 import {commandIds} from "../manifest/commandIds.js";
 import {canServe} from "../controller/controllerState.js";
 import type {ApiKeySecret} from "../controller/ApiKeySecret.js";
@@ -18,7 +19,7 @@ import type {ListResponsesPorts} from "./listResponses.js";
  * What the palette's commands use of the face: the model commands' and the response list's ports, the API keys, the
  * current core's session and the walkthrough. `LocalResponsesExtension` provides them; nothing here imports it back.
  */
-export type CommandPorts = ModelCommandPorts & ListResponsesPorts & {
+export type CommandPorts = ModelCommandPorts & ListResponsesPorts & EnableGpuPorts & {
     secret: ApiKeySecret,
     upstreamSecret: UpstreamApiKeySecret,
     session: Pick<CoreSources, "hasHost" | "responses" | "jobs" | "forgetPromptStates">,
@@ -45,6 +46,7 @@ export class Commands implements vscode.Disposable {
         this.registrations = [
             run(commandIds.loadModel, () => loadModelCommand(context)),
             run(commandIds.downloadModel, () => downloadModelCommand(context)),
+            run(commandIds.enableGpu, () => enableGpuCommand(context)),
             run(commandIds.chooseModelsFolder, () => chooseModelsFolder(context)),
             run(commandIds.unloadModel, () => this.unloadModel()),
             run(commandIds.startServer, () => this.startServer()),

@@ -2,6 +2,7 @@
 export const commandIds = {
     loadModel: "localResponses.loadModel",
     downloadModel: "localResponses.downloadModel",
+    enableGpu: "localResponses.enableGpu",
     chooseModelsFolder: "localResponses.chooseModelsFolder",
     unloadModel: "localResponses.unloadModel",
     startServer: "localResponses.startServer",
