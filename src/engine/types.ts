@@ -1,5 +1,6 @@
 import type {ReasoningEffort} from "../protocol/wire.js";
 import type {KeyCacheType} from "./keyCacheType.js";
+import type {RawEngine} from "./completionTypes.js";
 
 /**
  * The engine's public contract, free of node-llama-cpp types so that the Responses domain,
@@ -202,8 +203,11 @@ export type EngineLease = {
  */
 export type EngineKind = "local" | "upstream";
 
-/** What the Responses layer needs from an engine. */
-export interface ChatEngine {
+/**
+ * What the Responses layer needs from an engine; raw completion and embeddings (`RawEngine`, completionTypes.ts) where
+ * the engine can do them.
+ */
+export interface ChatEngine extends Partial<RawEngine> {
     readonly kind: EngineKind;
     readonly state: EngineState;
     readonly model: ModelInfo | null;
