@@ -18,6 +18,8 @@ import {originCheck} from "./middleware/originCheck.js";
 import {requestLog, type RequestLogEntry} from "./middleware/requestLog.js";
 import {chatCompletionsRouter} from "./routes/chatCompletions.js";
 import {compactRouter} from "./routes/compact.js";
+import {completionsRouter} from "./routes/completions.js";
+import {embeddingsRouter} from "./routes/embeddings.js";
 import {conversationsRouter} from "./routes/conversations.js";
 import {messagesRouter} from "./routes/messages.js";
 import {modelsRouter} from "./routes/models.js";
@@ -103,6 +105,13 @@ export function createApp(options: AppOptions): Express {
     }));
     api.use(chatCompletionsRouter(options.chat, streams));
     api.use(messagesRouter(options.messages, streams));
+    // Raw text, fill-in-the-middle and embeddings: on the engine itself, in the caller's prompt-cache partition.
+    const raw = {
+        engine: options.engine, cachePartition: (owner: string) => options.responses.cachePartition(owner), metrics: stateful?.metrics,
+        ...streams
+    };
+    api.use(completionsRouter(raw));
+    api.use(embeddingsRouter(raw));
     api.use(modelsRouter(options.engine, Math.floor(Date.now() / 1000), access));
     app.use("/v1", api);
     app.use(api);

@@ -2,6 +2,7 @@ import type {LlamaCompletionResponse, Token} from "node-llama-cpp";
 import {EngineError} from "../../EngineError.js";
 import type {CompletionRequest, CompletionResult} from "../../completionTypes.js";
 import {completionBeginningToken} from "../generation/plainCompletion.js";
+import {repeatPenaltyOf} from "../generation/runGeneration.js";
 import type {LeaseContext} from "../LlamaLease.js";
 import {promptTooLong, type LoadedModel} from "../runtime/LoadedModel.js";
 import {fimTokensOf} from "./fimTokens.js";
@@ -37,6 +38,7 @@ export async function runCompletion(loaded: LoadedModel, request: CompletionRequ
             topP: request.sampling?.topP,
             topK: request.sampling?.topK,
             seed: request.sampling?.seed,
+            repeatPenalty: repeatPenaltyOf(request.sampling ?? {}),
             customStopTriggers: request.stopSequences?.length ? request.stopSequences : undefined,
             onToken: (tokens) => {
                 clock.tokens(tokens.length);
@@ -76,7 +78,8 @@ function completionInput(loaded: LoadedModel, request: CompletionRequest): numbe
     return buildInfillPrompt({prefix: request.prompt, suffix: request.suffix, extra: request.extra}, fim, tokenize);
 }
 
-function stopOf(response: LlamaCompletionResponse, timedOut: boolean, aborted: boolean): Pick<CompletionResult, "stopReason" | "stopSequence"> {
+function stopOf(response: LlamaCompletionResponse, timedOut: boolean,
+    aborted: boolean): Pick<CompletionResult, "stopReason" | "stopSequence"> {
     const {metadata} = response;
     if (metadata.stopReason === "customStopTrigger")
         return {stopReason: "stop", stopSequence: metadata.customStopTrigger.filter((part) => typeof part === "string").join("")};
