@@ -2,7 +2,7 @@ import type {LlamaModel} from "node-llama-cpp";
 import type {FimTokens} from "./infillPrompt.js";
 
 /** How the families that have them spell their repository tokens (Qwen2.5-Coder, then StarCoder 2 and Granite). */
-const repoNameTexts = ["<|repo_name|>", "<reponame>", "<repo_name>"];
+const repoNameTexts = ["<|repo_name|>", "<repo_name>", "<reponame>"];
 const fileSeparatorTexts = ["<|file_sep|>", "<file_sep>"];
 
 /**

@@ -53,7 +53,7 @@ describe("buildInfillPrompt", () => {
         const fim = fimTokensOf(granite);
         assert.ok(fim != null);
         assert.deepEqual([fim.repoName, fim.fileSeparator].map((token) => granite.detokenize([token as never], true)),
-            ["<reponame>", "<file_sep>"]);
+            ["<repo_name>", "<file_sep>"]);
         const built = buildInfillPrompt({prefix: "a = ", suffix: "\n", extra: [{filename: "b.py", text: "b = 2\n"}]}, fim, plain(granite));
         assert.deepEqual(built, [
             fim.repoName, ...plain(granite)("myproject\n"), fim.fileSeparator, ...plain(granite)("b.py\n"), ...plain(granite)("b = 2\n"),
