@@ -25,7 +25,9 @@ describe("POST /v1/completions and /infill (Qwen2.5 tokenizer: FIM tokens)", () 
     it("completes a prompt (not streamed) with OpenAI's text_completion and usage", async () => {
         await server.host.loadModel(await templateModel("qwen2.5"));
         fimModel = await modelId(server);
-        const completion = await server.client.completions.create({model: fimModel, prompt: "def add(a, b):", max_tokens: 8, temperature: 0});
+        const completion = await server.client.completions.create({
+            model: fimModel, prompt: "def add(a, b):", max_tokens: 8, temperature: 0
+        });
         assert.equal(completion.object, "text_completion");
         assert.equal(completion.model, fimModel);
         assert.equal(completion.choices.length, 1);
@@ -36,7 +38,9 @@ describe("POST /v1/completions and /infill (Qwen2.5 tokenizer: FIM tokens)", () 
     });
 
     it("fills in the middle with `suffix`, streamed and not: the same greedy text", async () => {
-        const body = {model: fimModel, prompt: "def add(a, b):\n    return a", suffix: "\n\nprint(add(1, 2))\n", max_tokens: 6, temperature: 0};
+        const body = {
+            model: fimModel, prompt: "def add(a, b):\n    return a", suffix: "\n\nprint(add(1, 2))\n", max_tokens: 6, temperature: 0
+        };
         const whole = await server.client.completions.create(body);
         const stream = await server.client.completions.create({...body, stream: true, stream_options: {include_usage: true}});
         let text = "";
@@ -98,8 +102,9 @@ describe("POST /v1/completions and /infill (Qwen2.5 tokenizer: FIM tokens)", () 
             assert.ok(answer.timings.prompt_n >= 0 && answer.timings.prompt_n <= answer.tokens_evaluated);
         }
         const streamed = await server.fetch("/infill", {method: "POST", json: {...request, stream: true}});
-        const lines = (await streamed.text()).split("\n").filter((line) => line.startsWith("data: ")).map((line) => JSON.parse(line.slice(6)));
-        assert.equal(lines.at(-1).stop, true);
+        const lines = (await streamed.text()).split("\n").filter((line) => line.startsWith("data: "))
+            .map((line) => JSON.parse(line.slice(6)) as Record<string, unknown>);
+        assert.equal(lines.at(-1)?.stop, true);
         assert.ok(lines.slice(0, -1).every((line) => line.stop === false));
     });
 });
