@@ -1,10 +1,20 @@
 import {EngineError} from "./EngineError.js";
-import type {SamplingOptions} from "./types.js";
 
 /**
  * The engine's contract for raw-text generation and embeddings, beside chat generation (`types.ts`): no chat template,
  * the prompt is the model's input as it stands. Free of node-llama-cpp types, as the rest of the port.
  */
+
+/** How tokens are sampled, for chat generation (`GenerationRequest.sampling`) and raw completion alike. */
+export type SamplingOptions = {
+    /** Defaults to 1 (OpenAI's default); 0 is greedy. */
+    temperature?: number,
+    /** Defaults to 1 (disabled). */
+    topP?: number,
+    seed?: number,
+    presencePenalty?: number,
+    frequencyPenalty?: number
+};
 
 /** A file of the editor's other context, which a fill-in-the-middle prompt puts before the prefix (llama.cpp's `input_extra`). */
 export type ContextChunk = {filename: string, text: string};

@@ -1,6 +1,6 @@
 import type {ReasoningEffort} from "../protocol/wire.js";
 import type {KeyCacheType} from "./keyCacheType.js";
-import type {RawEngine} from "./completionTypes.js";
+import type {RawEngine, SamplingOptions} from "./completionTypes.js";
 
 /**
  * The engine's public contract, free of node-llama-cpp types so that the Responses domain,
@@ -57,15 +57,7 @@ export type PromptShape = Pick<GenerationRequest, ShapeFields> & {
     onQueued?: () => void
 };
 
-export type SamplingOptions = {
-    /** Defaults to 1 (OpenAI's default); 0 is greedy. */
-    temperature?: number,
-    /** Defaults to 1 (disabled). */
-    topP?: number,
-    seed?: number,
-    presencePenalty?: number,
-    frequencyPenalty?: number
-};
+export type {SamplingOptions} from "./completionTypes.js";
 
 /** Streamed as the model generates, in generation order. */
 export type GenerationEvent =

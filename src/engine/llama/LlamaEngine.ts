@@ -16,7 +16,7 @@ import {LlamaLease, type LeaseContext} from "./LlamaLease.js";
 import {LoadedModel, promptTooLong} from "./runtime/LoadedModel.js";
 import {loadEngineBackend, loadNodeLlamaCpp, modelGpuLayers} from "../models/loadBinding.js";
 import {PromptStateCache} from "./runtime/PromptStateCache.js";
-import {openPromptStates} from "./runtime/openPromptStates.js";
+import {openPromptStates, type PromptCacheOptions} from "./runtime/openPromptStates.js";
 import {PromptTokenizer} from "./prompt/PromptTokenizer.js";
 import {createSegmentTokenizer} from "./prompt/SegmentTokenizer.js";
 import {TokenizerWorker} from "./prompt/TokenizerWorker.js";
@@ -75,10 +75,7 @@ export type LlamaEngineOptions = {
      * one loads that state instead of evaluating it again. `budgetFolder`: the folder `maxBytes` bounds as a whole (a
      * library's, above this model's `folder`). Absent: no prompt cache on disk.
      */
-    promptCache?: {
-        folder: string, budgetFolder?: string, maxBytes?: number, minTokens?: number, ttlSeconds?: number,
-        log?: (line: string) => void
-    },
+    promptCache?: PromptCacheOptions,
     /**
      * Speculative decoding (see SpeculativeDecoding): predicted tokens are checked by the model, so answers do not change,
      * only their speed. Defaults to off.

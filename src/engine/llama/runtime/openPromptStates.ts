@@ -2,14 +2,19 @@ import path from "node:path";
 import type {LlamaContext} from "node-llama-cpp";
 import type {KeyCacheType} from "../../keyCacheType.js";
 import type {NodeLlamaCpp} from "../../models/loadBinding.js";
-import type {LlamaEngineOptions} from "../LlamaEngine.js";
 import {modelFingerprint, PromptStateCache} from "./PromptStateCache.js";
+
+/** `LlamaEngineOptions.promptCache`: where evaluated prompts are kept on disk, and within what. */
+export type PromptCacheOptions = {
+    folder: string, budgetFolder?: string, maxBytes?: number, minTokens?: number, ttlSeconds?: number,
+    log?: (line: string) => void
+};
 
 /**
  * The prompt-state cache for this model file and these context settings (a state is only loaded into both); null
  * without `promptCache`.
  */
-export async function openPromptStates(options: LlamaEngineOptions["promptCache"], binding: NodeLlamaCpp, modelPath: string,
+export async function openPromptStates(options: PromptCacheOptions | undefined, binding: NodeLlamaCpp, modelPath: string,
     context: LlamaContext, keyCacheType: KeyCacheType): Promise<PromptStateCache | null> {
     if (options == null)
         return null;
