@@ -27,6 +27,7 @@ import {nativeKeyCacheType, usableKeyCacheType} from "./runtime/nativeKeyCacheTy
 import {metadataNames} from "./runtime/metadataNames.js";
 import {runCompletion} from "./completion/runCompletion.js";
 import {runEmbedding} from "./completion/runEmbedding.js";
+import {refuseChatOnEmbeddingModel} from "./completion/embeddingOnly.js";
 import type {CompletionRequest, CompletionResult, EmbeddingRequest, EmbeddingResult, RawEngine} from "../completionTypes.js";
 import type {
     ChatEngine, ChatTurn, EngineLease, EngineState, EngineStats, GenerationRequest, GenerationResult, GenerationSummary, GpuChoice,
@@ -198,6 +199,7 @@ export class LlamaEngine implements ChatEngine, RawEngine {
      */
     public async acquire(turns: ChatTurn[], tools: ToolSpec[], signal?: AbortSignal, shape: PromptShape = {}): Promise<EngineLease> {
         const loaded = this.requireLoaded();
+        refuseChatOnEmbeddingModel(loaded.model, loaded.info.id);
         await loaded.grammars.check(shape.json, tools);
         const wrapper = loaded.variants.for(shape);
         const rendered = await loaded.renderPrompt(turns, tools, wrapper);

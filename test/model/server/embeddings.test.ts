@@ -61,3 +61,21 @@ describe("POST /v1/embeddings (a mean-pooling embedding model)", () => {
         }
     });
 });
+
+describe("a chat request to an embedding model without a chat template (Llama 3's vocabulary, mean pooling)", () => {
+    const server = useTestServer({model: undefined});
+
+    it("is a 400 naming `model`; its embeddings are served", async () => {
+        await server.host.loadModel(await syntheticModel("tiny-64", "llama-bpe", "mean"));
+        const model = (await server.client.models.list()).data[0]!.id;
+        const chat = server.client.chat.completions.create({model, messages: [{role: "user", content: "Hi"}]});
+        await assert.rejects(chat, (error: unknown) => {
+            assert.ok(error instanceof OpenAI.BadRequestError);
+            assert.equal(error.param, "model");
+            assert.match(error.message, /embedding model/);
+            return true;
+        });
+        const embedded = await server.client.embeddings.create({model, input: "Hi", encoding_format: "float"});
+        assert.equal(embedded.data[0]!.embedding.length, 64);
+    });
+});
