@@ -57,7 +57,8 @@ module.exports = {
             from: {path: "^src/server/routes/"},
             to: {
                 path: "^src/protocols/",
-                pathNot: "^src/protocols/(ProtocolAdapter|chat/ChatCompletionsService|messages/MessagesService)\\.ts$"
+                pathNot: "^src/protocols/(ProtocolAdapter|chat/ChatCompletionsService|messages/MessagesService|"
+                    + "completions/(CompletionsService|EmbeddingsService)|infill/InfillService)\\.ts$"
             }
         },
         {

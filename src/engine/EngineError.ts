@@ -15,7 +15,9 @@ export class EngineError extends Error {
             /** `model_memory_exceeded`: the model's estimated bytes and the budget. */
             memory?: {requiredBytes: number, budgetBytes: number},
             /** `context_overflow`, where the prompt was measured: its tokens (or a lower bound) and the context's. */
-            overflow?: PromptOverflow
+            overflow?: PromptOverflow,
+            /** `unsupported`: the request field the model or engine cannot honour. */
+            param?: string
         } = {}
     ) {
         super(message);
@@ -42,4 +44,9 @@ export type EngineErrorKind =
     /** The upstream refused the request as invalid (400). */
     | "upstream_rejected"
     /** Any other upstream failure: an unexpected status or a malformed stream (502). */
-    | "upstream_error";
+    | "upstream_error"
+    /**
+     * The model or engine cannot do what the request asks (a suffix to a model without fill-in-the-middle tokens,
+     * embeddings from an upstream): 400, before any evaluation.
+     */
+    | "unsupported";

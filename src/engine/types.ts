@@ -1,5 +1,6 @@
 import type {ReasoningEffort} from "../protocol/wire.js";
 import type {KeyCacheType} from "./keyCacheType.js";
+import type {RawEngine, SamplingOptions} from "./completionTypes.js";
 
 /**
  * The engine's public contract, free of node-llama-cpp types so that the Responses domain,
@@ -56,15 +57,7 @@ export type PromptShape = Pick<GenerationRequest, ShapeFields> & {
     onQueued?: () => void
 };
 
-export type SamplingOptions = {
-    /** Defaults to 1 (OpenAI's default); 0 is greedy. */
-    temperature?: number,
-    /** Defaults to 1 (disabled). */
-    topP?: number,
-    seed?: number,
-    presencePenalty?: number,
-    frequencyPenalty?: number
-};
+export type {SamplingOptions} from "./completionTypes.js";
 
 /** Streamed as the model generates, in generation order. */
 export type GenerationEvent =
@@ -216,8 +209,11 @@ export type EngineLease = {
  */
 export type EngineKind = "local" | "upstream";
 
-/** What the Responses layer needs from an engine. */
-export interface ChatEngine {
+/**
+ * What the Responses layer needs from an engine; raw completion and embeddings (`RawEngine`, completionTypes.ts) where
+ * the engine can do them.
+ */
+export interface ChatEngine extends Partial<RawEngine> {
     readonly kind: EngineKind;
     readonly state: EngineState;
     readonly model: ModelInfo | null;

@@ -31,6 +31,7 @@ export function toApiError(error: unknown): ApiError {
             case "upstream_timeout": return upstreamFailed("upstream_timeout", error.message);
             case "upstream_rejected": return upstreamRejected(error.message);
             case "upstream_error": return upstreamFailed("upstream_error", error.message);
+            case "unsupported": return invalidRequest(error.message, error.details.param ?? null, "unsupported_value");
         }
     }
     // Not an engine failure the API defines: a generic 500 whose cause is logged by whoever reports it.

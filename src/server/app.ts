@@ -18,6 +18,12 @@ import {originCheck} from "./middleware/originCheck.js";
 import {requestLog, type RequestLogEntry} from "./middleware/requestLog.js";
 import {chatCompletionsRouter} from "./routes/chatCompletions.js";
 import {compactRouter} from "./routes/compact.js";
+import {completionsRouter} from "./routes/completions.js";
+import {RawRequests} from "../protocols/RawRequests.js";
+import {CompletionsService} from "../protocols/completions/CompletionsService.js";
+import {EmbeddingsService} from "../protocols/completions/EmbeddingsService.js";
+import {InfillService} from "../protocols/infill/InfillService.js";
+import {embeddingsRouter} from "./routes/embeddings.js";
 import {conversationsRouter} from "./routes/conversations.js";
 import {messagesRouter} from "./routes/messages.js";
 import {modelsRouter} from "./routes/models.js";
@@ -103,6 +109,13 @@ export function createApp(options: AppOptions): Express {
     }));
     api.use(chatCompletionsRouter(options.chat, streams));
     api.use(messagesRouter(options.messages, streams));
+    // Raw text, fill-in-the-middle and embeddings: on the engine itself, in the caller's prompt-cache partition.
+    const raw = new RawRequests({
+        engine: options.engine, cachePartition: (owner) => options.responses.cachePartition(owner),
+        onFinished: stateful == null ? undefined : (stats) => stateful.metrics.recordGeneration(stats)
+    });
+    api.use(completionsRouter({completions: new CompletionsService(raw), infill: new InfillService(raw)}, streams));
+    api.use(embeddingsRouter(new EmbeddingsService(raw)));
     api.use(modelsRouter(options.engine, Math.floor(Date.now() / 1000), access));
     app.use("/v1", api);
     app.use(api);

@@ -29,9 +29,12 @@ export const syntheticModelDir = path.join(os.homedir(), ".cache/local-responses
  * this checkout's node-llama-cpp ships) the file is kept as generated, unchecked: its bytes depend on that source,
  * which a node-llama-cpp upgrade may change, so no sha256 can be pinned for it.
  */
-export async function syntheticModel(shape: SyntheticShape = "smollm2-135m", vocab?: string): Promise<string> {
-    const file = path.join(syntheticModelDir, `${shape}${vocab == null ? "" : `-${vocab}`}-synthetic.gguf`);
-    const expected = vocab == null ? shapes[shape] : null;
+export async function syntheticModel(shape: SyntheticShape = "smollm2-135m", vocab?: string,
+    pooling?: "mean" | "cls" | "last"): Promise<string> {
+    const suffix = `${vocab == null ? "" : `-${vocab}`}${pooling == null ? "" : `-pooling-${pooling}`}`;
+    const file = path.join(syntheticModelDir, `${shape}${suffix}-synthetic.gguf`);
+    // An embedding model (`pooling`) is kept unchecked too: no sha256 of it is published.
+    const expected = vocab == null && pooling == null ? shapes[shape] : null;
     if (expected == null ? await fs.access(file).then(() => true, () => false) : await sha256(file).catch(() => null) === expected)
         return file;
     await fs.mkdir(syntheticModelDir, {recursive: true});
@@ -39,7 +42,8 @@ export async function syntheticModel(shape: SyntheticShape = "smollm2-135m", voc
     const bundle = path.join(repoRoot, "node_modules/node-llama-cpp/llama/gitRelease.bundle");
     await promisify(execFile)(process.execPath, [
         path.join(sharedDir, "models/make-synthetic-model.mjs"), "--shape", shape, "--out", partial,
-        ...(vocab == null ? [] : ["--vocab", vocab, "--bundle", bundle])
+        ...(vocab == null ? [] : ["--vocab", vocab, "--bundle", bundle]),
+        ...(pooling == null ? [] : ["--pooling", pooling])
     ], {maxBuffer: 1 << 24});
     const written = expected == null ? null : await sha256(partial);
     if (written !== expected) {

@@ -8,33 +8,17 @@ import type {
     ChatTurn, EngineLease, EngineState, EngineStats, GenerationRequest, GenerationResult, GenerationSummary, LibraryModel,
     LoadProgress, ModelDirectory, ModelInfo, PromptShape, ToolSpec
 } from "../types.js";
+import {rawEngine, type CompletionRequest, type CompletionResult, type EmbeddingRequest, type EmbeddingResult,
+    type RawRequestRouting} from "../completionTypes.js";
 import {IdleUnloader} from "./IdleUnloader.js";
 import {LibraryEntry, type LibraryModelSpec} from "./LibraryEntry.js";
 import {LoadRoom} from "./LoadRoom.js";
+import type {ModelLibraryOptions} from "./ModelLibraryOptions.js";
 import {ReleaseSignal} from "./ReleaseSignal.js";
 
 type OnLoadProgress = (progress: LoadProgress) => void;
 
-export type ModelLibraryOptions = {
-    models: readonly LibraryModelSpec[],
-    /** The id a request without a model (or `load("")`) gets; defaults to the first model. */
-    defaultModel?: string | null,
-    /** A model's engine (created once per model, loaded on demand); its generations count in `activity`. */
-    createEngine(spec: LibraryModelSpec, activity: GenerationActivity): HostedEngine,
-    /** node-llama-cpp's estimate of a model's memory once loaded with its settings (weights + contexts), and that context. */
-    estimate(spec: LibraryModelSpec): Promise<{bytes: number, contextSize: number}>,
-    maxLoaded: number,
-    memoryBudgetBytes: number,
-    /** Unload a model this long after its last request ended; null: never (unless a request's keep_alive says so). */
-    idleUnloadSeconds: number | null,
-    log?: (line: string) => void,
-    /** The clock, for tests. Defaults to `Date.now`. */
-    now?: () => number,
-    /** Where its models' generations are counted (what else watches them: the spare model process). Defaults to its own. */
-    activity?: GenerationActivity,
-    /** What its models' engines share, released after them when the library is disposed (a spare model process). */
-    shared?: {dispose(): Promise<void>}
-};
+export type {ModelLibraryOptions} from "./ModelLibraryOptions.js";
 
 /**
  * Several models behind the one engine port: a request's `model` picks one (by id or alias), an unloaded one is loaded
@@ -217,15 +201,16 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
         };
     }
 
-    public async countPromptTokens(turns: ChatTurn[], tools: ToolSpec[] = [], model?: string): Promise<number> {
-        const entry = this.entry(model ?? null);
-        entry.inFlight++;
-        try {
-            await this.ensureLoaded(entry);
-            return await entry.engine.countPromptTokens(turns, tools);
-        } finally {
-            this.finished(entry);
-        }
+    public countPromptTokens(turns: ChatTurn[], tools: ToolSpec[] = [], model?: string): Promise<number> {
+        return this.onModel({model}, (engine) => engine.countPromptTokens(turns, tools));
+    }
+
+    public complete(request: CompletionRequest): Promise<CompletionResult> {
+        return this.onModel(request, (engine) => rawEngine(engine, request.model).complete(request));
+    }
+
+    public embed(request: EmbeddingRequest): Promise<EmbeddingResult> {
+        return this.onModel(request, (engine) => rawEngine(engine, request.model).embed(request));
     }
 
     public generate(request: GenerationRequest): Promise<GenerationResult> {
@@ -279,6 +264,18 @@ export class ModelLibrary implements HostedEngine, ModelDirectory {
         await Promise.all([...this.entries.values()].map((entry) => entry.engine.dispose()));
         await this.options.shared?.dispose();
         this.changes.clear();
+    }
+
+    /** `work` on the request's model, loaded first if it must be; the model counts it in flight until it ends. */
+    private async onModel<T>(request: RawRequestRouting, work: (engine: HostedEngine) => Promise<T>): Promise<T> {
+        const entry = this.entry(request.model ?? null);
+        entry.inFlight++;
+        try {
+            await this.ensureLoaded(entry, request.signal);
+            return await work(entry.engine);
+        } finally {
+            this.finished(entry, request.keepAliveMs, request.usedBy);
+        }
     }
 
     private entry(requested: string | null): LibraryEntry {

@@ -1,3 +1,4 @@
+import {rawEngine, type CompletionRequest, type CompletionResult, type EmbeddingRequest, type EmbeddingResult} from "../completionTypes.js";
 import {EngineError} from "../EngineError.js";
 import type {GenerationActivity} from "../GenerationActivity.js";
 import {generateOnLease} from "../generateOnLease.js";
@@ -174,6 +175,17 @@ export class RoutedEngine implements HostedEngine, ModelDirectory {
                     use.lastUsedBy.set(shape.usedBy, use.lastUsedAt);
             }
         };
+    }
+
+    /** On the library's model; a model of the upstreams is refused (`rawEngine`). */
+    public async complete(request: CompletionRequest): Promise<CompletionResult> {
+        const route = this.route(request.model);
+        return rawEngine(route.engine, route.id).complete({...request, model: route.id});
+    }
+
+    public async embed(request: EmbeddingRequest): Promise<EmbeddingResult> {
+        const route = this.route(request.model);
+        return rawEngine(route.engine, route.id).embed({...request, model: route.id});
     }
 
     public async forgetPromptStates(partition?: string): Promise<number> {

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type {Llama, LlamaContext} from "node-llama-cpp";
+import type {Llama} from "node-llama-cpp";
 import {AfterDispatch} from "./runtime/AfterDispatch.js";
 import {ChatWrapperVariants, type PromptShape} from "./prompt/ChatWrapperVariants.js";
 import type {ChatFormatChoice} from "./families/chatFormatChoice.js";
@@ -14,8 +14,9 @@ import {generateOnLease} from "../generateOnLease.js";
 import {GenerationActivity} from "../GenerationActivity.js";
 import {LlamaLease, type LeaseContext} from "./LlamaLease.js";
 import {LoadedModel, promptTooLong} from "./runtime/LoadedModel.js";
-import {loadEngineBackend, loadNodeLlamaCpp, modelGpuLayers, type NodeLlamaCpp} from "../models/loadBinding.js";
-import {modelFingerprint, PromptStateCache} from "./runtime/PromptStateCache.js";
+import {loadEngineBackend, loadNodeLlamaCpp, modelGpuLayers} from "../models/loadBinding.js";
+import {PromptStateCache} from "./runtime/PromptStateCache.js";
+import {openPromptStates, type PromptCacheOptions} from "./runtime/openPromptStates.js";
 import {PromptTokenizer} from "./prompt/PromptTokenizer.js";
 import {createSegmentTokenizer} from "./prompt/SegmentTokenizer.js";
 import {TokenizerWorker} from "./prompt/TokenizerWorker.js";
@@ -25,6 +26,10 @@ import {defaultKeyCacheType, type KeyCacheType} from "../keyCacheType.js";
 import {nativeKeyCacheType, usableKeyCacheType} from "./runtime/nativeKeyCacheType.js";
 import {metadataNames} from "./runtime/metadataNames.js";
 import {contextSettings, describeLoadedBackend, runningBackend} from "./runtime/modelBackend.js";
+import {runCompletion} from "./completion/runCompletion.js";
+import {runEmbedding} from "./completion/runEmbedding.js";
+import {refuseChatOnEmbeddingModel} from "./completion/embeddingOnly.js";
+import type {CompletionRequest, CompletionResult, EmbeddingRequest, EmbeddingResult, RawEngine} from "../completionTypes.js";
 import type {
     ChatEngine, ChatTurn, EngineLease, EngineState, EngineStats, GenerationRequest, GenerationResult, GenerationSummary, GpuChoice,
     LoadProgress, ModelInfo, ToolSpec
@@ -69,10 +74,7 @@ export type LlamaEngineOptions = {
      * one loads that state instead of evaluating it again. `budgetFolder`: the folder `maxBytes` bounds as a whole (a
      * library's, above this model's `folder`). Absent: no prompt cache on disk.
      */
-    promptCache?: {
-        folder: string, budgetFolder?: string, maxBytes?: number, minTokens?: number, ttlSeconds?: number,
-        log?: (line: string) => void
-    },
+    promptCache?: PromptCacheOptions,
     /**
      * Speculative decoding (see SpeculativeDecoding): predicted tokens are checked by the model, so answers do not change,
      * only their speed. Defaults to off.
@@ -88,7 +90,7 @@ export type LlamaEngineOptions = {
  * The one owner of node-llama-cpp: model lifecycle, the sequence pool and generation.
  * Every other layer talks to it through `ChatEngine`.
  */
-export class LlamaEngine implements ChatEngine {
+export class LlamaEngine implements ChatEngine, RawEngine {
     public readonly kind = "local";
     private llama: Llama | undefined;
     private loaded: LoadedModel | undefined;
@@ -195,6 +197,7 @@ export class LlamaEngine implements ChatEngine {
      */
     public async acquire(turns: ChatTurn[], tools: ToolSpec[], signal?: AbortSignal, shape: PromptShape = {}): Promise<EngineLease> {
         const loaded = this.requireLoaded();
+        refuseChatOnEmbeddingModel(loaded.model, loaded.info.id);
         await loaded.grammars.check(shape.json, tools);
         const wrapper = loaded.variants.for(shape);
         const rendered = await loaded.renderPrompt(turns, tools, wrapper);
@@ -209,6 +212,15 @@ export class LlamaEngine implements ChatEngine {
             throw error;
         });
         return new LlamaLease(loaded, lease, {rendered, wrapper}, restored, shape, this.leaseContext);
+    }
+
+    /** Raw text completion or fill-in-the-middle on a sequence of the model (see runCompletion). */
+    public async complete(request: CompletionRequest): Promise<CompletionResult> {
+        return runCompletion(this.requireLoaded(), request, this.leaseContext);
+    }
+
+    public async embed(request: EmbeddingRequest): Promise<EmbeddingResult> {
+        return runEmbedding(this.requireLoaded(), request, this.threads);
     }
 
     /**
@@ -289,7 +301,7 @@ export class LlamaEngine implements ChatEngine {
                     segments,
                     promptTokenizer: new PromptTokenizer(segments, tokenizerWorker),
                     tokenizerWorker,
-                    promptStates: await this.openPromptStates(binding, modelPath, context, keyCache.type),
+                    promptStates: await openPromptStates(this.options.promptCache, binding, modelPath, context, keyCache.type),
                     info: {
                         id: this.options.alias ?? path.basename(modelPath).replace(/\.gguf$/i, ""),
                         path: path.resolve(modelPath),
@@ -321,25 +333,6 @@ export class LlamaEngine implements ChatEngine {
             throw new EngineError("load_failed",
                 `Could not load model '${modelPath}': ${error instanceof Error ? error.message : String(error)}`);
         }
-    }
-
-    /** The prompt-state cache for this model file and these context settings (a state is only loaded into both). */
-    private async openPromptStates(binding: NodeLlamaCpp, modelPath: string, context: LlamaContext,
-        keyCacheType: KeyCacheType): Promise<PromptStateCache | null> {
-        const options = this.options.promptCache;
-        if (options == null)
-            return null;
-        const settings = {
-            contextSize: context.contextSize, sequences: context.totalSequences, batchSize: context.batchSize,
-            flashAttention: context.flashAttention, nodeLlamaCpp: await binding.getModuleVersion(),
-            // Named only when not llama.cpp's default, so that the states saved before keys had a choice stay usable.
-            ...keyCacheType !== "f16" && {keyCacheType}
-        };
-        return PromptStateCache.open({
-            folder: options.folder, budgetFolder: options.budgetFolder, maxBytes: options.maxBytes, minTokens: options.minTokens,
-            ttlSeconds: options.ttlSeconds, log: options.log,
-            identity: {model: await modelFingerprint(path.resolve(modelPath)), context: JSON.stringify(settings)}
-        });
     }
 
     private get threads(): number {

@@ -8,11 +8,12 @@ import type {LlamaEngineOptions} from "../llama/LlamaEngine.js";
 import {PromptStateCache} from "../llama/runtime/PromptStateCache.js";
 import type {
     ChatTurn, EngineLease, EngineState, EngineStats, GenerationRequest, GenerationResult, GenerationSummary, LoadProgress, ModelInfo,
-    PromptShape, ToolSpec
+    PromptShape, ToolSpec, GenerationEvent
 } from "../types.js";
+import type {CompletionRequest, CompletionResult, EmbeddingRequest, EmbeddingResult} from "../completionTypes.js";
 import {ModelProcess, type ProcessExit} from "./ModelProcess.js";
 import {
-    plainRequest, plainShape, type AcquiredLease, type ChildMessage, type ModelProcessInit,
+    plainRaw, plainRequest, plainShape, type AcquiredLease, type ChildMessage, type ModelProcessInit,
     type WarmBinding
 } from "./modelProcessProtocol.js";
 import type {SpareModelProcess} from "./SpareModelProcess.js";
@@ -113,6 +114,15 @@ export class ProcessEngine implements HostedEngine {
         const acquired: AcquiredLease = await running.call({type: "acquire", turns, tools, shape: plainShape(shape)},
             {onQueued: shape.onQueued}, signal);
         return new ProcessLease(running, acquired);
+    }
+
+    public async complete(request: CompletionRequest): Promise<CompletionResult> {
+        const onEvent = (event: GenerationEvent) => event.type === "text" && request.onText?.(event.text);
+        return this.running().call({type: "complete", request: plainRaw(request)}, {onEvent}, request.signal);
+    }
+
+    public async embed(request: EmbeddingRequest): Promise<EmbeddingResult> {
+        return this.running().call({type: "embed", request: plainRaw(request)}, {}, request.signal);
     }
 
     /** With its process running, there; else from the folder itself (an unloaded model keeps its states on disk). */

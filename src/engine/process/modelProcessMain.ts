@@ -87,6 +87,12 @@ async function perform(running: LlamaEngine, message: CallMessage, signal: Abort
                 onPromptProgress: (progress) => send({type: "prompt", call, progress})
             });
         }
+        case "complete":
+            return running.complete({
+                ...message.request, signal, onText: (text) => send({type: "event", call, event: {type: "text", text}})
+            });
+        case "embed":
+            return running.embed({...message.request, signal});
         case "forget":
             return running.forgetPromptStates(message.partition);
         case "dispose":

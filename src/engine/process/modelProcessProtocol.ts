@@ -1,5 +1,6 @@
 import {EngineError, type EngineErrorKind} from "../EngineError.js";
 import type {LlamaEngineOptions} from "../llama/LlamaEngine.js";
+import type {CompletionRequest, CompletionResult, EmbeddingRequest, EmbeddingResult} from "../completionTypes.js";
 import type {ActivitySnapshot} from "../GenerationActivity.js";
 import type {
     ChatTurn, EngineState, EngineStats, GenerationEvent, GenerationRequest, GenerationResult, GenerationSummary, LoadProgress,
@@ -15,6 +16,8 @@ import type {
 /** A request without what cannot cross a process: its signal and its callbacks. */
 export type PlainRequest = Omit<GenerationRequest, "signal" | "onEvent" | "onPromptProgress">;
 export type PlainShape = Omit<PromptShape, "onQueued">;
+/** A raw completion or embedding request without its signal and text callback (its text comes back as `text` events). */
+export type PlainRaw<R> = Omit<R, "signal" | "onText">;
 
 /** A call the server makes, answered by one `result` or `error` with its `call` number. */
 export type CallMessage =
@@ -22,6 +25,8 @@ export type CallMessage =
     | {type: "count", call: number, turns: ChatTurn[], tools: ToolSpec[]}
     | {type: "acquire", call: number, turns: ChatTurn[], tools: ToolSpec[], shape: PlainShape}
     | {type: "generate", call: number, lease: number, request: PlainRequest}
+    | {type: "complete", call: number, request: PlainRaw<CompletionRequest>}
+    | {type: "embed", call: number, request: PlainRaw<EmbeddingRequest>}
     | {type: "forget", call: number, partition?: string}
     | {type: "dispose", call: number};
 
@@ -66,7 +71,8 @@ export type ChildMessage =
 
 /** What each call answers with. */
 export type CallResults = {
-    load: ModelInfo, count: number, acquire: AcquiredLease, generate: GenerationResult, forget: number, dispose: null
+    load: ModelInfo, count: number, acquire: AcquiredLease, generate: GenerationResult, complete: CompletionResult,
+    embed: EmbeddingResult, forget: number, dispose: null
 };
 
 /** An error as it crosses: an `EngineError` keeps its kind and details, anything else its message. */
@@ -91,6 +97,11 @@ export function plainRequest(request: GenerationRequest): PlainRequest {
 /** The shape as it crosses (`generateOnLease` passes the whole request as the shape). */
 export function plainShape(shape: PromptShape): PlainShape {
     return withoutFunctions(shape as Record<string, unknown>) as PlainShape;
+}
+
+/** A raw request as it crosses: every field but the signal and the text callback. */
+export function plainRaw<R extends object>(request: R): PlainRaw<R> {
+    return withoutFunctions(request);
 }
 
 /** Top-level fields holding a function or a signal dropped: structured clone refuses both. */

@@ -42,12 +42,16 @@ export function planPlainCompletion(
  * completion would then evaluate another prompt than the one measured and cached.
  */
 function withoutPrependedToken(prompt: readonly number[], model: LlamaModel): Token[] | undefined {
-    const vocabulary = String(model.vocabularyType);
-    const bos = model.tokens.bos;
-    const prepended = vocabulary === "rwkv" || vocabulary === "ugm" ? null
-        : vocabulary === "wpm" || model.tokens.shouldPrependBosToken ? bos
-            : null;
+    const prepended = completionBeginningToken(model);
     if (prepended == null)
         return prompt.slice() as Token[];
     return prompt[0] === prepended ? prompt.slice(1) as Token[] : undefined;
+}
+
+/** The token `LlamaCompletion` puts before any input it is given (see `withoutPrependedToken`), or null for none. */
+export function completionBeginningToken(model: LlamaModel): Token | null {
+    const vocabulary = String(model.vocabularyType);
+    return vocabulary === "rwkv" || vocabulary === "ugm" ? null
+        : vocabulary === "wpm" || model.tokens.shouldPrependBosToken ? model.tokens.bos
+            : null;
 }

@@ -10,7 +10,7 @@ import {generateChat, generatePlain, type CommonGenerationOptions, type Strategy
 import type {PlainCompletion} from "./plainCompletion.js";
 import {prefillPrompt} from "../runtime/PromptPrefill.js";
 import {scoreAnswerTokens} from "./tokenLogprobs.js";
-import type {GenerationRequest, GenerationResult} from "../../types.js";
+import type {GenerationRequest, GenerationResult, SamplingOptions} from "../../types.js";
 
 export type RunGenerationOptions = {
     chat: LlamaChat,
@@ -72,11 +72,7 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
         seed: sampling.seed,
         signal,
         stopOnAbortSignal: true,
-        // Off unless asked: node-llama-cpp's default (the last 64 tokens at a penalty of 1) changes no logit but is
-        // recomputed on every token.
-        repeatPenalty: sampling.presencePenalty || sampling.frequencyPenalty
-            ? {presencePenalty: sampling.presencePenalty, frequencyPenalty: sampling.frequencyPenalty}
-            : false as const
+        repeatPenalty: repeatPenaltyOf(sampling)
     };
 
     let response: StrategyResponse;
@@ -179,4 +175,14 @@ function predictionsSince(sequence: LlamaContextSequence, before: LlamaContextSe
     const after = sequence.tokenPredictions;
     const drafted = after.validated - before.validated + after.refuted - before.refuted;
     return {drafted, accepted: after.validated - before.validated, unused: drafted - (after.used - before.used)};
+}
+
+/**
+ * node-llama-cpp's `repeatPenalty` for the request's penalties: off unless asked, as node-llama-cpp's default (the last
+ * 64 tokens at a penalty of 1) changes no logit but is recomputed on every token.
+ */
+export function repeatPenaltyOf(sampling: SamplingOptions): false | {presencePenalty?: number, frequencyPenalty?: number} {
+    return sampling.presencePenalty || sampling.frequencyPenalty
+        ? {presencePenalty: sampling.presencePenalty, frequencyPenalty: sampling.frequencyPenalty}
+        : false;
 }
