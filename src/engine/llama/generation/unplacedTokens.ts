@@ -19,7 +19,27 @@ export function unplacedTokens(sequence: LlamaContextSequence, promptLength: num
     const response = sequence.contextTokens.slice(promptLength);
     const from = lastReleased.length === 0 ? afterOpener(response, chat, sequence) : endOfLast(response, lastReleased);
     const tokens = from < 0 ? [] : response.slice(from);
-    return {tokens, text: tokens.length === 0 ? "" : sequence.model.detokenize(tokens, true)};
+    const text = withoutThoughtMarks(tokens.length === 0 ? "" : sequence.model.detokenize(tokens, true), chat);
+    return text.trim() === "" ? {tokens: [], text: ""} : {tokens, text};
+}
+
+/**
+ * `text` without the thought's opener and closer at its start: LlamaChat reads them as the segment's bounds (never
+ * released as text), and writes the closer itself where the thought budget ends a thought; neither is the answer's.
+ */
+function withoutThoughtMarks(text: string, chat: LlamaChat): string {
+    const thought = chat.chatWrapper.settings.segments?.thought;
+    const marks = [thought?.prefix, thought?.suffix].map((mark) => textOf(mark).trim()).filter((mark) => mark !== "");
+    let rest = text;
+    for (let mark = marks.find((candidate) => rest.trimStart().startsWith(candidate)); mark != null;
+        mark = marks.find((candidate) => rest.trimStart().startsWith(candidate)))
+        rest = rest.trimStart().slice(mark.length);
+    return rest;
+}
+
+/** A segment mark's text; none for `{type: "openedOnStart"}` (a thought the prompt itself opened). */
+function textOf(mark: string | object | undefined): string {
+    return mark == null || (typeof mark === "object" && "type" in mark) ? "" : String(mark);
 }
 
 /** Where the model's own tokens start: after the thought opener LlamaChat wrote, if it wrote one. */
@@ -27,7 +47,7 @@ function afterOpener(response: readonly Token[], chat: LlamaChat, sequence: Llam
     const thought = chat.chatWrapper.settings.segments?.thought;
     if (thought?.openOnResponseStart !== true || thought.prefix == null)
         return 0;
-    const opener = sequence.model.tokenize(typeof thought.prefix === "string" ? thought.prefix : thought.prefix.toString(), true);
+    const opener = sequence.model.tokenize(textOf(thought.prefix), true);
     return opener.every((token, index) => response[index] === token) ? opener.length : 0;
 }
 
