@@ -33,6 +33,8 @@ export class AnswerAccountant {
     public readonly answerTokens: Token[] = [];
     public answer = "";
     public reasoningTokens = 0;
+    /** The last tokens released (answer or thought): what the model wrote after them was never released (unplacedTokens.ts). */
+    public lastReleased: readonly Token[] = [];
     public firstTokenAt: number | null = null;
     /** The prompt's progress when its steps ended (all in once the first output token comes). */
     public prefilled: PromptProgress | undefined;
@@ -62,6 +64,7 @@ export class AnswerAccountant {
     public countTokens(tokens: readonly Token[]): void {
         if (tokens.length === 0)
             return;
+        this.lastReleased = tokens;
         if (this.firstTokenAt == null && this.prefilled != null)
             // The prompt's last step was evaluated with the first output token: the prompt is all in.
             this.options.request.onPromptProgress?.({...this.prefilled, evaluated: this.prefilled.total});

@@ -3,8 +3,9 @@ import type {
 } from "node-llama-cpp";
 import {detokenizeAfter, type AnswerAccountant} from "./AnswerAccountant.js";
 import type {CallArgumentsStream} from "./CallArgumentsStream.js";
-import type {TextCallFormat} from "../families/textCallFormats.js";
+import type {TextCall, TextCallFormat, TextCallTools} from "../families/textCallFormats.js";
 import {TextCallReader} from "../families/TextCallReader.js";
+import {unplacedTokens} from "./unplacedTokens.js";
 import type {PlainCompletion} from "./plainCompletion.js";
 
 /** The sampling, limits and abort signal both strategies generate with. */
@@ -70,7 +71,9 @@ export type ChatConstraints = {
      * The chat's wrapper generates freely and the model's calls are read from its text in this format
      * (textCallWrapper.ts): `functions` render the tools but LlamaChat never engages its own calls.
      */
-    textCalls?: {format: TextCallFormat, model: LlamaModel}
+    textCalls?: {format: TextCallFormat, model: LlamaModel},
+    /** The rendered prompt's length: what the sequence holds after it is what was generated (unplacedTokens.ts). */
+    promptTokens: number
 };
 
 /** Tools, JSON output and thoughts with `LlamaChat`: its function calls, grammars and thought segments. */
@@ -78,10 +81,9 @@ export async function generateChat(chat: LlamaChat, history: ChatHistoryItem[], 
     accountant: AnswerAccountant, constraints: ChatConstraints
 ): Promise<StrategyResponse> {
     const {grammar, functions, maxParallelFunctionCalls, callStream, thoughtBudget, textCalls} = constraints;
-    const reader = textCalls == null || grammar != null || functions == null || Object.keys(functions).length === 0
+    const readers = textCalls == null || grammar != null || functions == null || Object.keys(functions).length === 0
         ? undefined
-        : new TextCallReader(textCalls.format, new Map(Object.entries(functions)), maxParallelFunctionCalls);
-    const answerText = reader == null ? undefined : answerTextWithSpecialTokens(textCalls!.model);
+        : new AnswerAndThoughtReaders(textCalls.format, new Map(Object.entries(functions)), maxParallelFunctionCalls, textCalls.model);
     const response = await chat.generateResponse(history, {
         ...common,
         budgets: thoughtBudget == null ? undefined : {thoughtTokens: thoughtBudget},
@@ -97,15 +99,28 @@ export async function generateChat(chat: LlamaChat, history: ChatHistoryItem[], 
             : {}),
         onResponseChunk: (chunk) => {
             accountant.countTokens(chunk.tokens);
-            if (chunk.type === "segment" && chunk.segmentType === "thought")
+            const thought = chunk.type === "segment" && chunk.segmentType === "thought";
+            if (readers != null && (thought || chunk.type == null))
+                readers.push(chunk, thought, chunk.type === "segment" && chunk.segmentEndTime != null, accountant);
+            else if (thought)
                 accountant.thoughtChunk(chunk.tokens, chunk.text, chunk.segmentEndTime != null);
             else if (chunk.type == null)
-                accountant.answerChunk(chunk.tokens, reader == null ? chunk.text : reader.push(answerText!(chunk.tokens)));
+                accountant.answerChunk(chunk.tokens, chunk.text);
         }
     });
-    if (reader == null)
-        return response;
-    const {calls, text} = reader.finish();
+    const unplaced = grammar == null && (response.functionCalls?.length ?? 0) === 0
+        && (response.metadata.stopReason === "eogToken" || response.metadata.stopReason === "maxTokens")
+        ? unplacedTokens(chat.sequence, constraints.promptTokens, chat, accountant.lastReleased)
+        : undefined;
+    if (readers == null) {
+        if (unplaced == null || unplaced.text === "")
+            return response;
+        accountant.answerChunk(unplaced.tokens, unplaced.text);
+        return {...response, response: response.response + unplaced.text};
+    }
+    if (unplaced != null && unplaced.text !== "")
+        readers.push(unplaced, false, false, accountant);
+    const {calls, text} = readers.finish(accountant);
     accountant.answerChunk([], text);
     for (const [index, call] of calls.entries())
         callStream.push(index, call.name, JSON.stringify(call.arguments), true);
@@ -114,6 +129,50 @@ export async function generateChat(chat: LlamaChat, history: ChatHistoryItem[], 
         functionCalls: calls.map((call) => ({functionName: call.name, params: call.arguments})),
         metadata: response.metadata
     };
+}
+
+/**
+ * A text-call family's answer and thought, each read for the family's call opener. A thought the server opened
+ * (thoughtOpenedOnStart.ts) holds whatever the model writes first, its call too: the opener ends the thought there, and
+ * from it on everything the model writes (in the thought or after it) is the call's text, read as the answer's would be.
+ */
+class AnswerAndThoughtReaders {
+    private readonly answer: TextCallReader;
+    private readonly thought: TextCallReader;
+    private readonly textOf: (tokens: readonly Token[]) => string;
+
+    public constructor(format: TextCallFormat, tools: TextCallTools, maxCalls: number | undefined, model: LlamaModel) {
+        this.answer = new TextCallReader(format, tools, maxCalls);
+        this.thought = new TextCallReader(format, tools, maxCalls);
+        this.textOf = answerTextWithSpecialTokens(model);
+    }
+
+    /** A chunk of the answer or of a thought (whose text is LlamaChat's, without control tokens, as thoughts always were). */
+    public push({tokens, text: chunkText}: {tokens: readonly Token[], text: string}, inThought: boolean, thoughtEnded: boolean,
+        accountant: AnswerAccountant): void {
+        const text = this.textOf(tokens);
+        if (this.thought.inCall)
+            this.thought.push(text);
+        else if (!inThought)
+            accountant.answerChunk(tokens, this.answer.push(text));
+        else {
+            const thoughtText = this.thought.push(chunkText);
+            const callOpened = this.thought.inCall;
+            // Text held back as a possible opener's start is the thought's once the thought ends without a call.
+            const held = thoughtEnded && !callOpened ? this.thought.finish().text : "";
+            accountant.thoughtChunk(tokens, thoughtText + held, thoughtEnded || callOpened);
+        }
+    }
+
+    /** The calls, and the text owed to the answer; a thought still open gets back the text it held. */
+    public finish(accountant: AnswerAccountant): {calls: TextCall[], text: string} {
+        if (this.thought.inCall)
+            return this.thought.finish();
+        const held = this.thought.finish().text;
+        if (held !== "")
+            accountant.thoughtChunk([], held, false);
+        return this.answer.finish();
+    }
 }
 
 /**

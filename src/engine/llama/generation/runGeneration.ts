@@ -88,7 +88,8 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
                 maxParallelFunctionCalls: request.maxToolCalls,
                 callStream,
                 textCalls: textCalls == null ? undefined : {format: textCalls, model: sequence.model},
-                thoughtBudget: thinks ? request.thoughtBudget ?? defaultThoughtBudget(maxTokens) : request.thoughtBudget
+                thoughtBudget: thinks ? request.thoughtBudget ?? defaultThoughtBudget(maxTokens) : request.thoughtBudget,
+                promptTokens
             });
     } catch (error) {
         accountant.events.finish();
