@@ -205,12 +205,12 @@ export class LlamaEngine implements ChatEngine {
             throw promptTooLong({promptTokens: prompt.length}, loaded.info);
 
         const partition = shape.cachePartition ?? "";
-        const lease = await loaded.pool.acquire(prompt, {partition, signal, onQueued: shape.onQueued});
-        const restored = await loaded.prepareSequence(lease, prompt, partition).catch((error: unknown) => {
+        const lease = await loaded.pool.acquire(prompt, {partition, signal, onQueued: shape.onQueued, affinity: shape.affinityKey});
+        const prefix = await loaded.prepareSequence(lease, prompt, partition).catch((error: unknown) => {
             lease.release();
             throw error;
         });
-        return new LlamaLease(loaded, lease, {rendered, wrapper}, restored, shape, this.leaseContext);
+        return new LlamaLease(loaded, lease, {rendered, wrapper}, prefix, shape, this.leaseContext);
     }
 
     /**
