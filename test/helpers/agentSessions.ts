@@ -8,7 +8,8 @@ import {capturesDir, sharedDir} from "./paths.js";
  * agent's own protocol to a headless server: issue 39 item 1's test (test/model/server/agentRestart.test.ts) and
  * `npm run bench`'s figure 6 send the same turns.
  */
-const codexCapture = JSON.parse(fs.readFileSync(path.join(capturesDir, "codex-request.json"), "utf8")) as Record<string, unknown>;
+/** Codex's captured first request (its body). */
+export const codexCapture = JSON.parse(fs.readFileSync(path.join(capturesDir, "codex-request.json"), "utf8")) as Record<string, unknown>;
 /** The captured HTTP request of Claude Code (method, url, headers, body): its body. */
 export const claudeCapture = (JSON.parse(fs.readFileSync(path.join(sharedDir, "reference/anthropic/claude-code-request.json"), "utf8")) as
     {body: Record<string, unknown>}).body;
