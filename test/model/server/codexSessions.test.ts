@@ -5,6 +5,7 @@ import {useTestServer, type TestServer} from "../../helpers/testServer.js";
 
 const keyA = "sk-codex-alpha-0123456789";
 const keyB = "sk-codex-bravo-9876543210";
+const keyC = "sk-codex-charlie-5555555555";
 
 /**
  * Codex's captured request, cut to fit stories260K's context: the opening of its developer instructions, its
@@ -66,7 +67,7 @@ async function prefixReads(server: TestServer): Promise<PrefixReads> {
 const firstTurn: Turn[] = [{role: "user", text: "Say hello"}];
 
 describe("Codex's sessions share their instructions and tools prefix (real engine, stories260K, 2 sequences)", () => {
-    const server = useTestServer({apiKeys: [keyA, keyB], contextSize: 4096, parallel: 2});
+    const server = useTestServer({apiKeys: [keyA, keyB, keyC], contextSize: 4096, parallel: 2});
 
     it("the session keeps its sequence (prompt_cache_key); a sub-agent and a second exec session read ≥ 95% of the prefix "
         + "(the sub-agent's copied from the session's sequence); another key reads none; answers are the cold prompt's",
@@ -99,10 +100,21 @@ describe("Codex's sessions share their instructions and tools prefix (real engin
         assert.ok(nextTurn.cached >= firstPrompt - 8, `the next turn read its whole first turn (${nextTurn.cached} of ${firstPrompt})`);
 
         const coldSubagent = await send(server, keyB, body(subagentThread, subagentTurns));
-        const coldExec = await send(server, keyB, body(secondExec, execTurns));
+        // A third key: key B's second prompt would read the prefix of its first.
+        const coldExec = await send(server, keyC, body(secondExec, execTurns));
         assert.equal(coldSubagent.cached, 0, "another key reads nothing of key A's prefix");
+        assert.equal(coldExec.cached, 0);
         assert.equal(coldSubagent.prompt, subagent.prompt);
         assert.equal(subagent.text, coldSubagent.text, "the copied prefix answers as the cold prompt does");
         assert.equal(exec.text, coldExec.text, "the warm answer is the cold prompt's");
+
+        // Each key's /metrics shows its own reads (keys share the server): key A's copy, none of the others'.
+        const copiedTokens = async (key: string) => {
+            const text = await (await server.fetch("/metrics", {headers: {authorization: `Bearer ${key}`}})).text();
+            return Number(/^local_responses_prefix_read_tokens_total\{source="other_sequence"\} (\d+)$/m.exec(text)?.[1]);
+        };
+        assert.equal(await copiedTokens(keyA), (await prefixReads(server)).other_sequence.tokens);
+        assert.ok(await copiedTokens(keyA) >= subagent.cached);
+        assert.equal(await copiedTokens(keyB), 0);
     });
 });
