@@ -126,13 +126,14 @@ export class LoadedModel {
         const {sequence, donor} = lease;
         if (lease.foreign && sequence.contextTokens.length > 0)
             await sequence.clearHistory();
-        const here = lease.sharedPrefixLength;
+        let here = lease.sharedPrefixLength;
         const hit = this.promptStates?.find(prompt.slice(0, -1), partition);
         const onDisk = hit?.tokenCount ?? 0;
         if (donor != null && donor.sharedPrefixLength >= here + minCopiedTokens && donor.sharedPrefixLength >= onDisk) {
-            const copied = await copySequenceState(donor.sequence, sequence);
-            if (copied)
+            if (await copySequenceState(donor.sequence, sequence))
                 return {tokens: commonPrefixLength(sequence.contextTokens, prompt), source: "other_sequence"};
+            // A failed copy leaves the sequence empty.
+            here = 0;
         }
         if (hit != null && onDisk > here
             && await this.promptStates!.restore(hit, partition, (file) => sequence.loadStateFromFile(file, {acceptRisk: true})))
