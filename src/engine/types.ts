@@ -38,7 +38,7 @@ type ShapeFields = "toolMode" | "thoughtBudget" | "reasoningEffort" | "json" | "
 export type PromptShape = Pick<GenerationRequest, ShapeFields> & {
     /**
      * Requests with the same key should run where the previous one ran (an upstream that holds their prefix in
-     * its KV cache): `prompt_cache_key` or the conversation. The local engine ignores it.
+     * its KV cache; the local sequence that holds it): `prompt_cache_key` or the conversation.
      */
     affinityKey?: string,
     /**
@@ -129,11 +129,19 @@ export type PromptProgress = {
     reused: number
 };
 
+/**
+ * Where a prompt's cached prefix came from: the sequence it ran on held it (`same_sequence`), it was copied from
+ * another sequence (`other_sequence`), or loaded from a prompt state saved on disk (`disk`).
+ */
+export type PrefixSource = "same_sequence" | "other_sequence" | "disk";
+
 export type GenerationUsage = {
     /** Tokens of the rendered prompt. */
     inputTokens: number,
     /** Prompt tokens the sequence already held and did not evaluate again. */
     cachedTokens: number,
+    /** Where `cachedTokens` came from, when there were any and the engine can tell (the local engine). */
+    prefixSource?: PrefixSource,
     outputTokens: number,
     reasoningTokens: number,
     /** With speculative decoding: tokens the predictor proposed and the model checked (accepted or not). */

@@ -9,6 +9,7 @@ import type {AppliedBounds} from "../store/BoundedStore.js";
 import type {StoreCounters} from "../store/storeBounds.js";
 import type {StreamReaderSlots} from "./StreamReaderSlots.js";
 import {ModelMetrics} from "./modelMetrics.js";
+import {PrefixReads, prefixReadFamilies, type PrefixReadTotals} from "./prefixReads.js";
 
 /**
  * A store as status and metrics read it: its occupancy and cumulative counts, and the bounds it applies. The host
@@ -34,6 +35,7 @@ export class ServerMetrics {
     public readonly registry = new Registry();
     private readonly requests: Counter<"method" | "route" | "status">;
     private readonly byModel: ModelMetrics;
+    private readonly prefixReads: PrefixReads;
     private readonly latency: Histogram<"method" | "route">;
     private readonly tokens: Counter<"protocol" | "kind">;
     private readonly generations: Counter<"protocol" | "status">;
@@ -104,6 +106,7 @@ export class ServerMetrics {
 
         upstreamMetrics(this.registry, sources.engine);
         this.byModel = new ModelMetrics(this.registry, sources.engine);
+        this.prefixReads = new PrefixReads(this.registry);
 
         // Cumulative counts the stores keep themselves, exported as counters by their growth since the last scrape.
         cumulativeCounter(this.registry, "store_events_total", "Response store events: hit, miss, write, eviction, expiration, deletion.",
@@ -146,6 +149,11 @@ export class ServerMetrics {
         ]));
     }
 
+    /** Cached prefixes read, by where they came from (`/v1/status`'s `engine.prefix_reads`): the server's, or `owner`'s own. */
+    public prefixReadStatus(owner?: string): PrefixReadTotals {
+        return this.prefixReads.status(owner);
+    }
+
     public recordGeneration(stats: GenerationStats): void {
         const {protocol} = stats;
         addTo(this.protocolTotals, stats);
@@ -155,6 +163,7 @@ export class ServerMetrics {
         addTo(own, stats);
         this.generations.inc({protocol, status: stats.status});
         this.byModel.record(stats);
+        this.prefixReads.record(stats);
         this.tokens.inc({protocol, kind: "input"}, stats.inputTokens);
         this.tokens.inc({protocol, kind: "cached"}, stats.cachedTokens);
         this.tokens.inc({protocol, kind: "output"}, stats.outputTokens);
@@ -193,7 +202,8 @@ export class ServerMetrics {
             `# HELP ${prefix}generations_total This API key's finished generations by API and response status.`,
             `# TYPE ${prefix}generations_total counter`,
             ...[...own].flatMap(([protocol, totals]) => Object.entries(totals.statuses).map(([status, count]) =>
-                `${prefix}generations_total{protocol="${protocol}",status="${status}"} ${count}`))
+                `${prefix}generations_total{protocol="${protocol}",status="${status}"} ${count}`)),
+            ...this.prefixReads.ownLines(owner)
         ];
         return `${shared.filter((line) => line !== "").join("\n")}\n${lines.join("\n")}\n`;
     }
@@ -217,7 +227,7 @@ function addTo(totals: Map<ApiProtocol, ProtocolTotals>, stats: GenerationStats)
 const trafficFamilies = new Set([
     "http_requests_total", "http_request_duration_seconds", "tokens_total", "generations_total", "generations_aborted_total",
     "time_to_first_token_seconds", "generation_tokens_per_second", "model_generations_total", "model_tokens_total"
-].map((name) => `${prefix}${name}`));
+].map((name) => `${prefix}${name}`).concat(prefixReadFamilies));
 
 /** The family a line of Prometheus text belongs to (`# HELP name …`, `name{…} value`, a histogram's `_bucket`…). */
 function familyOf(line: string): string {

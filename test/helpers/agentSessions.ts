@@ -8,7 +8,8 @@ import {capturesDir, sharedDir} from "./paths.js";
  * agent's own protocol to a headless server: issue 39 item 1's test (test/model/server/agentRestart.test.ts) and
  * `npm run bench`'s figure 6 send the same turns.
  */
-const codexCapture = JSON.parse(fs.readFileSync(path.join(capturesDir, "codex-request.json"), "utf8")) as Record<string, unknown>;
+/** Codex's captured first request (its body). */
+export const codexCapture = JSON.parse(fs.readFileSync(path.join(capturesDir, "codex-request.json"), "utf8")) as Record<string, unknown>;
 /** The captured HTTP request of Claude Code (method, url, headers, body): its body. */
 export const claudeCapture = (JSON.parse(fs.readFileSync(path.join(sharedDir, "reference/anthropic/claude-code-request.json"), "utf8")) as
     {body: Record<string, unknown>}).body;
@@ -71,6 +72,30 @@ export const claudeCodeSession: AgentSession = {
         {role: "assistant", content: [{type: "text", text: nextTurnText.answer}]},
         {role: "user", content: [{type: "text", text: nextTurnText.question}]}])
 };
+
+type ClaudeMessage = {role: string, content: Array<{type: string, text?: string}>};
+
+/** Claude Code's first message with its typed text (the last block, after the system reminders) replaced. */
+function claudeOpening(text: string): ClaudeMessage[] {
+    const [first, ...rest] = claudeCapture.messages as ClaudeMessage[];
+    return [{...first!, content: [...first!.content.slice(0, -1), {type: "text", text}]}, ...rest];
+}
+
+/**
+ * A new Claude Code session: the same system, tools and reminders, another first request. What it shares with the
+ * captured session is the prompt up to the typed text: `claudeCodeSharedPrefix` counts it.
+ */
+export const claudeCodeNewSession = (server: CliServer, key: string): Promise<TurnTiming> =>
+    messages(server, key, claudeOpening("List the files here"));
+
+/** The tokens a new session shares with the captured one: a prompt that ends at the typed text, less its last turn's few. */
+export async function claudeCodeSharedPrefix(server: CliServer, key: string): Promise<number> {
+    const response = await fetch(`${server.url}/messages/count_tokens`, {
+        method: "POST", headers: {"content-type": "application/json", "x-api-key": key, "anthropic-version": "2023-06-01"},
+        body: JSON.stringify({...claudeCapture, messages: claudeOpening("x").slice(0, 1)})
+    });
+    return (await response.json() as {input_tokens: number}).input_tokens - 8;
+}
 
 /** `kill -9`: nothing is flushed or closed; what is on disk is what the answers left there. */
 export async function killHard(server: CliServer): Promise<void> {

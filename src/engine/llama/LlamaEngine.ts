@@ -206,12 +206,12 @@ export class LlamaEngine implements ChatEngine, RawEngine {
             throw promptTooLong({promptTokens: prompt.length}, loaded.info);
 
         const partition = shape.cachePartition ?? "";
-        const lease = await loaded.pool.acquire(prompt, {partition, signal, onQueued: shape.onQueued});
-        const restored = await loaded.prepareSequence(lease, prompt, partition).catch((error: unknown) => {
+        const lease = await loaded.pool.acquire(prompt, {partition, signal, onQueued: shape.onQueued, affinity: shape.affinityKey});
+        const prefix = await loaded.prepareSequence(lease, prompt, partition).catch((error: unknown) => {
             lease.release();
             throw error;
         });
-        return new LlamaLease(loaded, lease, {rendered, wrapper}, restored, shape, this.leaseContext);
+        return new LlamaLease(loaded, lease, {rendered, wrapper}, prefix, shape, this.leaseContext);
     }
 
     /** Raw text completion or fill-in-the-middle on a sequence of the model (see runCompletion). */

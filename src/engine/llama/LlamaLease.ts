@@ -2,7 +2,7 @@ import type {ChatWrapper, LlamaContextSequence} from "node-llama-cpp";
 import type {BusyPoll} from "./runtime/BusyPoll.js";
 import {toChatHistory} from "./prompt/chatHistory.js";
 import type {GenerationActivity} from "../GenerationActivity.js";
-import type {LoadedModel, RenderedPrompt} from "./runtime/LoadedModel.js";
+import type {LoadedModel, PreparedPrefix, RenderedPrompt} from "./runtime/LoadedModel.js";
 import {planPlainCompletion} from "./generation/plainCompletion.js";
 import {runGeneration} from "./generation/runGeneration.js";
 import type {SequenceLease} from "./runtime/SequencePool.js";
@@ -25,7 +25,7 @@ export type AcquiredPrompt = {rendered: RenderedPrompt, wrapper: ChatWrapper};
  */
 export class LlamaLease implements EngineLease {
     public readonly promptTokens: number;
-    /** Prompt tokens the sequence already held: what it kept from its last turn, or what was restored from disk. */
+    /** Prompt tokens the sequence held once prepared: kept from its last turn, copied from another sequence, or loaded from disk. */
     public readonly cachedPrefixTokens: number;
     private used = false;
     private saving: Promise<unknown> | undefined;
@@ -34,12 +34,17 @@ export class LlamaLease implements EngineLease {
         private readonly loaded: LoadedModel,
         private readonly lease: SequenceLease<LlamaContextSequence>,
         private readonly prompt: AcquiredPrompt,
-        private readonly restored: number,
+        private readonly prefix: PreparedPrefix,
         private readonly shape: PromptShape,
         private readonly engine: LeaseContext
     ) {
         this.promptTokens = prompt.rendered.tokens.length;
-        this.cachedPrefixTokens = Math.max(lease.sharedPrefixLength, restored);
+        this.cachedPrefixTokens = prefix.tokens;
+    }
+
+    /** Tokens loaded from a saved state: a state that covers most of the prompt is not saved again. */
+    private get restoredFromDisk(): number {
+        return this.prefix.source === "disk" ? this.prefix.tokens : 0;
     }
 
     public readonly release = (): void => {
@@ -97,10 +102,12 @@ export class LlamaLease implements EngineLease {
         try {
             const result = await running;
             loaded.speculative.record(result.usage);
+            if (result.usage.cachedTokens > 0 && this.prefix.source != null)
+                result.usage.prefixSource = this.prefix.source;
             // The next turn of this conversation waits for this sequence rather than start cold on another.
             lease.settle();
             if (this.shape.keepPromptOnDisk === true)
-                this.saving = loaded.savePromptState(lease.sequence, this.restored, this.shape.cachePartition ?? "");
+                this.saving = loaded.savePromptState(lease.sequence, this.restoredFromDisk, this.shape.cachePartition ?? "");
             this.engine.onGeneration({...result, durationMs: performance.now() - started});
             return result;
         } finally {

@@ -1,4 +1,4 @@
-import type {EngineLease, GenerationRequest, GenerationResult, GenerationUsage, PromptProgress} from "../../engine/types.js";
+import type {EngineLease, GenerationRequest, GenerationResult, GenerationUsage, PrefixSource, PromptProgress} from "../../engine/types.js";
 import {describeForLog, requestAborted} from "../../protocol/errors.js";
 import {abortKindOf, type AbortKind} from "../abortReasons.js";
 import {toApiError} from "../engineErrors.js";
@@ -22,6 +22,8 @@ export type GenerationStats = {
     owner: string,
     inputTokens: number,
     cachedTokens: number,
+    /** Where the cached tokens came from, when the engine tells (`GenerationUsage.prefixSource`). */
+    prefixSource?: PrefixSource,
     outputTokens: number,
     timeToFirstTokenMs: number | null,
     durationMs: number,
@@ -173,6 +175,7 @@ export class GenerationRunner {
             owner: prepared.owner,
             inputTokens: result.usage.inputTokens,
             cachedTokens: result.usage.cachedTokens,
+            prefixSource: result.usage.prefixSource,
             outputTokens: result.usage.outputTokens,
             timeToFirstTokenMs: result.timeToFirstTokenMs,
             durationMs: performance.now() - started,
@@ -187,6 +190,8 @@ function addUsage(answer: GenerationUsage, summary: GenerationUsage): Generation
     return {
         inputTokens: answer.inputTokens + summary.inputTokens,
         cachedTokens: answer.cachedTokens + summary.cachedTokens,
+        // The answer's prompt is the request's: its prefix is the one a client asked about.
+        ...answer.prefixSource != null && {prefixSource: answer.prefixSource},
         outputTokens: answer.outputTokens + summary.outputTokens,
         reasoningTokens: answer.reasoningTokens + summary.reasoningTokens
     };

@@ -30,7 +30,8 @@ export function statusRouter(sources: MetricsSources, metrics: ServerMetrics,
                     ...model.flashAttention != null && {flash_attention: model.flashAttention},
                     ...backendWire(model)
                 },
-            engine: engineStatus(sources),
+            // Cached prefixes read by where they were: this key's own where it sees only its own traffic.
+            engine: {...engineStatus(sources), prefix_reads: metrics.prefixReadStatus(all ? undefined : req.owner)},
             ...sources.engine.library != null && {models: libraryStatus(sources.engine.library, all ? null : req.owner)},
             responses: storeStatus(store),
             conversations: storeStatus(conversations),

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import {after, before, describe, it} from "node:test";
-import {claudeCodeSession, codexSession, killHard} from "../../helpers/agentSessions.js";
+import {claudeCodeNewSession, claudeCodeSession, claudeCodeSharedPrefix, codexSession, killHard} from "../../helpers/agentSessions.js";
 import {serveCli, type CliServer} from "../../helpers/cliServer.js";
 import {stateFiles, waitForStates} from "../../helpers/promptStates.js";
 import {syntheticModel} from "../../helpers/syntheticModel.js";
@@ -75,4 +75,32 @@ describe("an agent's session survives kill -9 (real engine, real captures, Qwen2
             }
         });
     }
+
+    it("Claude Code: a new session after a restart reads its system, tools and reminders from the saved state (source: disk)",
+        async () => {
+            const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "lr-agent-restart-"));
+            folders.push(dataDir);
+            const first = await serve(model, dataDir, keyFile);
+            try {
+                await claudeCodeSession.first(first, key);
+                await waitForStates(dataDir, 1);
+            } finally {
+                await killHard(first);
+            }
+            const restarted = await serve(model, dataDir, keyFile);
+            try {
+                const shared = await claudeCodeSharedPrefix(restarted, key);
+                assert.ok(shared >= 1024,
+                    `the shared prefix (${shared} tokens) is long enough to be saved (the prompt cache keeps 1,024 tokens and more)`);
+                const session = await claudeCodeNewSession(restarted, key);
+                console.log(`Claude Code, new session after kill -9: ${session.cached} of ${session.prompt} cached, `
+                    + `${shared} shared, ${session.ms.toFixed(0)} ms`);
+                assert.ok(session.cached >= 0.95 * shared, `${session.cached} of the ${shared}-token shared prefix cached`);
+                const status = await fetch(`${restarted.url}/status`, {headers: {authorization: `Bearer ${key}`}});
+                const {engine} = await status.json() as {engine: {prefix_reads: Record<string, {requests: number, tokens: number}>}};
+                assert.deepEqual(engine.prefix_reads.disk, {requests: 1, tokens: session.cached}, "counted as read from disk");
+            } finally {
+                await killHard(restarted);
+            }
+        });
 });

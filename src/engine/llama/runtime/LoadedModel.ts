@@ -11,13 +11,17 @@ import {maxTokenCharacters, minimumPromptTokens} from "../prompt/promptBounds.js
 import type {PromptStateCache} from "./PromptStateCache.js";
 import type {PromptTokenizer} from "../prompt/PromptTokenizer.js";
 import type {SegmentTokenizer} from "../prompt/SegmentTokenizer.js";
-import type {SequenceLease, SequencePool} from "./SequencePool.js";
+import {commonPrefixLength, type SequenceLease, type SequencePool} from "./SequencePool.js";
+import {copySequenceState, minCopiedTokens} from "./sequenceCopy.js";
 import type {SpeculativeDecoding} from "./SpeculativeDecoding.js";
 import type {TokenizerWorker} from "../prompt/TokenizerWorker.js";
-import type {ChatTurn, ModelInfo, ToolSpec} from "../../types.js";
+import type {ChatTurn, ModelInfo, PrefixSource, ToolSpec} from "../../types.js";
 
 /** A prompt rendered by a chat wrapper: the wrapper's context state, and its tokens. */
 export type RenderedPrompt = {state: ChatWrapperGeneratedContextState, tokens: number[]};
+
+/** The prompt tokens a leased sequence holds once prepared, and where they came from (null: none). */
+export type PreparedPrefix = {tokens: number, source: PrefixSource | null};
 
 /** What loading a model made: the model, its context and sequences, and the helpers built on them. */
 export type LoadedModelParts = {
@@ -113,19 +117,28 @@ export class LoadedModel {
     /**
      * Readies a leased sequence for the prompt: a sequence another partition used last is cleared first (node-llama-cpp
      * would otherwise reuse the prefix it shares with that partition's prompt, and the time saved would tell), then the
-     * partition's saved state sharing the longest prefix is loaded when it is longer than what the sequence holds; what
-     * follows the shared part is erased by the prefill. Returns the tokens restored (0: none).
+     * longest prefix of the prompt is brought in from where it is: the sequence itself, another free sequence of the
+     * partition (`lease.donor`, its state copied), or the partition's saved state on disk. What follows the shared part
+     * is erased by the prefill. Returns the prompt tokens the sequence then holds, and where they came from.
      */
     public async prepareSequence(lease: SequenceLease<LlamaContextSequence>, prompt: readonly number[],
-        partition: string): Promise<number> {
-        const {sequence} = lease;
+        partition: string): Promise<PreparedPrefix> {
+        const {sequence, donor} = lease;
         if (lease.foreign && sequence.contextTokens.length > 0)
             await sequence.clearHistory();
+        let here = lease.sharedPrefixLength;
         const hit = this.promptStates?.find(prompt.slice(0, -1), partition);
-        if (hit == null || hit.tokenCount <= lease.sharedPrefixLength)
-            return 0;
-        const ok = await this.promptStates!.restore(hit, partition, (file) => sequence.loadStateFromFile(file, {acceptRisk: true}));
-        return ok ? hit.tokenCount : 0;
+        const onDisk = hit?.tokenCount ?? 0;
+        if (donor != null && donor.sharedPrefixLength >= here + minCopiedTokens && donor.sharedPrefixLength >= onDisk) {
+            if (await copySequenceState(donor.sequence, sequence))
+                return {tokens: commonPrefixLength(sequence.contextTokens, prompt), source: "other_sequence"};
+            // A failed copy leaves the sequence empty.
+            here = 0;
+        }
+        if (hit != null && onDisk > here
+            && await this.promptStates!.restore(hit, partition, (file) => sequence.loadStateFromFile(file, {acceptRisk: true})))
+            return {tokens: hit.tokenCount, source: "disk"};
+        return {tokens: here, source: here > 0 ? "same_sequence" : null};
     }
 
     /**

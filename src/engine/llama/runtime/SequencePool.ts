@@ -19,6 +19,11 @@ export type SequenceLease<S> = {
      */
     readonly foreign: boolean,
     /**
+     * A free sequence of the same partition holding a longer prefix of the prompt than this one (another session's,
+     * kept where it is because its session key holds it): copy its state before evaluating, see `LoadedModel`.
+     */
+    readonly donor: {sequence: S, sharedPrefixLength: number} | null,
+    /**
      * The generation is over: the sequence now holds the finished turn, which the next turn of the same conversation
      * continues. Until it is released (after its state is saved, say), a request that shares more of its prefix than
      * any free sequence does waits for it instead of evaluating its prompt cold elsewhere.
@@ -34,14 +39,25 @@ export type AcquireOptions = {
      */
     partition?: string,
     signal?: AbortSignal,
+    /**
+     * The session the request belongs to (`prompt_cache_key`): a sequence last used by this session is preferred, and a
+     * sequence that holds another session is taken only when no other is free (its prefix is copied instead, see
+     * `SequenceLease.donor`), so that sessions sharing a prefix (an agent and its sub-agents) do not evict each other.
+     */
+    affinity?: string,
     /** Called once, at once, when the request joins the queue to wait for a sequence. */
     onQueued?: () => void
 };
 
-type Slot<S> = {sequence: S, busy: boolean, settling: boolean, lastUsed: number, partition: string | null};
+type Slot<S> = {
+    sequence: S, busy: boolean, settling: boolean, lastUsed: number, partition: string | null,
+    /** The session (`AcquireOptions.affinity`) that used it last; null when that request named none. */
+    affinity: string | null
+};
 type Waiter<S> = {
     prompt: readonly number[],
     partition: string,
+    affinity: string | null,
     /** Waits for this sequence only (it is settling with the longest prefix); otherwise for any. */
     preferred: Slot<S> | null,
     resolve: (lease: SequenceLease<S>) => void,
@@ -63,7 +79,9 @@ export class SequencePool<S> {
 
     public constructor(sequences: readonly S[], private readonly tokensOf: (sequence: S) => readonly number[],
         options: SequencePoolOptions = {}) {
-        this.slots = sequences.map((sequence) => ({sequence, busy: false, settling: false, lastUsed: 0, partition: null}));
+        this.slots = sequences.map((sequence) => ({
+            sequence, busy: false, settling: false, lastUsed: 0, partition: null, affinity: null
+        }));
         this.queueLimit = options.queueLimit ?? defaultQueueLimit;
     }
 
@@ -83,17 +101,20 @@ export class SequencePool<S> {
         return this.queueLimit;
     }
 
-    public acquire(prompt: readonly number[], {partition = "", signal, onQueued}: AcquireOptions = {}): Promise<SequenceLease<S>> {
+    public acquire(prompt: readonly number[],
+        {partition = "", signal, onQueued, affinity: key}: AcquireOptions = {}): Promise<SequenceLease<S>> {
+        const affinity = key ?? null;
         if (this.closedWith != null)
             return Promise.reject(this.closedWith);
         if (signal?.aborted)
             return Promise.reject(new EngineError("aborted", "The request was aborted before it got a sequence."));
 
-        const free = this.bestSlot(prompt, partition, (slot) => !slot.busy);
+        const free = this.bestSlot(prompt, partition, (slot) => !slot.busy, affinity);
         const settling = this.bestSlot(prompt, partition, (slot) => slot.busy && slot.settling);
-        const waitForSettling = settling != null && settling.shared > 0 && settling.shared > (free?.shared ?? 0);
+        const bestFree = this.bestSlot(prompt, partition, (slot) => !slot.busy);
+        const waitForSettling = settling != null && settling.shared > 0 && settling.shared > (bestFree?.shared ?? 0);
         if (free != null && !waitForSettling)
-            return Promise.resolve(this.lease(free.slot, prompt, partition));
+            return Promise.resolve(this.lease(free.slot, prompt, partition, affinity));
 
         if (this.waiters.length >= this.queueLimit)
             return Promise.reject(
@@ -107,7 +128,7 @@ export class SequencePool<S> {
                 reject(new EngineError("aborted", "The request was aborted while it waited for a sequence."));
             };
             const waiter: Waiter<S> = {
-                prompt, partition, preferred: waitForSettling ? settling.slot : null, resolve, reject,
+                prompt, partition, affinity, preferred: waitForSettling ? settling.slot : null, resolve, reject,
                 cleanup: () => signal?.removeEventListener("abort", onAbort)
             };
             signal?.addEventListener("abort", onAbort, {once: true});
@@ -133,32 +154,42 @@ export class SequencePool<S> {
         return slot.partition == null || slot.partition === partition ? commonPrefixLength(this.tokensOf(slot.sequence), prompt) : 0;
     }
 
-    private bestSlot(prompt: readonly number[], partition: string,
-        eligible: (slot: Slot<S>) => boolean): {slot: Slot<S>, shared: number} | undefined {
-        let best: {slot: Slot<S>, shared: number} | undefined;
+    /**
+     * The eligible slot holding the longest prefix of the prompt. With `affinity` (a request of a session), the
+     * session's own slot comes first and a slot holding another session last, whatever their prefixes.
+     */
+    private bestSlot(prompt: readonly number[], partition: string, eligible: (slot: Slot<S>) => boolean,
+        affinity: string | null = null): {slot: Slot<S>, shared: number} | undefined {
+        const rank = (slot: Slot<S>) => affinity == null || slot.affinity == null ? 1 : slot.affinity === affinity ? 2 : 0;
+        let best: {slot: Slot<S>, shared: number, rank: number} | undefined;
         for (const slot of this.slots) {
             if (!eligible(slot))
                 continue;
-            const shared = this.sharedWith(slot, prompt, partition);
+            const candidate = {slot, shared: this.sharedWith(slot, prompt, partition), rank: rank(slot)};
             // Ties go to the least recently used sequence, so hot prefixes elsewhere survive longer.
-            if (best == null || shared > best.shared || (shared === best.shared && slot.lastUsed < best.slot.lastUsed))
-                best = {slot, shared};
+            if (best == null || compareCandidates(candidate, best) > 0)
+                best = candidate;
         }
         return best;
     }
 
-    private lease(slot: Slot<S>, prompt: readonly number[], partition: string): SequenceLease<S> {
+    private lease(slot: Slot<S>, prompt: readonly number[], partition: string, affinity: string | null): SequenceLease<S> {
         const sharedPrefixLength = this.sharedWith(slot, prompt, partition);
         const foreign = slot.partition != null && slot.partition !== partition;
+        const donor = this.bestSlot(prompt, partition, (other) => other !== slot && !other.busy && other.partition === partition);
         slot.busy = true;
         slot.settling = false;
         slot.partition = partition;
+        slot.affinity = affinity;
         slot.lastUsed = ++this.useCounter;
         let released = false;
         return {
             sequence: slot.sequence,
             sharedPrefixLength,
             foreign,
+            donor: donor != null && donor.shared > sharedPrefixLength
+                ? {sequence: donor.slot.sequence, sharedPrefixLength: donor.shared}
+                : null,
             settle: () => {
                 if (!released)
                     slot.settling = true;
@@ -182,7 +213,13 @@ export class SequencePool<S> {
             return;
         const [waiter] = this.waiters.splice(chosen, 1);
         waiter!.cleanup();
-        waiter!.resolve(this.lease(slot, waiter!.prompt, waiter!.partition));
+        // A session that waited for another session's sequence (it held the longest prefix) takes a free one instead,
+        // the prefix copied from the sequence just freed (`donor`), unless none is free.
+        const {prompt, partition, affinity} = waiter!;
+        const target = this.bestSlot(prompt, partition, (free) => !free.busy, affinity)?.slot ?? slot;
+        waiter!.resolve(this.lease(target, prompt, partition, affinity));
+        if (target !== slot)
+            this.handOver(slot);
     }
 
     private removeWaiter(waiter: Waiter<S>): void {
@@ -191,6 +228,13 @@ export class SequencePool<S> {
             this.waiters.splice(index, 1);
         waiter.cleanup();
     }
+}
+
+type Candidate = {slot: {lastUsed: number}, shared: number, rank: number};
+
+/** Positive when `a` is the better slot: a higher affinity rank, then a longer prefix, then the less recently used. */
+function compareCandidates(a: Candidate, b: Candidate): number {
+    return a.rank - b.rank || a.shared - b.shared || b.slot.lastUsed - a.slot.lastUsed;
 }
 
 export function commonPrefixLength(a: readonly number[], b: readonly number[]): number {

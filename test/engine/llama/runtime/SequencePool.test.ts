@@ -154,4 +154,47 @@ describe("SequencePool", () => {
         assert.equal(pool.queueDepth, 1, "the general waiter waits for the next release");
         void general;
     });
+
+    it("keeps a session (affinity) on its sequence: another session sharing its prefix takes a free sequence and is told "
+        + "where the prefix is (donor)", async () => {
+        const shared = [1, 2, 3, 4];
+        const main = {name: "main", tokens: [] as number[]};
+        const spare = {name: "spare", tokens: [] as number[]};
+        const pool = poolOf([main, spare]);
+        const opened = await pool.acquire([...shared, 10], {affinity: "session-1"});
+        main.tokens = [...shared, 10, 11];
+        const other = opened.sequence === main ? spare : main;
+        opened.release();
+
+        const subagent = await pool.acquire([...shared, 20], {affinity: "session-2"});
+        assert.equal(subagent.sequence, other, "the sub-agent leaves the main session's sequence alone");
+        assert.equal(subagent.sharedPrefixLength, 0);
+        assert.deepEqual(subagent.donor, {sequence: opened.sequence, sharedPrefixLength: 4});
+        other.tokens = [...shared, 20];
+        subagent.release();
+
+        const nextTurn = await pool.acquire([...shared, 10, 11, 12], {affinity: "session-1"});
+        assert.equal(nextTurn.sequence, opened.sequence, "the main session finds its own sequence");
+        assert.equal(nextTurn.sharedPrefixLength, 6);
+        assert.equal(nextTurn.donor, null, "no other sequence holds more of its prompt");
+        nextTurn.release();
+
+        const withoutKey = await pool.acquire([...shared, 30]);
+        assert.equal(withoutKey.sequence, other, "a request naming no session takes the longest prefix (ties: least recently used)");
+    });
+
+    it("a session that waited for another session's settling sequence takes a free one when it is released", async () => {
+        const holding = {name: "holding", tokens: [1, 2, 3, 4]};
+        const empty = {name: "empty", tokens: [] as number[]};
+        const pool = poolOf([holding, empty]);
+        const first = await pool.acquire([1, 2, 3, 4, 5], {affinity: "session-1"});
+        assert.equal(first.sequence, holding);
+        first.settle();
+        const waiting = pool.acquire([1, 2, 3, 9], {affinity: "session-2"});
+        assert.equal(pool.queueDepth, 1, "it waits for the sequence holding its prefix rather than start cold");
+        first.release();
+        const lease = await waiting;
+        assert.equal(lease.sequence, empty);
+        assert.deepEqual(lease.donor, {sequence: holding, sharedPrefixLength: 3});
+    });
 });
