@@ -5,14 +5,8 @@
  * so the status and the shape are decided once, where the error is raised.
  */
 export type ApiErrorType =
-    | "invalid_request_error"
-    | "authentication_error"
-    | "permission_error"
-    | "not_found_error"
-    | "conflict_error"
-    | "rate_limit_error"
-    | "server_error"
-    | "service_unavailable_error";
+    | "invalid_request_error" | "authentication_error" | "permission_error" | "not_found_error" | "conflict_error"
+    | "rate_limit_error" | "server_error" | "service_unavailable_error";
 
 /**
  * The `code` of a 400 about the request's content. Request bodies are checked by JSON Schema
@@ -33,14 +27,12 @@ export type ApiErrorCode =
     | "invalid_body_encoding" | "request_too_large" | "unsupported_media_type" | "invalid_path" | "missing_host"
     | "invalid_host" | "origin_not_allowed" | "invalid_api_key" | "request_header_fields_too_large" | "request_timeout"
     | "invalid_http_request" | "unknown_route" | "method_not_allowed" | "invalid_websocket_handshake"
-    // A model library's management, for the operator's keys only.
-    | "admin_key_required"
     // Lookups.
     | "not_found" | "previous_response_not_found" | "conversation_not_found" | "item_not_found" | "model_not_found"
     // State and admission.
     | "events_expired" | "events_not_retained" | "response_active" | "input_too_large" | "rate_limit_exceeded"
     | "too_many_pending_turns" | "request_aborted" | "server_overloaded" | "server_shutting_down" | "model_not_loaded"
-    | "model_memory_exceeded" | "model_crashed"
+    | "model_memory_exceeded" | "model_crashed" | "admin_key_required"
     | "server_error" | "upstream_unavailable" | "upstream_timeout" | "upstream_rejected" | "upstream_error"
     // Generated output that failed the validation its request asked for, where no `failed` response carries it.
     | "invalid_output" | "invalid_tool_arguments"
@@ -195,8 +187,8 @@ export function originNotAllowed(origin: string): ApiError {
 
 /** The 403 a key gets for what only the operator's keys may do (a model library's unload and pin). */
 export function notAnOperatorKey(action: string): ApiError {
-    return new ApiError(403, `${action} is for the operator's API keys: start the server with --admin-api-key KEY and use that key.`,
-        {code: "admin_key_required"});
+    const hint = "start the server with --admin-api-key KEY and use that key";
+    return new ApiError(403, `${action} is for the operator's API keys: ${hint}.`, {code: "admin_key_required"});
 }
 
 export function unknownRoute(message: string): ApiError {

@@ -55,7 +55,9 @@ export async function runCompletion(loaded: LoadedModel, request: CompletionRequ
         return {
             ...stopOf(response, clock.timedOut, request.signal?.aborted === true),
             text: response.response,
-            usage: {inputTokens: prompt.length, cachedTokens: Math.max(lease.sharedPrefixLength, restored), outputTokens: clock.generated},
+            usage: {
+                inputTokens: prompt.length, cachedTokens: Math.max(lease.sharedPrefixLength, restored.tokens), outputTokens: clock.generated
+            },
             timings: clock.timings()
         };
     } finally {
