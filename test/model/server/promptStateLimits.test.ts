@@ -98,6 +98,8 @@ describe("prompt states keep their limits (real engine, a library of stories260K
                 // Each save is let finish before the next request, so that the order of use is the order of the calls.
                 await until(() => committedStates(library.dataDir).some((name) => !before.includes(name)), 10_000);
             }
+            // The budget is applied right after a save's manifest is written: give the last save's eviction its moment.
+            await until(() => bytesOnDisk(library.dataDir) <= maxBytes, 5_000);
             const total = bytesOnDisk(library.dataDir);
             assert.ok(total <= maxBytes, `${total} bytes on disk across both models' folders against a budget of ${maxBytes}`);
             assert.equal(stateFiles(library.dataDir).length, 2, "room for two states in all");
