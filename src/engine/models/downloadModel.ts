@@ -1,12 +1,9 @@
-import {createHash, randomBytes} from "node:crypto";
-import {createWriteStream} from "node:fs";
+import {randomBytes} from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
-import {Readable, Transform} from "node:stream";
-import {pipeline} from "node:stream/promises";
-import type {ReadableStream as WebReadableStream} from "node:stream/web";
 import {fileSha256} from "./fileSha256.js";
 import {loadNodeLlamaCpp} from "./loadBinding.js";
+import {writeHashed} from "./hashedDownload.js";
 
 export type DownloadProgress = {downloadedBytes: number, totalBytes: number};
 
@@ -143,21 +140,10 @@ export async function downloadHashedFile(options: DownloadModelOptions): Promise
             throw new Error(`${options.uri}: redirected to ${response.url}, which is not https.`);
         if (!response.ok || response.body == null)
             throw new Error(`${options.uri}: the server answered ${response.status} ${response.statusText}.`);
-        const totalBytes = Number(response.headers.get("content-length") ?? 0) || 0;
-        // Hashed as the bytes pass, chunk by chunk, so the file is never read a second time.
-        const hash = createHash("sha256");
-        let downloadedBytes = 0;
-        const tap = new Transform({
-            transform(chunk: Buffer, _encoding, done) {
-                hash.update(chunk);
-                downloadedBytes += chunk.length;
-                options.onProgress?.({downloadedBytes, totalBytes});
-                done(null, chunk);
-            }
+        const actual = await writeHashed(response, partial, {
+            algorithm: "sha256", encoding: "hex", flags: "wx", signal: options.signal,
+            onProgress: (downloadedBytes, totalBytes) => options.onProgress?.({downloadedBytes, totalBytes})
         });
-        const body = Readable.fromWeb(response.body as WebReadableStream);
-        await pipeline(body, tap, createWriteStream(partial, {flags: "wx"}), {signal: options.signal});
-        const actual = hash.digest("hex");
         if (expected != null && actual !== expected)
             throw new Error(`Checksum mismatch for ${path.basename(target)}: its SHA-256 is ${actual}, expected ${expected}. `
                 + "The download was deleted.");

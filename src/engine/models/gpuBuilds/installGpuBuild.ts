@@ -1,15 +1,12 @@
 import {execFile} from "node:child_process";
-import {createHash, randomBytes} from "node:crypto";
-import {createWriteStream} from "node:fs";
+import {randomBytes} from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
-import {Readable, Transform} from "node:stream";
-import {pipeline} from "node:stream/promises";
-import type {ReadableStream as WebReadableStream} from "node:stream/web";
 import {promisify} from "node:util";
 import {platformBinaries} from "../prebuiltBinaries.js";
 import {defaultRegistry, gpuBuildIntegrity, gpuBuildVersion, registryTarballUrl} from "./gpuBuildPins.js";
 import {installedPackageFolder} from "./installedGpuBuilds.js";
+import {writeHashed} from "../hashedDownload.js";
 
 /** The GPU backends node-llama-cpp publishes as separate builds. */
 export type GpuBuild = "cuda" | "vulkan";
@@ -136,20 +133,10 @@ async function downloadChecked(url: string, file: string, expected: string, pack
     }
     if (!response.ok || response.body == null)
         throw new Error(`${url}: HTTP ${response.status}`);
-    const totalBytes = Number(response.headers.get("content-length") ?? 0);
-    const hash = createHash("sha512");
-    let downloadedBytes = 0;
-    const meter = new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-            hash.update(chunk);
-            downloadedBytes += chunk.length;
-            options.onProgress?.({packageName, downloadedBytes, totalBytes});
-            done(null, chunk);
-        }
-    });
-    await pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), meter, createWriteStream(file),
-        {signal: options.signal});
-    const actual = `sha512-${hash.digest("base64")}`;
+    const actual = `sha512-${await writeHashed(response, file, {
+        algorithm: "sha512", encoding: "base64", signal: options.signal,
+        onProgress: (downloadedBytes, totalBytes) => options.onProgress?.({packageName, downloadedBytes, totalBytes})
+    })}`;
     if (actual !== expected)
         throw new Error(`${packageName}@${gpuBuildVersion} from ${url} does not match its pinned integrity (got ${actual.slice(0, 23)}…, `
             + `expected ${expected.slice(0, 23)}…): nothing was installed`);
