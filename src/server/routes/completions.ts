@@ -12,25 +12,26 @@ export function completionsRouter(services: {completions: CompletionsService, in
     options: RawStreamOptions = {}): Router {
     const router = Router();
 
-    router.post("/completions", async (req: Request, res: Response) => {
-        const {completions} = services;
-        const prepared = completions.prepare(req.owner, req.body, disconnectSignal(res));
-        if (prepared.request.stream)
-            res.locals.usage = await streamData(options, res, (send) => completions.stream(prepared, send));
-        else
-            answer(res, await completions.answer(prepared));
-    });
-
-    router.post("/infill", async (req: Request, res: Response) => {
-        const {infill} = services;
-        const prepared = infill.prepare(req.owner, req.body, disconnectSignal(res));
-        if (prepared.request.stream)
-            res.locals.usage = await streamData(options, res, (send) => infill.stream(prepared, send));
-        else
-            answer(res, await infill.answer(prepared));
-    });
-
+    router.post("/completions", rawHandler(services.completions, options));
+    router.post("/infill", rawHandler(services.infill, options));
     return router;
+}
+
+/** What both raw services do: prepare a body, then answer it in one body or as a stream of `data:` lines. */
+type RawService<Prepared extends {request: {stream: boolean}}> = {
+    prepare(owner: string, body: unknown, signal: AbortSignal): Prepared,
+    answer(prepared: Prepared): Promise<{body: unknown, usage: {input: number, output: number}}>,
+    stream(prepared: Prepared, send: (data: unknown) => void): Promise<{input: number, output: number}>
+};
+
+function rawHandler<Prepared extends {request: {stream: boolean}}>(service: RawService<Prepared>, options: RawStreamOptions) {
+    return async (req: Request, res: Response) => {
+        const prepared = service.prepare(req.owner, req.body, disconnectSignal(res));
+        if (prepared.request.stream)
+            res.locals.usage = await streamData(options, res, (send) => service.stream(prepared, send));
+        else
+            answer(res, await service.answer(prepared));
+    };
 }
 
 /** Sends the answer, counted in the request log. */
