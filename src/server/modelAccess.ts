@@ -24,7 +24,15 @@ export type ModelAccessOptions = {
 };
 
 export function modelAccess(options: ModelAccessOptions): ModelAccess {
-    const admins = () => new Set(options.adminApiKeys().map(ownerOfKey));
+    // The owner ids of the operator's keys, hashed once per list (the host hands the same array until it changes).
+    const ownersOfList = new WeakMap<readonly string[], ReadonlySet<string>>();
+    const admins = () => {
+        const keys = options.adminApiKeys();
+        let owners = ownersOfList.get(keys);
+        if (owners == null)
+            ownersOfList.set(keys, owners = new Set(keys.map(ownerOfKey)));
+        return owners;
+    };
     const onePerson = () => options.apiKeys().length <= 1;
     const mayManage = (owner: string) => {
         const adminOwners = admins();
