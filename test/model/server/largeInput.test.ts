@@ -41,8 +41,9 @@ describe("large inputs and the other requests (real server, stories260K)", () =>
     }
 
     // The target is under 50 ms (issue 12; measured figures are printed). The assertions allow for a loaded machine
-    // while still catching what they guard against: before, the event loop was held for 8–17 s.
-    const slowestAllowedMs = 150;
+    // while still catching what they guard against: before, the event loop was held for 8–17 s. The floor is the one
+    // JSON.parse of a 15 MB body (~55 ms on an idle 2-core machine); CI, running suites beside it, measured 155 ms.
+    const slowestAllowedMs = 300;
 
     it("refuses a 15 MB input at once with context_length_exceeded, without holding /v1/models", async (t) => {
         const input = "Once upon a time, there was a little girl named Lily. ".repeat(280_000);
