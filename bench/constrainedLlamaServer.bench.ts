@@ -58,7 +58,9 @@ const spread = (values: number[]) => {
 
 async function main(): Promise<void> {
     const model = await benchModel(args.model);
-    const llamaServer = await startLlamaServer({model: model.path, slots: 1, contextPerSlot: contextSize, extraArgs: ["-fa", "off"]});
+    const llamaServer = await startLlamaServer({
+        model: model.path, slots: 1, contextPerSlot: contextSize, extraArgs: ["-fa", "off"], build: "release"
+    });
     const ours = await startCliServer(["--model", model.path, "--no-auth", "--store", "memory", "--parallel", "1",
         "--context-size", String(contextSize), "--threads", "1", "--prompt-threads", "1", "--prompt-cache-max-bytes", "0"]);
     const oursBase = ours.url.replace(/\/v1\/?$/, "");

@@ -12,16 +12,21 @@
  * with the same flash attention setting (off, this server's default, unless `--flash-attention`).
  * node-llama-cpp called directly is the baseline of `npm run bench`; this is the baseline a user would compare with.
  *
+ * llama-server is built as llama.cpp's releases are (`--llama-build release`, the default: every CPU variant, the best
+ * loaded at run time, as node-llama-cpp's prebuilt build does) and the bench prints which CPU variant each side loaded;
+ * `--llama-build portable` is the tests' static AVX2 build.
  * Usage: npm run bench:llama-server [-- --model stories260K|smollm2-135m|…] [--pairs N] [--warmup N] [--max-tokens N] [--flash-attention]
+ *   [--llama-build release|portable]
  *   --model: a name of bench/benchModels.ts, the real-vocabulary shapes included (smollm2-135m-qwen2, qwen2.5-0.5b-qwen2,
  *   smollm2-135m-gemma4), generated on first use.
  * Needs llama-server (scripts/build-llama-server.sh, through the test helper); builds dist/ first.
  */
 import os from "node:os";
 import {parseArgs} from "node:util";
-import {startLlamaServer} from "../test/helpers/llamaServer.js";
+import {startLlamaServer, type LlamaServerBuild} from "../test/helpers/llamaServer.js";
 import {benchModel} from "./benchModels.js";
 import {startCliServer} from "./cliServer.js";
+import {loadedCpuVariants} from "./cpuVariants.js";
 import {alternating, median, quantile} from "./pairs.js";
 import {sseData} from "./sseData.js";
 
@@ -30,7 +35,8 @@ const {values: args} = parseArgs({options: {
     pairs: {type: "string"},
     "max-tokens": {type: "string"},
     warmup: {type: "string"},
-    "flash-attention": {type: "boolean", default: false}
+    "flash-attention": {type: "boolean", default: false},
+    "llama-build": {type: "string", default: "release"}
 }});
 const fullSize = args.model !== "stories260K";
 const pairs = Number(args.pairs ?? (fullSize ? 6 : 60));
@@ -95,17 +101,17 @@ async function stream(base: string, index: number): Promise<Stream> {
 const rateOver = (run: Stream, count: number) => (count - 1) / ((run.deltaTimes[count - 1]! - run.deltaTimes[0]!) / 1000);
 
 /** This server on the model, its own process, with the engine settings of llama-server's command line. */
-async function startThisServer(model: string): Promise<{base: string, stop: () => void}> {
+async function startThisServer(model: string): Promise<{base: string, pid: number, stop: () => void}> {
     const server = await startCliServer(["--model", model, "--no-auth", "--store", "memory", "--parallel", "1",
         "--context-size", String(contextSize), "--threads", "1", "--prompt-threads", String(promptThreads),
         ...(flashAttention ? ["--flash-attention"] : [])]);
-    return {base: server.url.replace(/\/v1\/?$/, ""), stop: server.stop};
+    return {base: server.url.replace(/\/v1\/?$/, ""), pid: server.child.pid!, stop: server.stop};
 }
 
 async function main(): Promise<void> {
     const {path: model, label} = await benchModel(args.model!);
     const llamaServer = await startLlamaServer({
-        model, slots: 1, ignoreEos: true, contextPerSlot: contextSize,
+        model, slots: 1, ignoreEos: true, contextPerSlot: contextSize, build: args["llama-build"] as LlamaServerBuild,
         extraArgs: ["-tb", String(promptThreads), "-fa", flashAttention ? "on" : "off"]
     });
     const ours = await startThisServer(model).catch(async (error: unknown) => {
@@ -119,6 +125,9 @@ async function main(): Promise<void> {
             await stream(llamaServer.url, prompt);
             await stream(ours.base, prompt);
         }
+        // After a request each: both have loaded their kernels.
+        console.log(`CPU variant: llama-server (${args["llama-build"]} build) ${loadedCpuVariants(llamaServer.pid).join(", ")}; ` +
+            `this server (node-llama-cpp's prebuilt) ${loadedCpuVariants(ours.pid).join(", ")}`);
         const rate: number[] = [];
         const ttft: number[] = [];
         /** Why pairs gave no stream rate or no time to first token: reason → pairs, and each side's first failure. */

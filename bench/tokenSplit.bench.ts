@@ -167,7 +167,7 @@ async function main(): Promise<void> {
     const {path: model, label} = await benchModel(args.model!);
     const direct = await DirectLoop.open(model);
     const llamaServer = await startLlamaServer({
-        model, slots: 1, contextPerSlot: contextSize, ignoreEos: true, extraArgs: ["-b", "128", "-fa", "off"]
+        model, slots: 1, contextPerSlot: contextSize, ignoreEos: true, extraArgs: ["-b", "128", "-fa", "off"], build: "release"
     });
     const ratios: number[] = [];
     const splits: DirectSplit[] = [];

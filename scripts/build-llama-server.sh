@@ -11,6 +11,14 @@
 # - Portable: -DGGML_NATIVE=OFF (no -march=native); on x86-64 AVX2/FMA/F16C/BMI2 are switched on explicitly, which
 #   every x86-64 machine of the last decade has. Static libraries, so the binaries can be copied elsewhere.
 # - Jobs: LLAMA_BUILD_JOBS (default 2); run under `nice -n 19` on a shared machine. About 10-20 min on 2 cores.
+# - LLAMA_BUILD_FLAVOR=release builds it as llama.cpp's Linux releases are (-DGGML_BACKEND_DL=ON
+#   -DGGML_CPU_ALL_VARIANTS=ON, shared libraries with an $ORIGIN rpath): every CPU variant a module beside the binary,
+#   the best one for the machine chosen at run time, as node-llama-cpp's prebuilt CPU build does. That is the yardstick
+#   the benchmarks compare with (a static AVX2 build flatters this server on an AVX-512 machine); the tests keep the
+#   portable flavor (one static build, a third of the compile time). Output: $CACHE/<commit>-release/bin. About 40 min
+#   on 2 cores. After the build each variant this machine would pick is tried on a tiny model (LLAMA_SMOKE_MODEL, default
+#   ../shared/models/stories260K.gguf); one that dies (GCC 12's sapphirerapids build stopped with SIGILL on an AMD
+#   EPYC here) is moved aside into disabled/ and said, so the next best loads.
 # Never builds inside the repository, never commits anything.
 set -euo pipefail
 
@@ -18,6 +26,8 @@ repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bundle="${LLAMA_BUNDLE:-$repo_root/node_modules/node-llama-cpp/llama/gitRelease.bundle}"
 cache_root="${LOCAL_RESPONSES_LLAMA_CACHE:-$HOME/.cache/local-responses/llama-server}"
 jobs="${LLAMA_BUILD_JOBS:-2}"
+flavor="${LLAMA_BUILD_FLAVOR:-portable}"
+case "$flavor" in portable | release) ;; *) echo "[build-llama-server] LLAMA_BUILD_FLAVOR is portable or release, not '$flavor'" >&2; exit 1 ;; esac
 
 log() { echo "[build-llama-server] $*" >&2; }
 
@@ -32,6 +42,7 @@ if [[ -z "$commit" ]]; then
   exit 1
 fi
 dest="$cache_root/$commit"
+[[ "$flavor" == release ]] && dest="$cache_root/$commit-release"
 bin="$dest/bin"
 if [[ -f "$bin/.complete" ]]; then
   echo "$bin"
@@ -76,13 +87,37 @@ if [[ ! -d "$src/.git" ]]; then
 fi
 git -C "$src" -c advice.detachedHead=false checkout -q "$commit"
 
+generator=()
+command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
+
+if [[ "$flavor" == release ]]; then
+  log "configuring as llama.cpp's releases are (commit $commit)"
+  cmake -S "$src" -B "$dest/build" "${generator[@]}" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_INSTALL_RPATH='$ORIGIN' -DCMAKE_BUILD_WITH_INSTALL_RPATH=ON \
+    -DGGML_BACKEND_DL=ON -DGGML_NATIVE=OFF -DGGML_CPU_ALL_VARIANTS=ON \
+    -DGGML_RPC=ON -DLLAMA_CURL=OFF \
+    -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+    >&2
+  # The CPU variants are modules nothing links to: name them, or only llama-server's own libraries are built.
+  mapfile -t variants < <(cmake --build "$dest/build" --target help | grep -o 'ggml-cpu-[a-z0-9_]*' | sort -u)
+  started=$SECONDS
+  log "building llama-server, ggml-rpc-server and ${#variants[@]} CPU variants with -j$jobs"
+  cmake --build "$dest/build" --config Release --target llama-server ggml-rpc-server "${variants[@]}" -j "$jobs" >&2
+  log "built in $((SECONDS - started)) s"
+  rm -rf "$bin" && mkdir -p "$bin"
+  cp -a "$dest/build/bin/." "$bin/"
+  ln -sf ggml-rpc-server "$bin/rpc-server"
+  "$(dirname "${BASH_SOURCE[0]}")/llama-server-variant.sh" "$bin" >&2
+  touch "$bin/.complete"
+  echo "$bin"
+  exit 0
+fi
+
 arch_flags=()
 case "$(uname -m)" in
   x86_64 | amd64) arch_flags=(-DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON) ;;
 esac
-
-generator=()
-command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
 
 log "configuring (commit $commit)"
 cmake -S "$src" -B "$dest/build" "${generator[@]}" \
