@@ -16,7 +16,7 @@
 #   the best one for the machine chosen at run time, as node-llama-cpp's prebuilt CPU build does. That is the yardstick
 #   the benchmarks compare with (a static AVX2 build flatters this server on an AVX-512 machine); the tests keep the
 #   portable flavor (one static build, a third of the compile time). Output: $CACHE/<commit>-release/bin. About 40 min
-#   on 2 cores. After the build each variant this machine would pick is tried on a tiny model (LLAMA_SMOKE_MODEL, default
+#   on 2 cores (with GGML_BACKEND_DL every variant is a dependency of ggml itself: none can be left out). After the build each variant this machine would pick is tried on a tiny model (LLAMA_SMOKE_MODEL, default
 #   ../shared/models/stories260K.gguf); one that dies (GCC 12's sapphirerapids build stopped with SIGILL on an AMD
 #   EPYC here) is moved aside into disabled/ and said, so the next best loads.
 # Never builds inside the repository, never commits anything.
@@ -99,7 +99,7 @@ if [[ "$flavor" == release ]]; then
     -DGGML_RPC=ON -DLLAMA_CURL=OFF \
     -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
     >&2
-  # The CPU variants are modules nothing links to: name them, or only llama-server's own libraries are built.
+  # The CPU variants are modules nothing links to: named, so they are built whatever ggml's dependencies say.
   mapfile -t variants < <(cmake --build "$dest/build" --target help | grep -o 'ggml-cpu-[a-z0-9_]*' | sort -u)
   started=$SECONDS
   log "building llama-server, ggml-rpc-server and ${#variants[@]} CPU variants with -j$jobs"
