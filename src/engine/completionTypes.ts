@@ -81,12 +81,12 @@ export interface RawEngine {
 }
 
 /**
- * `engine` as a `RawEngine`, or the `unsupported` refusal: the upstream engine fronts Chat Completions servers and
- * sends neither raw completions nor embeddings.
+ * `engine` as a `RawEngine`, or the `unsupported` refusal for an engine that has neither (the local engine and the
+ * upstream engine both do; a routed engine asks the model's own).
  */
 export function rawEngine(engine: Partial<RawEngine>, model?: string): RawEngine {
     if (engine.complete == null || engine.embed == null)
-        throw new EngineError("unsupported", `Text completions, infill and embeddings are not supported by the upstream engine` +
+        throw new EngineError("unsupported", `Text completions, infill and embeddings are not supported by this engine` +
             `${model == null ? "" : ` (model '${model}')`}: use a local model.`, {param: "model"});
     return engine as RawEngine;
 }

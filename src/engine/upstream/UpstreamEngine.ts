@@ -4,14 +4,17 @@ import {GenerationActivity} from "../GenerationActivity.js";
 import {Emitter} from "../../protocol/Emitter.js";
 import {generateOnLease} from "../generateOnLease.js";
 import type {HostedEngine} from "../HostedEngine.js";
+import type {CompletionRequest, CompletionResult, EmbeddingRequest, EmbeddingResult, RawEngine} from "../completionTypes.js";
+import type {RawRequestRouting} from "../completionTypes.js";
 import type {
     ChatEngine, ChatTurn, EngineLease, EngineState, EngineStats, GenerationRequest, GenerationResult, GenerationSummary, ModelInfo,
     PromptShape, ToolSpec
 } from "../types.js";
 import {estimatePromptTokens, toChatCompletionsBody, toChatMessages, toChatTools} from "./upstreamChatRequest.js";
 import {streamCompletion} from "./streamCompletion.js";
+import {completeUpstream, embedUpstream, type RawUpstreamOptions} from "./upstreamRaw.js";
 import {Upstream} from "./Upstream.js";
-import {discoverModel, probeHealth} from "./upstreamProbes.js";
+import {discoverModel, startHealthChecks} from "./upstreamProbes.js";
 import {causeText, UpstreamConnectError} from "./upstreamErrors.js";
 import {UpstreamRouter} from "./UpstreamRouter.js";
 import {UpstreamTokenCounter} from "./upstreamTokenCount.js";
@@ -59,7 +62,7 @@ export const defaultUpstreamHealthIntervalMs = 5000;
  * - A request that cannot reach its upstream, or that gets 429/503 before any output, is sent to another
  *   available upstream; a failure after output has started ends the generation with that error.
  */
-export class UpstreamEngine implements ChatEngine, HostedEngine {
+export class UpstreamEngine implements ChatEngine, RawEngine, HostedEngine {
     public readonly kind = "upstream";
     public readonly activity: GenerationActivity;
     private readonly upstreams: Upstream[];
@@ -137,7 +140,9 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
                 trainContextSize: found.contextSize ?? contextSize,
                 chatWrapper: `upstream ${found.model}`
             };
-            this.startHealthChecks();
+            clearInterval(this.healthTimer ?? undefined);
+            this.healthTimer = startHealthChecks(this.upstreams, this.options.healthIntervalMs ?? defaultUpstreamHealthIntervalMs,
+                this.options.log);
             this.setState("ready");
             this.options.log?.(
                 `upstream: ${found.model} on ${this.upstreams.map((upstream) => `${upstream.label} (${upstream.state})`).join(", ")}; `
@@ -214,7 +219,7 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
         // prefix is never steered to the server that holds another key's, which would make a cache hit a probe.
         const key = `${shape.cachePartition ?? ""}|${shape.affinityKey ?? prefixKey(turns)}`;
         const wentBefore = this.router.lastUpstreamOf(key);
-        let upstream = this.pickOrThrow(key);
+        let upstream = this.router.pickOrThrow(key);
         upstream.outstanding++;
         let released = false;
         return {
@@ -239,6 +244,39 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
                 upstream.outstanding--;
             }
         };
+    }
+
+    /** Raw completion and fill in the middle on the upstream's own endpoints (`upstreamRaw.ts`). */
+    public complete(request: CompletionRequest): Promise<CompletionResult> {
+        return this.onUpstream(request, (upstream, options) => completeUpstream(upstream, request, options));
+    }
+
+    /** Embeddings on the upstream's own `/v1/embeddings`. */
+    public embed(request: EmbeddingRequest): Promise<EmbeddingResult> {
+        return this.onUpstream(request, (upstream, options) => embedUpstream(upstream, request, options));
+    }
+
+    /** A raw request on one upstream, counted there and in the live activity as a generation is; no retry elsewhere. */
+    private async onUpstream<T>(request: RawRequestRouting,
+        run: (upstream: Upstream, options: RawUpstreamOptions) => Promise<T>): Promise<T> {
+        if (this.currentState !== "ready")
+            throw new EngineError("not_ready", "The upstream engine is not connected.");
+        // Partitioned as generations are: a key's prompts never steered to where another key's are cached.
+        const upstream = this.router.pickOrThrow(`${request.cachePartition ?? ""}|raw`);
+        upstream.outstanding++;
+        upstream.requests++;
+        this.activity.begin();
+        try {
+            return await run(upstream, {model: this.modelFor(request.model),
+                timeoutMs: (this.options.timeoutSeconds ?? defaultUpstreamTimeoutSeconds) * 1000});
+        } catch (error) {
+            if (!(error instanceof EngineError && error.kind === "aborted"))
+                upstream.recordError(error instanceof Error ? error.message : String(error));
+            throw error;
+        } finally {
+            upstream.outstanding--;
+            this.activity.end();
+        }
     }
 
     private async run(first: Upstream, key: string, request: GenerationRequest,
@@ -303,21 +341,6 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
         return requested != null && requested !== this.info?.id && this.listed.has(requested) ? requested : this.upstreamModel;
     }
 
-    private pickOrThrow(key: string): Upstream {
-        const upstream = this.router.pick(key);
-        if (upstream != null)
-            return upstream;
-        const busy = this.upstreams.filter((candidate) => candidate.state !== "down" && candidate.busyUntil > Date.now());
-        if (busy.length > 0) {
-            const wait = Math.max(1, Math.ceil((Math.min(...busy.map((candidate) => candidate.busyUntil)) - Date.now()) / 1000));
-            const status = busy.every((candidate) => candidate.busyStatus === 429) ? 429 : 503;
-            throw new EngineError("upstream_busy", `Every upstream asked to wait (${status}); retry in ${wait} s.`,
-                {status, retryAfterSeconds: wait});
-        }
-        const reasons = this.upstreams.map((candidate) => `${candidate.label}: ${candidate.lastError ?? "down"}`).join("; ");
-        throw new EngineError("upstream_unavailable", `No upstream is reachable (${reasons}).`);
-    }
-
     private report(result: GenerationResult, started: number, model: string | undefined): void {
         if (this.generations.listening)
             this.generations.emit({...result, durationMs: performance.now() - started, model});
@@ -325,25 +348,6 @@ export class UpstreamEngine implements ChatEngine, HostedEngine {
 
     private totalSlots(): number {
         return this.upstreams.reduce((sum, upstream) => sum + (upstream.slots ?? this.options.parallel ?? defaultParallel), 0);
-    }
-
-    private startHealthChecks(): void {
-        if (this.healthTimer != null)
-            clearInterval(this.healthTimer);
-        const check = () => {
-            for (const upstream of this.upstreams)
-                void probeHealth(upstream).then((healthy) => {
-                    const was = upstream.state;
-                    if (healthy)
-                        upstream.markUp();
-                    else if (was !== "down")
-                        upstream.markDown(upstream.lastError ?? "health check failed");
-                    if (was !== upstream.state)
-                        this.options.log?.(`upstream: ${upstream.label} is ${upstream.state}`);
-                });
-        };
-        this.healthTimer = setInterval(check, this.options.healthIntervalMs ?? defaultUpstreamHealthIntervalMs);
-        this.healthTimer.unref();
     }
 
     private setState(state: EngineState): void {

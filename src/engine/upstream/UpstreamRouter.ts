@@ -1,3 +1,4 @@
+import {EngineError} from "../EngineError.js";
 import type {Upstream} from "./Upstream.js";
 
 /**
@@ -31,6 +32,25 @@ export class UpstreamRouter {
         const chosen = held != null && candidates.includes(held) && held.outstanding <= least.outstanding + slack ? held : least;
         this.remember(key, chosen);
         return chosen;
+    }
+
+    /**
+     * `pick`, or the reason none can take the request: `upstream_busy` (429 when every waiting upstream said 429, else
+     * 503) with the shortest Retry-After left, or `upstream_unavailable` with each upstream's last error.
+     */
+    public pickOrThrow(key: string): Upstream {
+        const upstream = this.pick(key);
+        if (upstream != null)
+            return upstream;
+        const busy = this.upstreams.filter((candidate) => candidate.state !== "down" && candidate.busyUntil > Date.now());
+        if (busy.length > 0) {
+            const wait = Math.max(1, Math.ceil((Math.min(...busy.map((candidate) => candidate.busyUntil)) - Date.now()) / 1000));
+            const status = busy.every((candidate) => candidate.busyStatus === 429) ? 429 : 503;
+            throw new EngineError("upstream_busy", `Every upstream asked to wait (${status}); retry in ${wait} s.`,
+                {status, retryAfterSeconds: wait});
+        }
+        const reasons = this.upstreams.map((candidate) => `${candidate.label}: ${candidate.lastError ?? "down"}`).join("; ");
+        throw new EngineError("upstream_unavailable", `No upstream is reachable (${reasons}).`);
     }
 
     /** The upstream `key` went to last, if it is remembered. */

@@ -23,10 +23,10 @@ export function statusError(
     if (status === 429 || status === 503)
         return new EngineError("upstream_busy", message, {status, retryAfterSeconds: parseRetryAfter(retryAfter)});
     if (status === 400 && /context|too long|exceed|n_ctx|maximum.*tokens/i.test(detail))
-        return new EngineError("context_overflow", message);
+        return new EngineError("context_overflow", message, {status});
     if (status >= 400 && status < 500 && status !== 401 && status !== 403 && status !== 404)
-        return new EngineError("upstream_rejected", message);
-    return new EngineError("upstream_error", message);
+        return new EngineError("upstream_rejected", message, {status});
+    return new EngineError("upstream_error", message, {status});
 }
 
 /** The `message` of an OpenAI-shaped (or llama-server/Ollama-shaped) error body, else its first 300 characters. */

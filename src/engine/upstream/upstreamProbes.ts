@@ -73,6 +73,28 @@ async function modelEntries(upstream: Upstream): Promise<ModelEntry[]> {
     return Array.isArray(models.data) ? models.data : [];
 }
 
+/**
+ * Probes every upstream each `intervalMs` (`probeHealth`), marking it up or down and logging each change; returns the
+ * timer (unref'd), which the caller clears.
+ */
+export function startHealthChecks(upstreams: readonly Upstream[], intervalMs: number, log?: (line: string) => void): NodeJS.Timeout {
+    const check = () => {
+        for (const upstream of upstreams)
+            void probeHealth(upstream).then((healthy) => {
+                const was = upstream.state;
+                if (healthy)
+                    upstream.markUp();
+                else if (was !== "down")
+                    upstream.markDown(upstream.lastError ?? "health check failed");
+                if (was !== upstream.state)
+                    log?.(`upstream: ${upstream.label} is ${upstream.state}`);
+            });
+    };
+    const timer = setInterval(check, intervalMs);
+    timer.unref();
+    return timer;
+}
+
 /** Whether the upstream answers: `GET /health` (llama-server, vLLM, SGLang), else `GET /v1/models` (Ollama, others). */
 export async function probeHealth(upstream: Upstream): Promise<boolean> {
     try {
