@@ -12,8 +12,9 @@ export function loadedCpuVariants(pid: number): string[] {
     const found = new Set<string>();
     for (const id of processTree(pid)) {
         const maps = readOrEmpty(`/proc/${id}/maps`);
-        for (const match of maps.matchAll(/libggml-cpu-([\w-]+?)\.so/g))
-            found.add(match[1]!);
+        for (const match of maps.matchAll(/libggml-cpu(?:-([\w-]+?))?\.so/g))
+            // `libggml-cpu.so`: one variant's build (build-llama-server.sh's LLAMA_CPU_VARIANT), named by the build.
+            found.add(match[1] ?? "the build's own (libggml-cpu.so)");
         // A static build has no variant module: its kernels are in the binary itself.
         if (found.size === 0 && /llama-server/.test(maps) && !/libggml/.test(maps))
             found.add("built in (static)");

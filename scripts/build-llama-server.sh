@@ -16,7 +16,9 @@
 #   the best one for the machine chosen at run time, as node-llama-cpp's prebuilt CPU build does. That is the yardstick
 #   the benchmarks compare with (a static AVX2 build flatters this server on an AVX-512 machine); the tests keep the
 #   portable flavor (one static build, a third of the compile time). Output: $CACHE/<commit>-release/bin. About 40 min
-#   on 2 cores (with GGML_BACKEND_DL every variant is a dependency of ggml itself: none can be left out). After the build each variant this machine would pick is tried on a tiny model (LLAMA_SMOKE_MODEL, default
+#   on 2 cores (with GGML_BACKEND_DL every variant is a dependency of ggml itself: none can be left out).
+#   LLAMA_CPU_VARIANT=zen4 builds that one variant's kernels alone, with the release's flags for it (a third of the
+#   time): the variant node-llama-cpp's prebuilt build loads here (the bench prints it) is the fair one to compare with. After the build each variant this machine would pick is tried on a tiny model (LLAMA_SMOKE_MODEL, default
 #   ../shared/models/stories260K.gguf); one that dies (GCC 12's sapphirerapids build stopped with SIGILL on an AMD
 #   EPYC here) is moved aside into disabled/ and said, so the next best loads.
 # Never builds inside the repository, never commits anything.
@@ -42,7 +44,7 @@ if [[ -z "$commit" ]]; then
   exit 1
 fi
 dest="$cache_root/$commit"
-[[ "$flavor" == release ]] && dest="$cache_root/$commit-release"
+[[ "$flavor" == release ]] && dest="$cache_root/$commit-release${LLAMA_CPU_VARIANT:+-$LLAMA_CPU_VARIANT}"
 bin="$dest/bin"
 if [[ -f "$bin/.complete" ]]; then
   echo "$bin"
@@ -91,11 +93,22 @@ generator=()
 command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
 
 if [[ "$flavor" == release ]]; then
+  cpu_flags=(-DGGML_CPU_ALL_VARIANTS=ON)
+  if [[ -n "${LLAMA_CPU_VARIANT:-}" ]]; then
+    # One variant's features, read from the line of ggml's CMakeLists.txt that defines it for the release build
+    # (`ggml_add_cpu_backend_variant(zen4 SSE42 AVX … AVX512_BF16)`): its kernels compiled as the release compiles them.
+    features="$(grep -E "ggml_add_cpu_backend_variant\(${LLAMA_CPU_VARIANT}[[:space:]]" "$src/ggml/src/CMakeLists.txt" | head -1 \
+      | sed -E 's/.*variant\([a-z0-9_.]+[[:space:]]*//; s/\).*//')"
+    [[ -n "$features" ]] || { log "no CPU variant '$LLAMA_CPU_VARIANT' in ggml/src/CMakeLists.txt"; exit 1; }
+    cpu_flags=()
+    for feature in $features; do cpu_flags+=("-DGGML_$feature=ON"); done
+    log "CPU variant $LLAMA_CPU_VARIANT alone: ${cpu_flags[*]}"
+  fi
   log "configuring as llama.cpp's releases are (commit $commit)"
   cmake -S "$src" -B "$dest/build" "${generator[@]}" \
     -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_INSTALL_RPATH='$ORIGIN' -DCMAKE_BUILD_WITH_INSTALL_RPATH=ON \
-    -DGGML_BACKEND_DL=ON -DGGML_NATIVE=OFF -DGGML_CPU_ALL_VARIANTS=ON \
+    -DGGML_BACKEND_DL=ON -DGGML_NATIVE=OFF "${cpu_flags[@]}" \
     -DGGML_RPC=ON -DLLAMA_CURL=OFF \
     -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
     >&2

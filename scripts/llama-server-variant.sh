@@ -28,7 +28,7 @@ for attempt in $(seq 1 20); do
     fi
     sleep 0.2
   done
-  variant="$(grep -o 'libggml-cpu-[a-z0-9_]*\.so' "$out" | head -1 || true)"
+  variant="$(grep -o 'libggml-cpu[-a-z0-9_]*\.so' "$out" | head -1 || true)"
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null && status=0 || status=$?
   if [[ -n "$answered" ]]; then
