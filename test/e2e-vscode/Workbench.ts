@@ -193,8 +193,13 @@ export class Workbench {
 
     /** Developer: Reload Window, then waits for the workbench to come back. */
     public async reloadWindow(): Promise<void> {
+        await this.afterReload(() => this.runCommand("Developer: Reload Window"));
+    }
+
+    /** Runs what reloads the window (the palette's command, a notification's button), then waits for the workbench. */
+    public async afterReload(reload: () => Promise<void>): Promise<void> {
         const navigated = this.page.waitForEvent("framenavigated", {timeout: 30_000});
-        await this.runCommand("Developer: Reload Window");
+        await reload();
         await navigated;
         await this.page.locator(".monaco-workbench").waitFor({timeout: 90_000});
         await this.page.locator(".part.statusbar").waitFor({timeout: 60_000});

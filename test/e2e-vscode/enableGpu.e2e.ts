@@ -1,7 +1,7 @@
 // Enable GPU… in a real VS Code (code-server 4.139.1), as a person without a GPU build would run it (issue 55): the
 // default linux-x64 VSIX carries the CPU build only, so the model first runs on the CPU; the command downloads
 // node-llama-cpp's Vulkan build from the npm registry, checks it against the lockfile's integrity, installs it into the
-// extension's global storage and offers Restart Server, after which `gpu: auto` runs the model on Vulkan. There is no
+// extension's global storage and offers Reload Window, after which `gpu: auto` runs the model on Vulkan. There is no
 // GPU here: Debian's mesa-vulkan-drivers (lavapipe, installed by scripts/e2e-setup.sh) is a Vulkan device computed on
 // the CPU, which ggml lists once GGML_VK_VISIBLE_DEVICES names it.
 // Prerequisites: npm run build && npm run e2e:prepare; the npm registry. Screenshots and the extension's log go to
@@ -44,15 +44,15 @@ test("with the VSIX's CPU build only, gpu auto runs the model on the CPU and the
     assert.match(tooltip, /Engine: local \(this machine\) · CPU/);
 });
 
-test("Enable GPU… downloads the Vulkan build, checked and installed into global storage; Restart Server runs on Vulkan", async () => {
+test("Enable GPU… downloads the Vulkan build, checked and installed into global storage; Reload Window runs on Vulkan", async () => {
     await workbench.clearNotifications();
     await workbench.runCommand("Local Responses: Enable GPU…");
     const vulkan = await workbench.quickPickRow(/Vulkan/);
     await workbench.screenshot("enable-gpu-pick");
     await vulkan.click();
     // 27.5 MB from the registry, then the integrity check and the unpacking.
-    const restart = workbench.notificationButton(/the Vulkan build is installed/, "Restart Server");
-    await restart.waitFor({timeout: 240_000});
+    const reload = workbench.notificationButton(/the Vulkan build is installed/, "Reload Window");
+    await reload.waitFor({timeout: 240_000});
     await workbench.screenshot("enable-gpu-installed");
     const log = server.outputChannelLog("Local Responses");
     const installed = /gpu: installed the vulkan build in (.+)$/m.exec(log);
@@ -62,8 +62,8 @@ test("Enable GPU… downloads the Vulkan build, checked and installed into globa
     const packageJson = path.join(folder, "node_modules/@node-llama-cpp/linux-x64-vulkan/package.json");
     assert.equal((JSON.parse(fs.readFileSync(packageJson, "utf8")) as {version: string}).version, "3.21.1");
 
-    await restart.click();
-    // The restart loads the model through the Vulkan build: shader compilation on llvmpipe takes tens of seconds.
+    await workbench.afterReload(() => reload.click());
+    // The new extension host loads the model through the Vulkan build: shader compilation on llvmpipe takes tens of seconds.
     await workbench.waitForStatus(/stories260K: ready/, 240_000);
     const deadline = Date.now() + 240_000;
     let tooltip = "";

@@ -4,7 +4,6 @@ import {
     gpuBuildPackages, gpuBuilds, installedGpuBuildsIn, installGpuBuild, type GpuBuild, type GpuInstallProgress
 } from "../../engine/models/gpuBuilds/installGpuBuild.js";
 import {installedBuildsLackingLibraries} from "../../engine/models/gpuBuilds/missingLibraries.js";
-import {commandIds} from "../manifest/commandIds.js";
 import type {LogChannel} from "../log/LogChannel.js";
 import {formatBytes} from "../models/formatBytes.js";
 
@@ -18,8 +17,8 @@ const descriptions: Record<GpuBuild, string> = {
 
 /**
  * Enable GPU…: fetches node-llama-cpp's CUDA or Vulkan build for this platform (the same install as `local-responses
- * gpu install`, into the extension's global storage) with a cancellable progress notification, then offers to restart
- * the server, whose engine finds the build from its next start (with the gpu setting on auto or that backend).
+ * gpu install`, into the extension's global storage) with a cancellable progress notification, then offers to reload the
+ * window, whose new extension host loads the model on that build (with the gpu setting on auto or that backend).
  */
 export async function enableGpuCommand(ports: EnableGpuPorts): Promise<void> {
     const folder = gpuBuildsFolder(ports.context.globalStorageUri.fsPath);
@@ -74,10 +73,12 @@ export async function enableGpuCommand(ports: EnableGpuPorts): Promise<void> {
     const lacking = await installedBuildsLackingLibraries({[gpuBuildsFolderVariable]: folder}, build);
     for (const line of lacking)
         ports.log.warn(`gpu: ${line}`);
-    const restart = "Restart Server";
+    // The extension host loads one node-llama-cpp build for its life (a second build's libraries share the first's names,
+    // so the loader would hand it the CPU build's), so the GPU build comes with a new extension host: a window reload.
+    const reload = "Reload Window";
     const choice = await vscode.window.showInformationMessage(`Local Responses: the ${picked.label} build is installed.`
         + (lacking.length > 0 ? ` Warning: ${lacking.join(" ")}` : "")
-        + " The server uses it from its next start, with the gpu setting on auto or " + build + ".", restart);
-    if (choice === restart)
-        await vscode.commands.executeCommand(commandIds.restartServer);
+        + ` Reload the window to load the model on it (with the gpu setting on auto or ${build}).`, reload);
+    if (choice === reload)
+        await vscode.commands.executeCommand("workbench.action.reloadWindow");
 }
