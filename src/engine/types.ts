@@ -66,7 +66,8 @@ export type GenerationEvent =
     | {type: "thought.end"}
     | {type: "call.start", index: number, name: string}
     | {type: "call.delta", index: number, delta: string}
-    | {type: "call.end", index: number};
+    /** `incomplete`: the call ended without reading to its end (an engine that read it from the model's text). */
+    | {type: "call.end", index: number, incomplete?: true};
 
 /** One token of a generated answer: its log probability and the most likely tokens at its position. */
 export type TokenLogprob = {

@@ -119,7 +119,7 @@ export class ResponseAssembler {
             case "text": this.appendText(event.text); break;
             case "call.start": this.startCall(event.index, event.name); break;
             case "call.delta": this.appendCallArguments(event.index, event.delta); break;
-            case "call.end": this.endCall(event.index, "completed"); break;
+            case "call.end": this.endCall(event.index, event.incomplete === true ? "incomplete" : "completed"); break;
         }
     }
 

@@ -37,6 +37,16 @@ describe("ResponseAssembler", () => {
         assert.equal(done.usage?.total_tokens, 5);
     });
 
+    it("a call the engine ends incomplete (it did not read to its end) is an incomplete item, without arguments done", () => {
+        const {events, assembler: assembled, play} = assembler();
+        play({type: "call.start", index: 0, name: "f"}, {type: "call.delta", index: 0, delta: "{\"a\":\"b"},
+            {type: "call.end", index: 0, incomplete: true}, {type: "text", text: "<tool_call>…"});
+        const done = assembled.complete("completed", usage);
+        assert.deepEqual(done.output.map((item) => `${item.type}:${"status" in item ? item.status : ""}`),
+            ["function_call:incomplete", "message:completed"]);
+        assert.ok(!types(events).includes("response.function_call_arguments.done"));
+    });
+
     it("a thought still open when the output limit cuts the response ends incomplete with it", () => {
         const {play, assembler: assembled} = assembler();
         play({type: "thought", text: "hmm, let me"});

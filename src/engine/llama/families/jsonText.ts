@@ -34,3 +34,14 @@ export function parseJson(text: string): {value: unknown} | undefined {
         return undefined;
     }
 }
+
+/**
+ * Part of a string's text as JSON string content (escaped, no quotes), such that the parts of a string written in
+ * pieces add up to JSON.stringify's: a high surrogate at the end is held back (`length` says how much was taken)
+ * unless the string ends there, as a pair is written as it is and a lone surrogate escaped.
+ */
+export function jsonStringPart(text: string, last: boolean): {json: string, length: number} {
+    const code = text.charCodeAt(text.length - 1);
+    const length = !last && code >= 0xd800 && code <= 0xdbff ? text.length - 1 : text.length;
+    return {json: JSON.stringify(text.slice(0, length)).slice(1, -1), length};
+}

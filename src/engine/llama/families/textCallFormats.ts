@@ -1,6 +1,11 @@
 import {maxCallNesting, nestsDeeperThan} from "./callNesting.js";
 import {readGemma4Arguments} from "./gemma4Arguments.js";
+import {Gemma4CallStream} from "./gemma4CallStream.js";
 import {parseJson} from "./jsonText.js";
+import {TaggedCallStream, type CallHead, type TaggedSyntax} from "./taggedCallStream.js";
+import {declaredTypes, valueKind, type BlockStream, type TextCall, type TextCallTools} from "./textCallTypes.js";
+
+export type {BlockStream, CallSoFar, TextCall, TextCallTools} from "./textCallTypes.js";
 
 /**
  * Call formats that write each argument apart (`<parameter=city>\nParis\n</parameter>`), which node-llama-cpp's
@@ -8,12 +13,6 @@ import {parseJson} from "./jsonText.js";
  * generates freely and its text is read afterwards (llama.cpp's common/chat.cpp and vLLM's tool parsers do the same).
  */
 export type TextCallFormatName = keyof typeof textCallFormats;
-
-/** One parsed call: the function's name and its arguments, typed by the tool's schema. */
-export type TextCall = {name: string, arguments: Record<string, unknown>};
-
-/** The tools offered to this generation: their names, and each parameter's JSON-schema type where one is declared. */
-export type TextCallTools = ReadonlyMap<string, {readonly params?: object | null}>;
 
 export type TextCallFormat = {
     /** Where a call starts: the text the model writes first. Text before it is the answer. */
@@ -24,7 +23,12 @@ export type TextCallFormat = {
      * Reads the calls in `text` (which starts with `opener`), or undefined where it is not a complete call of an
      * offered tool: the text is then the answer, as the model wrote it.
      */
-    parse(text: string, tools: TextCallTools): TextCall[] | undefined
+    parse(text: string, tools: TextCallTools): TextCall[] | undefined,
+    /**
+     * A reader of one block's text (after the opener, before the closer) as it is written: what it tells for certain,
+     * given that the block reads as calls at its end (`parse`, whose JSON.stringify'd arguments the JSON starts).
+     */
+    streamBlock(tools: TextCallTools): BlockStream
 };
 
 /**
@@ -32,7 +36,11 @@ export type TextCallFormat = {
  * Nemotron 3 Nano; Seed-OSS the same inside `<seed:tool_call>`. One newline either side of a value is the format's.
  */
 function functionParameterFormat(opener: string, closer: string): TextCallFormat {
-    return blockFormat(opener, closer, (block) => {
+    const syntax: TaggedSyntax = {
+        head: tagHead(/\s*<function=([^>\n]+)>/y, "<function=", /^[^>\n]*$/), pairOpen: /<parameter=([^>\n]+)>/y, pairMarker: "<parameter=",
+        valueClose: "</parameter>", callEnd: {marker: "</function>", last: true}, trimNewline: true, jsonBody: true
+    };
+    return blockFormat(opener, closer, syntax, (block) => {
         const head = /^\s*<function=([^>\n]+)>/.exec(block);
         if (head == null || !block.trimEnd().endsWith("</function>"))
             return undefined;
@@ -47,7 +55,10 @@ function functionParameterFormat(opener: string, closer: string): TextCallFormat
 }
 
 /** `<tool_call>NAME\n<arg_key>KEY</arg_key>\n<arg_value>VALUE</arg_value>\n…</tool_call>`: GLM-4.5, 4.6, 4.7. */
-const argKeyValueFormat = blockFormat("<tool_call>", "</tool_call>", (block) => {
+const argKeyValueFormat = blockFormat("<tool_call>", "</tool_call>", {
+    head: nameBefore("<arg_key>"), pairOpen: /<arg_key>([\s\S]*?)<\/arg_key>\s*<arg_value>/y, pairMarker: "<arg_key>",
+    valueClose: "</arg_value>", trimNewline: false, jsonBody: false
+}, (block) => {
     // The name is what precedes the first key, found by one search: a pattern with a lazy name then optional space
     // backtracked over a long run of spaces in quadratic time (128K spaces: 21 s).
     const keysAt = block.indexOf("<arg_key>");
@@ -60,7 +71,11 @@ const argKeyValueFormat = blockFormat("<tool_call>", "</tool_call>", (block) => 
 });
 
 /** `<minimax:tool_call>\n<invoke name="NAME">\n<parameter name="KEY">VALUE</parameter>\n</invoke>\n…</minimax:tool_call>`. */
-const invokeFormat = blockFormat("<minimax:tool_call>", "</minimax:tool_call>", (section) => {
+const invokeFormat = blockFormat("<minimax:tool_call>", "</minimax:tool_call>", {
+    head: tagHead(/\s*<invoke name="([^"]+)">/y, "<invoke name=\"", /^[^"]*"?$/), pairOpen: /<parameter name="([^"]+)">/y,
+    pairMarker: "<parameter ", valueClose: "</parameter>", callEnd: {marker: "</invoke>", last: false}, trimNewline: false,
+    jsonBody: false
+}, (section) => {
     const invoke = /\s*<invoke name="([^"]+)">([\s\S]*?)<\/invoke>/y;
     let at = 0;
     const found: {name: string, pairs: (readonly [string, string])[]}[] = [];
@@ -99,7 +114,8 @@ const gemma4Format: TextCallFormat = {
             rest = rest.slice(read.end).replace(/^<tool_call\|>/, "");
         }
         return callsRead(calls);
-    }
+    },
+    streamBlock: (tools) => new Gemma4CallStream(tools)
 };
 
 export const textCallFormats = {
@@ -112,10 +128,47 @@ export const textCallFormats = {
 
 type ParsedBlock = {name: string, pairs: readonly (readonly [string, string])[]};
 
-/** A format whose calls sit in `opener … closer` blocks, each read by `readBlock` (see readBlocks). */
-function blockFormat(opener: string, closer: string,
+/** A format whose calls sit in `opener … closer` blocks, each read by `readBlock` (see readBlocks) and streamed by `syntax`. */
+function blockFormat(opener: string, closer: string, syntax: TaggedSyntax,
     readBlock: (block: string) => ParsedBlock | ParsedBlock[] | undefined): TextCallFormat {
-    return {opener, closer, parse: (text, tools) => readBlocks(text, opener, closer, readBlock, tools)};
+    return {
+        opener, closer, parse: (text, tools) => readBlocks(text, opener, closer, readBlock, tools),
+        streamBlock: (tools) => new TaggedCallStream(syntax, tools)
+    };
+}
+
+/**
+ * A call's head `pattern` (sticky, the name in its first group) at `at`; `wait` while the text after the spaces is
+ * `prefix`'s start, or `prefix` and a name still open (`open`).
+ */
+function tagHead(pattern: RegExp, prefix: string, open: RegExp): (text: string, at: number) => CallHead {
+    return (text, at) => {
+        pattern.lastIndex = at;
+        const match = pattern.exec(text);
+        if (match != null)
+            return {name: match[1]!.trim(), end: pattern.lastIndex};
+        const rest = text.slice(at, at + 1024).trimStart();
+        const writing = prefix.startsWith(rest) || (rest.startsWith(prefix) && open.test(rest.slice(prefix.length)));
+        return writing && rest.length < 1024 ? "wait" : undefined;
+    };
+}
+
+/**
+ * GLM's head: the name is the block's text before the first `marker`, on one line: it is known at the line's end or
+ * the marker (argKeyValueFormat). A longer head than any name is not one.
+ */
+function nameBefore(marker: string): (text: string, at: number) => CallHead {
+    return (text, at) => {
+        const head = /^\s*([^<\n]*)/.exec(text.slice(at, at + 1024))!;
+        const end = at + head[0].length;
+        const name = head[1]!.trim();
+        if (end >= text.length)
+            return head[0].length < 1024 ? "wait" : undefined;
+        const rest = text.slice(end, end + marker.length);
+        if (text[end] === "<" && rest.length < marker.length && marker.startsWith(rest))
+            return "wait";
+        return name !== "" && (text[end] === "\n" || rest === marker) ? {name, end} : undefined;
+    };
 }
 
 /**
@@ -191,20 +244,13 @@ function stripOneNewline(value: string): string {
  * earlier calls, so the model may copy it) is read as the arguments when the tool has no parameter of that name.
  */
 function typedArguments(pairs: readonly (readonly [string, string])[], schema: object | null | undefined): Record<string, unknown> {
-    const properties = ((schema as {properties?: object} | null)?.properties ?? {}) as Record<string, {type?: unknown} | undefined>;
-    if (pairs.length === 1 && pairs[0]![0] === "params" && properties.params == null) {
+    if (pairs.length === 1 && pairs[0]![0] === "params" && declaredTypes(schema, "params") == null) {
         const whole = parseJson(pairs[0]![1].trim());
         if (typeof whole?.value === "object" && whole.value != null && !Array.isArray(whole.value))
             return whole.value as Record<string, unknown>;
     }
     const args: Record<string, unknown> = {};
-    for (const [key, value] of pairs) {
-        const declared = properties[key]?.type;
-        const types = Array.isArray(declared) ? declared : declared == null ? [] : [declared];
-        if (types.includes("string") || (types.length === 0 && !/^\s*[[{\d"-]|^\s*(true|false|null)\s*$/.test(value)))
-            args[key] = value;
-        else
-            args[key] = (parseJson(value.trim()) ?? {value}).value;
-    }
+    for (const [key, value] of pairs)
+        args[key] = valueKind(declaredTypes(schema, key) ?? [], value) === "string" ? value : (parseJson(value.trim()) ?? {value}).value;
     return args;
 }

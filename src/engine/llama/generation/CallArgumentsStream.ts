@@ -34,6 +34,14 @@ export class CallArgumentsStream {
         }
     }
 
+    /** Ends a started call that did not read to its end (a call written as text that was not one after all). */
+    public abandon(index: number): void {
+        if (!this.started.has(index))
+            return;
+        this.pendingWhitespace.delete(index);
+        this.emit({type: "call.end", index, incomplete: true});
+    }
+
     /** The arguments text streamed for a completed call. */
     public argumentsOf(index: number): string | undefined {
         return this.completed.get(index);

@@ -3,8 +3,8 @@ import type {
 } from "node-llama-cpp";
 import {detokenizeAfter, type AnswerAccountant} from "./AnswerAccountant.js";
 import type {CallArgumentsStream} from "./CallArgumentsStream.js";
-import type {TextCall, TextCallFormat, TextCallTools} from "../families/textCallFormats.js";
-import {TextCallReader} from "../families/TextCallReader.js";
+import type {TextCallFormat} from "../families/textCallFormats.js";
+import {AnswerAndThoughtReaders} from "./AnswerAndThoughtReaders.js";
 import {unplacedTokens} from "./unplacedTokens.js";
 import type {PlainCompletion} from "./plainCompletion.js";
 
@@ -19,9 +19,14 @@ export type CommonGenerationOptions = {
     repeatPenalty: false | {presencePenalty?: number, frequencyPenalty?: number}
 };
 
-/** What either strategy returns: the answer, the calls the model made, and why it stopped. */
+/**
+ * What either strategy returns: the answer, the calls the model made (each with the number its stream events gave
+ * it, where that is not its place among them), and why it stopped.
+ */
 export type StrategyResponse = {
-    response: string, functionCalls?: ReadonlyArray<{functionName: string, params?: unknown}>, metadata: {stopReason: string}
+    response: string,
+    functionCalls?: ReadonlyArray<{functionName: string, params?: unknown, index?: number}>,
+    metadata: {stopReason: string}
 };
 
 /**
@@ -83,7 +88,8 @@ export async function generateChat(chat: LlamaChat, history: ChatHistoryItem[], 
     const {grammar, functions, maxParallelFunctionCalls, callStream, thoughtBudget, textCalls} = constraints;
     const readers = textCalls == null || grammar != null || functions == null || Object.keys(functions).length === 0
         ? undefined
-        : new AnswerAndThoughtReaders(textCalls.format, new Map(Object.entries(functions)), maxParallelFunctionCalls, textCalls.model);
+        : new AnswerAndThoughtReaders(textCalls.format, new Map(Object.entries(functions)), maxParallelFunctionCalls, textCalls.model,
+            callStream);
     const response = await chat.generateResponse(history, {
         ...common,
         budgets: thoughtBudget == null ? undefined : {thoughtTokens: thoughtBudget},
@@ -120,71 +126,10 @@ export async function generateChat(chat: LlamaChat, history: ChatHistoryItem[], 
     }
     if (unplaced != null && unplaced.text !== "")
         readers.push(unplaced, false, false, accountant);
-    const {calls, text} = readers.finish(accountant);
-    accountant.answerChunk([], text);
-    for (const [index, call] of calls.entries())
-        callStream.push(index, call.name, JSON.stringify(call.arguments), true);
+    const calls = readers.finish(accountant, response.metadata.stopReason === "maxTokens");
     return {
         response: accountant.answer,
-        functionCalls: calls.map((call) => ({functionName: call.name, params: call.arguments})),
+        functionCalls: calls.map((call) => ({functionName: call.name, params: call.arguments, index: call.index})),
         metadata: response.metadata
-    };
-}
-
-/**
- * A text-call family's answer and thought, each read for the family's call opener. A thought the server opened
- * (thoughtOpenedOnStart.ts) holds whatever the model writes first, its call too: the opener ends the thought there, and
- * from it on everything the model writes (in the thought or after it) is the call's text, read as the answer's would be.
- */
-class AnswerAndThoughtReaders {
-    private readonly answer: TextCallReader;
-    private readonly thought: TextCallReader;
-    private readonly textOf: (tokens: readonly Token[]) => string;
-
-    public constructor(format: TextCallFormat, tools: TextCallTools, maxCalls: number | undefined, model: LlamaModel) {
-        this.answer = new TextCallReader(format, tools, maxCalls);
-        this.thought = new TextCallReader(format, tools, maxCalls);
-        this.textOf = answerTextWithSpecialTokens(model);
-    }
-
-    /** A chunk of the answer or of a thought (whose text is LlamaChat's, without control tokens, as thoughts always were). */
-    public push({tokens, text: chunkText}: {tokens: readonly Token[], text: string}, inThought: boolean, thoughtEnded: boolean,
-        accountant: AnswerAccountant): void {
-        const text = this.textOf(tokens);
-        if (this.thought.inCall)
-            this.thought.push(text);
-        else if (!inThought)
-            accountant.answerChunk(tokens, this.answer.push(text));
-        else {
-            const thoughtText = this.thought.push(chunkText);
-            const callOpened = this.thought.inCall;
-            // Text held back as a possible opener's start is the thought's once the thought ends without a call.
-            const held = thoughtEnded && !callOpened ? this.thought.finish().text : "";
-            accountant.thoughtChunk(tokens, thoughtText + held, thoughtEnded || callOpened);
-        }
-    }
-
-    /** The calls, and the text owed to the answer; a thought still open gets back the text it held. */
-    public finish(accountant: AnswerAccountant): {calls: TextCall[], text: string} {
-        if (this.thought.inCall)
-            return this.thought.finish();
-        const held = this.thought.finish().text;
-        if (held !== "")
-            accountant.thoughtChunk([], held, false);
-        return this.answer.finish();
-    }
-}
-
-/**
- * The answer's text with special tokens written out: a family's call opener may be a control token (which LlamaChat's
- * text leaves out), and the reader must see it. Outside calls the text is the same (end-of-turn tokens are not in it).
- */
-function answerTextWithSpecialTokens(model: LlamaModel): (tokens: readonly Token[]) => string {
-    const trail: Token[] = [];
-    return (tokens) => {
-        const text = model.detokenize(tokens, true, trail);
-        trail.push(...tokens);
-        trail.splice(0, Math.max(0, trail.length - 8));
-        return text;
     };
 }

@@ -116,7 +116,7 @@ export async function runGeneration({chat, plain, sequence, history, prompt, pro
     // The text the client saw streamed is the call's arguments (the parsed params may re-serialise differently).
     const calls = (response.functionCalls ?? []).map((call, index) => ({
         name: call.functionName,
-        arguments: callStream.argumentsOf(index) ?? JSON.stringify(call.params ?? {})
+        arguments: callStream.argumentsOf(call.index ?? index) ?? JSON.stringify(call.params ?? {})
     }));
     const {stops, budget, answerTokens, reasoningTokens, firstTokenAt} = accountant;
     const stop = stops.stopped ? "stopSequence" : response.metadata.stopReason;

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import {describe, it} from "node:test";
 import {performance} from "node:perf_hooks";
 import {maxCallNesting} from "../../../../src/engine/llama/families/callNesting.js";
-import {TextCallReader} from "../../../../src/engine/llama/families/TextCallReader.js";
 import {textCallFormats, type TextCallFormatName, type TextCallTools} from "../../../../src/engine/llama/families/textCallFormats.js";
+import {readChunks} from "../../../helpers/textCallRecorder.js";
 
 const tools: TextCallTools = new Map([
     ["shell", {params: {type: "object", properties: {command: {type: "array"}}}}],
@@ -51,12 +51,10 @@ function parseMs(format: TextCallFormatName, text: string): number {
     return least;
 }
 
-/** The call's text as TextCallReader gives it back: what the client gets (answer text, calls). */
+/** The call's text as TextCallReader gives it back: what the client gets (answer text, calls read to their end). */
 function readAnswer(format: TextCallFormatName, text: string) {
-    const reader = new TextCallReader(textCallFormats[format], tools);
-    const answer = reader.push(text);
-    const {calls, text: rest} = reader.finish();
-    return {answer: answer + rest, calls};
+    const {answer, calls} = readChunks(format, tools, [text]);
+    return {answer, calls: calls.map(({name, arguments: args}) => ({name, arguments: args}))};
 }
 
 /** The arguments `{command: [[…[]…]]}`, nested `depth` levels deep in all (the arguments object is level 1). */

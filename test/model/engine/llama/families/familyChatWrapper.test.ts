@@ -199,10 +199,13 @@ describe("model families: template -> wrapper -> native outputs parsed (test-cha
 
 /** What the engine makes of a free-view answer: LlamaChat's thoughts, then its text read for calls by TextCallReader. */
 function readTextCalls(format: TextCallFormat, parsed: ParsedModelOutput): ParsedModelOutput {
-    const reader = new TextCallReader(format, toolsOf(functions));
-    const before = reader.push(parsed.text);
-    const {calls, text: rest} = reader.finish();
-    return {thoughts: parsed.thoughts, text: before + rest, calls};
+    let text = "";
+    const ignore = () => undefined;
+    const sink = {text: (part: string) => text += part, start: ignore, delta: ignore, end: ignore};
+    const reader = new TextCallReader(format, toolsOf(functions), sink);
+    reader.push(parsed.text);
+    const calls = reader.finish().map((call) => ({name: call.name, arguments: call.arguments}));
+    return {thoughts: parsed.thoughts, text, calls};
 }
 
 function toolsOf(offered: typeof functions): TextCallTools {
