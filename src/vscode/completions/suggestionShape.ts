@@ -54,11 +54,20 @@ function indentOf(line: string): number {
     return /^[ \t]*/.exec(line)![0].length;
 }
 
-/** The suggestion's lines up to the first that is indented less than the header: the model went on past the block. */
+/** A line that only closes a block: `}`, `})`, `];`, Ruby's and Lua's `end`. */
+const blockCloser = /^(?:[)\]}]+[)\]};,]*|end)$/;
+
+/**
+ * The suggestion's lines up to where the block ends: the first line back at the header's indentation (or less) is
+ * kept when it only closes the block (`}`), else the model went on past it and the text is cut before that line.
+ */
 function withinBlock(text: string, headerIndent: number): string {
     const lines = text.split(lineEnd);
-    const outside = lines.findIndex((line, index) => index > 0 && line.trim() !== "" && indentOf(line) < headerIndent);
-    return (outside < 0 ? lines : lines.slice(0, outside)).join(lineEnd).trimEnd();
+    const end = lines.findIndex((line, index) => index > 0 && line.trim() !== "" && indentOf(line) <= headerIndent);
+    if (end < 0)
+        return text;
+    const closes = indentOf(lines[end]!) === headerIndent && blockCloser.test(lines[end]!.trim());
+    return lines.slice(0, closes ? end + 1 : end).join(lineEnd).trimEnd();
 }
 
 /** The first line after the cursor's that is not blank (empty when none). */
@@ -74,10 +83,12 @@ function withoutRepeatedLines(text: string, place: SuggestionPlace): string {
     const lines = text.split(lineEnd);
     if (lines.length < 2)
         return text;
-    const existing = (place.lineSuffix.trim() || nextLine(place.suffix)).trim();
+    // The rest of the line would move down to the header's indentation; the next line keeps its own.
+    const [existing, indent] = place.lineSuffix.trim() !== "" ? [place.lineSuffix.trim(), indentOf(headerLine(place))]
+        : [nextLine(place.suffix).trim(), indentOf(nextLine(place.suffix))];
     if (existing === "")
         return text;
-    const repeated = lines.findIndex((line, index) => index > 0 && line.trim() === existing);
+    const repeated = lines.findIndex((line, index) => index > 0 && line.trim() === existing && indentOf(line) === indent);
     return repeated < 0 ? text : lines.slice(0, repeated).join(lineEnd).trimEnd();
 }
 
