@@ -80,7 +80,8 @@ test("a model refused for fill-in-the-middle turns completion off with the engin
     let changes = 0;
     completions.onChange(() => changes++);
     await assert.rejects(completions.suggest(input, new AbortController().signal), /no FIM tokens/);
-    assert.deepEqual(completions.availability, {state: "unavailable", hint: "Code completion is off: The model 'coder' has no FIM tokens."});
+    assert.deepEqual(completions.availability,
+        {state: "unavailable", hint: "Code completion is off: The model 'coder' has no FIM tokens."});
     assert.deepEqual(outcomes, ["failed"]);
     assert.ok(changes > 0);
     assert.equal(await completions.suggest(input, new AbortController().signal), null, "not asked again");

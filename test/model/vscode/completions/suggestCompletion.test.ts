@@ -55,7 +55,8 @@ describe("suggestCompletion on the real engine (Qwen2.5 tokenizer, scripted midd
     });
 
     it("reads the file's prefix and the context chunks from the cache on the next keystroke", async () => {
-        const body = Array.from({length: 60}, (_, index) => `    const v${index} = compute(${index}, "${"x".repeat(index % 7)}");`).join("\n");
+        const body = Array.from({length: 60}, (_, index) => `    const v${index} = compute(${index}, "${"x".repeat(index % 7)}");`)
+            .join("\n");
         const extra = [{filename: "src/math.ts", text: "export function compute(n: number, s: string) {\n    return n + s.length;\n}\n"}];
         const first = await suggestCompletion(engine, at(`function run() {\n${body}\n    const total = |\n}\n`, extra), limits, routing);
         const next = await suggestCompletion(engine, at(`function run() {\n${body}\n    const total = v|\n}\n`, extra), limits, routing);
