@@ -45,7 +45,10 @@ export class InlineSuggestions implements vscode.InlineCompletionItemProvider {
             }, abort.signal);
             if (text == null || token.isCancellationRequested)
                 return undefined;
-            return [new vscode.InlineCompletionItem(text, new vscode.Range(position, position), {
+            // The item rewrites the line from its start: accepted on a line of indentation alone (the Enter after a
+            // header), an insertion at the cursor would lose that indentation, which the editor trims as auto-inserted.
+            const lineStart = new vscode.Position(position.line, 0);
+            return [new vscode.InlineCompletionItem(window.linePrefix + text, new vscode.Range(lineStart, position), {
                 command: commandIds.completionAccepted, title: "Suggestion accepted"
             })];
         } catch (error) {
