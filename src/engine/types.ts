@@ -181,6 +181,8 @@ export type ModelInfo = {
     chatFormat?: {wrapper: string, family: string | null, toolCallsUnderstood: boolean},
     /** The model's own name in its metadata (GGUF `general.name`), when it has one. */
     name?: string,
+    /** Whether the local model has fill-in-the-middle tokens (a `suffix` completion needs them); absent: not known (upstream). */
+    fillInTheMiddle?: boolean,
     /** The local model's architecture (GGUF `general.architecture`: llama, qwen2, …), when its file says. */
     architecture?: string,
     /** The local model's KV cache key type, and why it is not the one asked for (`usableKeyCacheType`). */

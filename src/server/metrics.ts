@@ -42,6 +42,7 @@ export class ServerMetrics {
     private readonly abortedGenerations: Counter<"reason">;
     private readonly timeToFirstToken: Histogram<"protocol">;
     private readonly tokensPerSecond: Histogram<"protocol">;
+    private readonly editorSuggestions: Counter<"outcome">;
     /** Finished generations and their tokens per API, for `/v1/status` (the counters above are for scrapers). */
     private readonly protocolTotals = new Map<ApiProtocol, ProtocolTotals>();
     /** The same per owner (API key): what a key is shown of the traffic when it may not see everyone's. */
@@ -81,6 +82,10 @@ export class ServerMetrics {
         this.tokensPerSecond = new Histogram({
             name: `${prefix}generation_tokens_per_second`, help: "Output tokens per second of each generation, by API.",
             labelNames: ["protocol"], buckets: [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000], registers
+        });
+        this.editorSuggestions = new Counter({
+            name: `${prefix}editor_suggestions_total`, labelNames: ["outcome"], registers,
+            help: "The editor's code completion (in process): suggestions shown, empty, cancelled by typing, failed, and accepted."
         });
 
         const gauge = (name: string, help: string, read: () => number) => new Gauge({
@@ -173,6 +178,11 @@ export class ServerMetrics {
             this.tokensPerSecond.observe({protocol}, stats.outputTokens / (stats.durationMs / 1000));
     }
 
+    /** How one of the editor's suggestions ended, or that one was accepted (its generation is counted as `vscode_completions`). */
+    public recordEditorSuggestion(outcome: "shown" | "empty" | "cancelled" | "failed" | "accepted"): void {
+        this.editorSuggestions.inc({outcome});
+    }
+
     public recordAbortedGeneration(kind: AbortKind): void {
         this.abortedGenerations.inc({reason: kind});
     }
@@ -226,7 +236,8 @@ function addTo(totals: Map<ApiProtocol, ProtocolTotals>, stats: GenerationStats)
 /** The metric families that follow requests one by one: the full view only. */
 const trafficFamilies = new Set([
     "http_requests_total", "http_request_duration_seconds", "tokens_total", "generations_total", "generations_aborted_total",
-    "time_to_first_token_seconds", "generation_tokens_per_second", "model_generations_total", "model_tokens_total"
+    "time_to_first_token_seconds", "generation_tokens_per_second", "model_generations_total", "model_tokens_total",
+    "editor_suggestions_total"
 ].map((name) => `${prefix}${name}`).concat(prefixReadFamilies));
 
 /** The family a line of Prometheus text belongs to (`# HELP name …`, `name{…} value`, a histogram's `_bucket`…). */

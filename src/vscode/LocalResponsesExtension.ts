@@ -1,5 +1,6 @@
 import * as vscode from "vscode";
 import {ChatProviderRegistration} from "./chatProvider/ChatProviderRegistration.js";
+import {CompletionsFeature} from "./completions/CompletionsFeature.js";
 import {ApiKeySecret} from "./controller/ApiKeySecret.js";
 import {UpstreamApiKeySecret} from "./controller/UpstreamApiKeySecret.js";
 import {Commands, type CommandPorts} from "./commands/Commands.js";
@@ -35,6 +36,8 @@ export class LocalResponsesExtension implements CommandPorts, SidebarContext, vs
     public readonly firstRun: FirstRun;
     /** The served model in the editor's own chat (`vscode.lm`), while `localResponses.chatProvider.enabled` is on. */
     public readonly vscodeChat: ChatProviderRegistration;
+    /** Code completion as you type (ghost text) from the model, in process. */
+    public readonly completions: CompletionsFeature;
     private readonly disposables: vscode.Disposable[] = [];
 
     public constructor(public readonly context: vscode.ExtensionContext) {
@@ -62,11 +65,13 @@ export class LocalResponsesExtension implements CommandPorts, SidebarContext, vs
         this.firstRun = new FirstRun(this);
         this.vscodeChat = new ChatProviderRegistration(this.controller, (line) => this.log.info(line));
         this.vscodeChat.update(settings.chatProviderEnabled);
+        this.completions = new CompletionsFeature(this.controller, settings, (line) => this.log.info(line));
 
         this.disposables.push(
             this.session,
             this.log,
             this.vscodeChat,
+            this.completions,
             this.statusBar,
             new Commands(this),
             new Sidebar(this),
@@ -116,6 +121,7 @@ export class LocalResponsesExtension implements CommandPorts, SidebarContext, vs
             void vscode.window.showWarningMessage(`Local Responses: ${problem}`);
         }
         this.vscodeChat.update(settings.chatProviderEnabled);
+        this.completions.update(settings);
         try {
             const {message} = await this.controller.applySettings(settings);
             if (message != null) {

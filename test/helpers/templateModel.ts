@@ -14,22 +14,25 @@ export {templateFamilies, type TemplateFamilies} from "./templateFamilies.js";
 
 /**
  * A model with a real family's tokenizer and chat template (`../shared/models/templates/`), `script` making it write the
- * family's call or thought opener. Generated once per node-llama-cpp release (the llama.cpp source it ships is read) and
+ * family's call or thought opener; `shape` a real small model's body (random weights: its cost per token, its text
+ * noise). Generated once per node-llama-cpp release (the llama.cpp source it ships is read) and
  * kept beside the synthetic models; files are written under a temporary name and renamed, so concurrent runs are safe.
  */
-export async function templateModel(family: string, script?: "call" | "think" | {name: string, chain: string[]}): Promise<string> {
+export async function templateModel(family: string, script?: "call" | "think" | {name: string, chain: string[]},
+    shape?: "smollm2-135m"): Promise<string> {
     const release = await bundleRelease();
     const scriptName = typeof script === "object"
         ? `${script.name}-${createHash("sha256").update(script.chain.join("\u0000")).digest("hex").slice(0, 8)}`
         : script;
-    const file = path.join(syntheticModelDir, `templates-${release}`, `${family}${scriptName == null ? "" : `-${scriptName}`}.gguf`);
+    const name = `${family}${scriptName == null ? "" : `-${scriptName}`}${shape == null ? "" : `-${shape}`}`;
+    const file = path.join(syntheticModelDir, `templates-${release}`, `${name}.gguf`);
     if (await exists(file))
         return file;
     const source = await llamaSource(release);
     await fs.mkdir(path.dirname(file), {recursive: true});
     const partial = `${file}.${process.pid}.partial`;
     const maker = path.join(templatesDir, "make-template-model.mjs");
-    const args = ["--family", family, "--src", source, "--out", partial];
+    const args = ["--family", family, "--src", source, "--out", partial, ...(shape == null ? [] : ["--shape", shape])];
     if (typeof script === "object")
         // A script of the test's own: families.mjs is given it before the maker (which reads the same module) runs.
         await run(process.execPath, ["--input-type=module", "-e", customScript, path.join(templatesDir, "families.mjs"), maker,

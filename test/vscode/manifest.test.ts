@@ -60,10 +60,12 @@ const mustBeRestricted = [
     "server.host", "server.port", "server.allowedOrigins",
     "threads", "promptThreads", "contextSize", "parallel", "queueLimit", "gpu", "cacheTypeK",
     "store.maxEntries", "store.maxBytes", "jobs.maxActive", "jobs.workers",
-    "engine", "upstream.urls", "upstream.model", "upstream.timeoutSeconds"
+    "engine", "upstream.urls", "upstream.model", "upstream.timeoutSeconds",
+    "completions.enabled", "completions.model", "completions.debounceMs", "completions.maxTokens", "completions.timeLimitMs",
+    "completions.prefixLines", "completions.suffixLines", "completions.maxFileKiB"
 ].map((key) => `${settingsSection}.${key}`);
 /** Settings a workspace may set even untrusted: they change how requests are answered, not what runs or where. */
-const workspaceSafe = ["model.alias", "strictModel", "strictTools", "store.ttlSeconds", "jobs.deadlineSeconds"]
+const workspaceSafe = ["model.alias", "strictModel", "strictTools", "store.ttlSeconds", "jobs.deadlineSeconds", "completions.exclude"]
     .map((key) => `${settingsSection}.${key}`);
 
 test("untrusted workspaces: every setting that changes what runs, listens, loads or writes is restricted", () => {

@@ -27,6 +27,7 @@ import {nativeKeyCacheType, usableKeyCacheType} from "./runtime/nativeKeyCacheTy
 import {metadataNames} from "./runtime/metadataNames.js";
 import {contextSettings, describeLoadedBackend, runningBackend} from "./runtime/modelBackend.js";
 import {runCompletion} from "./completion/runCompletion.js";
+import {fimTokensOf} from "./completion/fimTokens.js";
 import {runEmbedding} from "./completion/runEmbedding.js";
 import {refuseChatOnEmbeddingModel} from "./completion/embeddingOnly.js";
 import type {CompletionRequest, CompletionResult, EmbeddingRequest, EmbeddingResult, RawEngine} from "../completionTypes.js";
@@ -310,6 +311,7 @@ export class LlamaEngine implements ChatEngine, RawEngine {
                         trainContextSize,
                         chatWrapper: chatWrapper.wrapperName,
                         chatFormat,
+                        fillInTheMiddle: fimTokensOf(model) != null,
                         ...metadataNames(model),
                         keyCache,
                         batchSize: context.batchSize,

@@ -1,5 +1,6 @@
 import {backgroundSettings} from "./backgroundSettings.js";
 import {chatFormatSettings} from "./chatFormatSettings.js";
+import {completionSettings} from "./completionSettings.js";
 import {conversationSettings} from "./conversationSettings.js";
 import {engineSettings} from "./engineSettings.js";
 import {librarySettings} from "./librarySettings.js";
@@ -27,6 +28,7 @@ export const settingsTable = {
     ...storeSettings,
     ...backgroundSettings,
     ...conversationSettings,
+    ...completionSettings,
     help: cliSetting({kind: boolean(), cli: {flag: "help", help: "show this help"}})
 };
 

@@ -8,7 +8,8 @@ import type {Item, ResponseObject} from "../../protocol/wire.js";
  * The API a request came in through: each maps onto the Responses path, and metrics count them apart. `vscode_lm` is
  * the editor's own chat, answered in process.
  */
-export type ApiProtocol = "responses" | "chat_completions" | "messages" | "vscode_lm" | "completions" | "infill" | "embeddings";
+export type ApiProtocol =
+    | "responses" | "chat_completions" | "messages" | "vscode_lm" | "vscode_completions" | "completions" | "infill" | "embeddings";
 
 /**
  * A request checked and resolved up to the point where generation starts: what `RequestPreparer` makes and a

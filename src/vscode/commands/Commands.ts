@@ -23,7 +23,8 @@ export type CommandPorts = ModelCommandPorts & ListResponsesPorts & EnableGpuPor
     secret: ApiKeySecret,
     upstreamSecret: UpstreamApiKeySecret,
     session: Pick<CoreSources, "hasHost" | "responses" | "jobs" | "forgetPromptStates">,
-    firstRun: FirstRunRecorder & {open(): Promise<void>}
+    firstRun: FirstRunRecorder & {open(): Promise<void>},
+    completions: {toggle(): Promise<void>, accepted(): void}
 };
 
 /**
@@ -64,7 +65,9 @@ export class Commands implements vscode.Disposable {
             run(commandIds.clearStore, () => this.clearStore()),
             run(commandIds.clearPromptCache, () => this.clearPromptCache()),
             run(commandIds.showLogs, () => context.log.show()),
-            run(commandIds.getStarted, () => context.firstRun.open())
+            run(commandIds.getStarted, () => context.firstRun.open()),
+            run(commandIds.toggleCompletions, () => context.completions.toggle()),
+            run(commandIds.completionAccepted, () => context.completions.accepted())
         ];
     }
 

@@ -21,6 +21,9 @@ export const commandIds = {
     clearPromptCache: "localResponses.clearPromptCache",
     showLogs: "localResponses.showLogs",
     getStarted: "localResponses.getStarted",
+    toggleCompletions: "localResponses.toggleCompletions",
+    // Run by an accepted suggestion (hidden from the palette): counts it.
+    completionAccepted: "localResponses.completions.accepted",
     // The sidebar's item actions: they act on the row they are invoked on (hidden from the palette).
     sidebarLoadModel: "localResponses.sidebar.loadModel",
     sidebarRevealModel: "localResponses.sidebar.revealModel",

@@ -91,7 +91,8 @@ describe("isolation between API keys on every stateful endpoint", () => {
         assert.equal(status.view, "own");
         assert.equal(typeof status.engine.sequences_total, "number", "the occupancy is everyone's to see");
         const metricsOfB = await (await as(keyB, "/metrics")).text();
-        for (const family of ["http_requests_total", "time_to_first_token_seconds", "http_request_duration_seconds"])
+        for (const family of ["http_requests_total", "time_to_first_token_seconds", "http_request_duration_seconds",
+            "editor_suggestions_total"])
             assert.ok(!metricsOfB.includes(`local_responses_${family}`), `${family} is traffic: not shown`);
         assert.match(metricsOfB, /^local_responses_queue_depth 0$/m);
     });
