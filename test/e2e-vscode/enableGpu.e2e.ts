@@ -75,5 +75,5 @@ test("Enable GPU… downloads the Vulkan build, checked and installed into globa
     }
     await workbench.screenshot("enable-gpu-vulkan");
     assert.match(tooltip, /Engine: local \(this machine\) · Vulkan \(llvmpipe.*\): \d+\/\d+ layers/);
-    assert.match(server.outputChannelLog("Local Responses"), /gpu auto: vulkan on llvmpipe/);
+    assert.match(server.outputChannelLog("Local Responses"), /model: loaded stories260K on Vulkan \(llvmpipe.*\): 6\/6 layers/);
 });
