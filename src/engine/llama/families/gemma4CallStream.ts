@@ -1,4 +1,4 @@
-import {jsonStringPart} from "./jsonText.js";
+import {jsonStringPart, skipSpace} from "./jsonText.js";
 import {CallsSoFar, type BlockStream, type CallSoFar, type TextCallTools} from "./textCallTypes.js";
 
 const quote = "<|\"|>";
@@ -109,10 +109,4 @@ export class Gemma4CallStream implements BlockStream {
         this.phase = "stopped";
         return false;
     }
-}
-
-function skipSpace(text: string, at: number): number {
-    while (at < text.length && /\s/.test(text[at]!))
-        at++;
-    return at;
 }

@@ -45,3 +45,10 @@ export function jsonStringPart(text: string, last: boolean): {json: string, leng
     const length = !last && code >= 0xd800 && code <= 0xdbff ? text.length - 1 : text.length;
     return {json: JSON.stringify(text.slice(0, length)).slice(1, -1), length};
 }
+
+/** The index of the first character at or after `at` that is not white space (`text.length` where none is). */
+export function skipSpace(text: string, at: number): number {
+    while (at < text.length && /\s/.test(text[at]!))
+        at++;
+    return at;
+}

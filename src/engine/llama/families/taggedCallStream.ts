@@ -1,5 +1,5 @@
 import {maxCallNesting, nestsDeeperThan} from "./callNesting.js";
-import {jsonStringPart, parseJson} from "./jsonText.js";
+import {jsonStringPart, parseJson, skipSpace} from "./jsonText.js";
 import {
     CallsSoFar, declaredTypes, valueKind, valueKindFrom, type BlockStream, type CallSoFar, type TextCallTools
 } from "./textCallTypes.js";
@@ -214,12 +214,6 @@ export class TaggedCallStream implements BlockStream {
         this.phase = "stopped";
         return false;
     }
-}
-
-function skipSpace(text: string, at: number): number {
-    while (at < text.length && /\s/.test(text[at]!))
-        at++;
-    return at;
 }
 
 /** The length of the one newline a value starts with (0 where it starts otherwise), or undefined while it cannot tell. */
