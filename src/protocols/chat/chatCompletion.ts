@@ -1,6 +1,7 @@
 import type {
     ChatCompletion, ChatCompletionMessage, ChatFinishReason, ChatLogprobs, ChatToolCall, ChatUsage
 } from "./chatWire.js";
+import {abandonedCall} from "../../protocol/abandonedCall.js";
 import type {Logprob, ResponseObject, Usage} from "../../protocol/wire.js";
 
 /** A Chat Completions id made from the response's own (`resp_…` → `chatcmpl-…`), so logs can match the two. */
@@ -29,7 +30,7 @@ export function toChatCompletion(response: ResponseObject, options: {logprobs: b
             }
         } else if (item.type === "reasoning")
             reasoning = (reasoning ?? "") + item.content.map((part) => part.text).join("");
-        else if (item.type === "function_call")
+        else if (item.type === "function_call" && !abandonedCall(item, response))
             calls.push({id: item.call_id, type: "function", function: {name: item.name, arguments: item.arguments}});
     }
     const called = calls.length > 0;

@@ -25,6 +25,8 @@ export class MessageAssembler {
     private readonly omitThinking: boolean;
     /** The response as it completed (or stopped incomplete), until `end` writes the message's end. */
     private ended: ResponseObject | undefined;
+    /** The `tool_use` blocks of calls the model left unfinished (`abandonedCall`, once the response's status is known). */
+    private readonly unfinished = new Set<MessageContentBlock>();
 
     public constructor(
         request: Pick<MessagesRequest, "model" | "omitThinking">,
@@ -111,8 +113,11 @@ export class MessageAssembler {
         if (index == null)
             return;
         const block = this.message.content[index]!;
-        if (block.type === "tool_use" && item.type === "function_call")
+        if (block.type === "tool_use" && item.type === "function_call") {
             block.input = parseArguments(item.arguments);
+            if (item.status === "incomplete")
+                this.unfinished.add(block);
+        }
         if (block.type === "thinking" && item.type === "reasoning" && item.encrypted_content != null)
             this.delta(outputIndex, {type: "signature_delta", signature: item.encrypted_content});
         this.open.delete(outputIndex);
@@ -125,6 +130,8 @@ export class MessageAssembler {
         if (response == null)
             return;
         this.ended = undefined;
+        if (response.status === "completed" && this.unfinished.size > 0)
+            this.message.content = this.message.content.filter((block) => !this.unfinished.has(block));
         const stopSequence = stoppedAt ?? null;
         const stopReason: MessageStopReason = stopSequence != null ? "stop_sequence"
             : response.status === "incomplete" ? "max_tokens"

@@ -144,6 +144,23 @@ describe("Responses events → Chat Completions chunks", () => {
         assert.equal(completion.choices[0].message.content, "Once");
     });
 
+    it("a call the model left unfinished in a completed turn is no call in the completion object (its text follows)", () => {
+        const {done} = play([
+            {type: "call.start", index: 0, name: "f"}, {type: "call.delta", index: 0, delta: "{\"a\":"},
+            {type: "call.end", index: 0, incomplete: true}, {type: "text", text: "<tool_call>f {\"a\":"}
+        ]);
+        const {message, finish_reason: finish} = toChatCompletion(done, {logprobs: false}).choices[0];
+        assert.equal(finish, "stop");
+        assert.equal(message.tool_calls, undefined);
+        assert.equal(message.content, "<tool_call>f {\"a\":");
+        // Cut by the token limit instead, it stays, with finish_reason length (as OpenAI gives it).
+        const cut = play([{type: "call.start", index: 0, name: "f"}, {type: "call.delta", index: 0, delta: "{\"a\":"},
+            {type: "call.end", index: 0, incomplete: true}], "incomplete").done;
+        const kept = toChatCompletion(cut, {logprobs: false}).choices[0];
+        assert.equal(kept.finish_reason, "length");
+        assert.equal(kept.message.tool_calls![0]!.function.arguments, "{\"a\":");
+    });
+
     it("the completion object gathers thoughts, text and calls into one message", () => {
         const {done} = play([
             {type: "thought", text: "hm"}, {type: "thought.end"}, {type: "call.start", index: 0, name: "f"},

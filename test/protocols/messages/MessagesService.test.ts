@@ -44,6 +44,17 @@ describe("MessagesService: an Anthropic Messages request on the Responses path, 
         assert.ok(delta.type === "message_delta" && delta.delta.stop_reason === "stop_sequence" && delta.delta.stop_sequence === "three");
     });
 
+    it("a call the model left unfinished in a completed turn is no tool_use in one body; the stop reason is end_turn", async () => {
+        const service = serviceOn({events: [
+            {type: "call.start", index: 0, name: "f"}, {type: "call.delta", index: 0, delta: "{\"a\":"},
+            {type: "call.end", index: 0, incomplete: true}, {type: "text", text: "<tool_call>f"}
+        ]});
+        const message = service.prepare("owner", body());
+        const {body: answer} = await service.answer(message, await service.admit(message));
+        assert.deepEqual(answer.content, [{type: "text", text: "<tool_call>f"}]);
+        assert.equal(answer.stop_reason, "end_turn");
+    });
+
     it("writes a failure after the stream opened as Anthropic's error event (a full queue is overloaded, 529)", () => {
         const service = serviceOn();
         assert.deepEqual(service.streamError(new ApiError(400, "bad", {code: "invalid_value"})),
