@@ -14,7 +14,8 @@
  *
  * llama-server is built as llama.cpp's releases are (`--llama-build release`, the default: every CPU variant, the best
  * loaded at run time, as node-llama-cpp's prebuilt build does) and the bench prints which CPU variant each side loaded;
- * `--llama-build portable` is the tests' static AVX2 build.
+ * `--llama-build portable` is the tests' static AVX2 build. With LLAMA_CPU_VARIANT=<name> in the environment (e.g. the
+ * variant this server loads, which the bench prints), the release build carries that one variant (a third of the compile).
  * Usage: npm run bench:llama-server [-- --model stories260K|smollm2-135m|…] [--pairs N] [--warmup N] [--max-tokens N] [--flash-attention]
  *   [--llama-build release|portable]
  *   --model: a name of bench/benchModels.ts, the real-vocabulary shapes included (smollm2-135m-qwen2, qwen2.5-0.5b-qwen2,
