@@ -28,7 +28,8 @@ for attempt in $(seq 1 20); do
     fi
     sleep 0.2
   done
-  variant="$(grep -o 'libggml-cpu[-a-z0-9_]*\.so' "$out" | head -1 || true)"
+  # Its log names the module at higher verbosity only; the process's memory map always does.
+  variant="$( (grep -o 'libggml-cpu[-a-z0-9_]*\.so' "$out"; grep -o 'libggml-cpu[-a-z0-9_]*\.so' "/proc/$pid/maps" 2>/dev/null) | head -1 || true)"
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null && status=0 || status=$?
   if [[ -n "$answered" ]]; then
