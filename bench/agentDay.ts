@@ -1,4 +1,6 @@
-import {claudeCapture, claudeOpening, codexCapture, type ClaudeMessage} from "../test/helpers/agentSessions.js";
+import {agentBodies, ccSession, ccSubagent, claudeTurn, codexMessage, codexOpening, codexThread, type AgentBodies,
+    type CaptureCut} from "../test/helpers/agentBodies.js";
+import {claudeCapture, claudeOpening, type ClaudeMessage} from "../test/helpers/agentSessions.js";
 import type {CliServer} from "../test/helpers/cliServer.js";
 import {sseData} from "./sseData.js";
 
@@ -77,41 +79,13 @@ type ResponsesUsage = {input_tokens: number, input_tokens_details: {cached_token
  * cut to their first 8,000 characters and its skills list left out; each request otherwise as sent.
  */
 export type DaySize = "full" | "medium";
-const mediumClaudeTools = new Set(["Bash", "Edit", "Read", "Write", "Skill", "ToolSearch"]);
-const mediumCodexInstructions = 8000;
-
-const claudeSystem = claudeCapture.system as Array<{type: "text", text: string}>;
-const attribution = (fields: string) => ({type: "text", text: `x-anthropic-billing-header: ${fields}`});
-const ccSession = (suffix: string) => `cc_version=2.1.328.${suffix}; cc_entrypoint=cli;`;
-
-type CodexItem = {type: string, role: string, content: Array<{type: string, text: string}>};
-const codexInput = codexCapture.input as CodexItem[];
-const codexMessage = (role: "user" | "assistant", text: string): CodexItem =>
-    ({type: "message", role, content: [{type: role === "user" ? "input_text" : "output_text", text}]});
-
-/** The bodies of a day of `size`: what each agent sends before its conversation is the same in every one of its requests. */
-function dayBodies(size: DaySize) {
-    const claudeTools = (claudeCapture.tools as Array<{name: string}>)
-        .filter((tool) => size === "full" || mediumClaudeTools.has(tool.name));
-    // Codex's instructions, skills and environment context: what every thread of a workspace sends before its conversation.
-    const [instructions, skills, environment] = codexInput;
-    const codexStable = size === "full" ? [instructions!, skills!, environment!] : [{
-        ...instructions!, content: [{...instructions!.content[0]!, text: instructions!.content[0]!.text.slice(0, mediumCodexInstructions)}]
-    }, environment!];
-    return {
-        claude: (attributionFields: string, messages: ClaudeMessage[], maxTokens: number): Record<string, unknown> => ({
-            ...claudeCapture, system: [attribution(attributionFields), ...claudeSystem.slice(1)], tools: claudeTools, messages,
-            stream: true, max_tokens: maxTokens, temperature: 0
-        }),
-        codex: (promptCacheKey: string, conversation: CodexItem[], maxTokens: number): Record<string, unknown> => ({
-            ...codexCapture, input: [...codexStable, ...conversation], prompt_cache_key: promptCacheKey,
-            stream: true, max_output_tokens: maxTokens, temperature: 0
-        })
-    };
-}
-type DayBodies = ReturnType<typeof dayBodies>;
-
-const claudeTurn = (role: "user" | "assistant", text: string): ClaudeMessage => ({role, content: [{type: "text", text}]});
+const cuts: Record<DaySize, CaptureCut> = {
+    full: {claudeTools: "all", codexTools: "all", codexSkills: true},
+    medium: {
+        claudeTools: ["Bash", "Edit", "Read", "Write", "Skill", "ToolSearch"], codexTools: "all", codexInstructionsChars: 8000,
+        codexSkills: false
+    }
+};
 
 /** Tokens of a prompt, as the server would evaluate it (its count routes render what generation renders). */
 async function countTokens(server: CliServer, key: string, route: Route, body: Record<string, unknown>): Promise<number> {
@@ -123,11 +97,12 @@ async function countTokens(server: CliServer, key: string, route: Route, body: R
 }
 
 /**
- * The prompt tokens each agent's requests share (system and tools; Codex's instructions and environment): a prompt ending
- * in a one-character message, less that turn's few tokens (8, as the cache tests count it).
+ * The prompt tokens every request of an agent shares (Claude Code's system and tools, Codex's instructions, environment
+ * and tools): a prompt of one one-character message, less that turn's few tokens (8, as the cache tests count it).
+ * Claude Code's sessions share more (the reminders its first message opens with); its subagents send none.
  */
-async function sharedPrefixes(server: CliServer, key: string, bodies: DayBodies): Promise<{claude: number, codex: number}> {
-    const claude = await countTokens(server, key, "/messages", bodies.claude(ccSession("b7f"), claudeOpening("x").slice(0, 1), 1));
+async function sharedPrefixes(server: CliServer, key: string, bodies: AgentBodies): Promise<{claude: number, codex: number}> {
+    const claude = await countTokens(server, key, "/messages", bodies.claude(ccSession("b7f"), [claudeTurn("user", "x")], 1));
     const codex = await countTokens(server, key, "/responses", bodies.codex("count", [codexMessage("user", "x")], 1));
     return {claude: claude - 8, codex: codex - 8};
 }
@@ -143,7 +118,7 @@ const longTurnTokens = 160;
  * turn. Each turn sends back what the model answered before, as the clients do.
  */
 export async function runAgentDay(server: CliServer, key: string, size: DaySize, log: (line: string) => void): Promise<DayRequest[]> {
-    const bodies = dayBodies(size);
+    const bodies = agentBodies(cuts[size], true);
     const claudeBody = bodies.claude;
     const codexBody = bodies.codex;
     const shared = await sharedPrefixes(server, key, bodies);
@@ -158,7 +133,7 @@ export async function runAgentDay(server: CliServer, key: string, size: DaySize,
 
     const mainOpening = claudeCapture.messages as ClaudeMessage[];
     const main1 = await send("Claude Code main, turn 1", "/messages", claudeBody(ccSession("b7f"), mainOpening, turnTokens));
-    const subagent = `${ccSession("b7f")} cc_is_subagent=true;`;
+    const subagent = ccSubagent("b7f");
     await send("Claude Code subagent after the turn", "/messages",
         claudeBody(subagent, [claudeTurn("user", "Find the tests of this repository and list their folders.")], turnTokens));
     const main2Messages = [...mainOpening, claudeTurn("assistant", main1.text || "Hello."),
@@ -172,12 +147,10 @@ export async function runAgentDay(server: CliServer, key: string, size: DaySize,
     await Promise.all([main2, main2.then(() => besideMain)]);
     await send("Claude Code second session", "/messages", claudeBody(ccSession("e02"), claudeOpening("List the files here"), turnTokens));
 
-    const thread = codexCapture.prompt_cache_key as string;
-    const codexOpening = [codexInput.at(-1)!];
-    const codex1 = await send("Codex session, turn 1", "/responses", codexBody(thread, codexOpening, turnTokens));
+    const codex1 = await send("Codex session, turn 1", "/responses", codexBody(codexThread, [codexOpening], turnTokens));
     await send("Codex sub-agent", "/responses", codexBody("01a227c3-1b2e-7c41-9f0a-3d2e5b6a7c81",
         [codexMessage("user", "Find the tests of this repository and list their folders.")], turnTokens));
-    await send("Codex session, turn 2", "/responses", codexBody(thread, [...codexOpening,
+    await send("Codex session, turn 2", "/responses", codexBody(codexThread, [codexOpening,
         codexMessage("assistant", codex1.text || "Hello."), codexMessage("user", "Now open the README and summarize it.")], turnTokens));
     return day;
 }
