@@ -115,9 +115,11 @@ const longTurnTokens = 160;
  * The day, in order, as `key`: Claude Code's main session (its captured first turn), a subagent after it, the main
  * session's second turn with a second subagent started at its first token (while it generates), a second Claude Code
  * session; then a Codex session (its captured first turn), a sub-agent of it (its own thread id), the session's second
- * turn. Each turn sends back what the model answered before, as the clients do.
+ * turn. Each turn sends back what the model answered before, as the clients do. `afterEach` runs once a request is
+ * answered, before the next one is sent (the request beside the main turn's excepted: that turn goes on meanwhile).
  */
-export async function runAgentDay(server: CliServer, key: string, size: DaySize, log: (line: string) => void): Promise<DayRequest[]> {
+export async function runAgentDay(server: CliServer, key: string, size: DaySize, log: (line: string) => void,
+    afterEach: (request: DayRequest, index: number) => Promise<void>): Promise<DayRequest[]> {
     const bodies = agentBodies(cuts[size], true);
     const claudeBody = bodies.claude;
     const codexBody = bodies.codex;
@@ -126,8 +128,10 @@ export async function runAgentDay(server: CliServer, key: string, size: DaySize,
     const day: DayRequest[] = [];
     const send = async (name: string, route: Route, body: Record<string, unknown>, onFirstToken?: () => void) => {
         const answer = await streamRequest(server, key, route, body, onFirstToken);
-        day.push({name, route, body, shared: route === "/messages" ? shared.claude : shared.codex, answer});
+        const request = {name, route, body, shared: route === "/messages" ? shared.claude : shared.codex, answer};
+        day.push(request);
         log(`${name}: ${answer.cached} of ${answer.prompt} cached, first token ${answer.ttftMs.toFixed(0)} ms`);
+        await afterEach(request, day.length - 1);
         return answer;
     };
 

@@ -3,7 +3,8 @@
  * session with two subagents (the second started while the main turn generates), a second Claude Code session, a Codex
  * session with a sub-agent, each request built from the captured requests (bench/agentDay.ts). Per request: the cached
  * share of its prompt, how much of the prefix it shares with its agent's other requests it read, and its time to first
- * token against the same request sent cold (another key: nothing of the day's cache is its). For the day: the sum of its
+ * token against the same request sent cold right after it (to a second server, with another key: nothing of the day's
+ * cache is its). For the day: the sum of its
  * first-token times (its prefill) against the cold sum (target ≤ 0.2). The day runs with flash attention off, then on,
  * each on a fresh server: the two totals say which the CPU default should be.
  *
@@ -57,35 +58,39 @@ async function stopServer(server: CliServer): Promise<void> {
 }
 
 /**
- * The day on a fresh server (its own data folder; flash attention set through its environment variable, which takes
- * `false` where the flag only turns it on), then each of its requests again with a key of its own: cold. */
+ * The day on a fresh server, each of its requests sent again at once to a second fresh server with a key of its own:
+ * cold, and next to its warm twin in time (this machine's pace drifts by factors within minutes). Each server has its
+ * own data folder; flash attention is set through its environment variable, which takes `false` where the flag only
+ * turns it on.
+ */
 async function dayAgainstCold(modelPath: string, flashAttention: boolean, folder: string): Promise<Paired[]> {
     const keyFile = path.join(folder, "keys");
     fs.writeFileSync(keyFile, [dayKey, ...Array.from({length: coldKeys}, (_, index) => coldKey(index))].join("\n") + "\n", {mode: 0o600});
-    const dataDir = path.join(folder, `flash-${flashAttention}`);
-    const server = await serveCli(["--model", modelPath, "--api-key-file", keyFile, "--data-dir", dataDir,
-        "--threads", args.threads, "--prompt-threads", args["prompt-threads"], "--parallel", args.parallel,
-        "--context-size", args["context-size"]], {env: {...process.env, LOCAL_RESPONSES_FLASH_ATTENTION: String(flashAttention)}});
+    const serve = (name: string) => serveCli(["--model", modelPath, "--api-key-file", keyFile,
+        "--data-dir", path.join(folder, `${name}-flash-${flashAttention}`), "--threads", args.threads, "--prompt-threads",
+        args["prompt-threads"], "--parallel", args.parallel, "--context-size", args["context-size"]],
+    {env: {...process.env, LOCAL_RESPONSES_FLASH_ATTENTION: String(flashAttention)}});
+    const [server, coldServer] = [await serve("day"), await serve("cold")];
+    const log = (line: string) => console.error(`  [flash ${flashAttention ? "on" : "off"}] ${line}`);
+    const colds = new Map<number, Paired["cold"]>();
+    const replayCold = async (request: DayRequest, index: number) => {
+        if (index >= coldKeys)
+            throw new Error(`more than ${coldKeys} requests`);
+        const cold = await streamRequest(coldServer, coldKey(index), request.route, request.body);
+        log(`${request.name}, cold: ${cold.cached} of ${cold.prompt} cached, first token ${cold.ttftMs.toFixed(0)} ms`);
+        if (cold.cached !== 0 || cold.prompt !== request.answer.prompt)
+            throw new Error(`${request.name}: the cold request read ${cold.cached} of ${cold.prompt} tokens (the day's had `
+                + `${request.answer.prompt}); a cold request reads nothing`);
+        colds.set(index, cold);
+    };
     try {
-        const log = (line: string) => console.error(`  [flash ${flashAttention ? "on" : "off"}] ${line}`);
-        const day = await runAgentDay(server, dayKey, size, log);
-        if (day.length > coldKeys)
-            throw new Error(`${day.length} requests, ${coldKeys} cold keys`);
-        const paired: Paired[] = [];
-        for (const [index, request] of day.entries()) {
-            const cold = await streamRequest(server, coldKey(index), request.route, request.body);
-            log(`${request.name}, cold: ${cold.cached} of ${cold.prompt} cached, first token ${cold.ttftMs.toFixed(0)} ms`);
-            if (cold.cached !== 0 || cold.prompt !== request.answer.prompt)
-                throw new Error(`${request.name}: the cold request read ${cold.cached} of ${cold.prompt} tokens (the day's had `
-                    + `${request.answer.prompt}); a cold request reads nothing`);
-            paired.push({...request, cold});
-        }
-        return paired;
+        const day = await runAgentDay(server, dayKey, size, log, replayCold);
+        return day.map((request, index) => ({...request, cold: colds.get(index)!}));
     } catch (error) {
-        console.error(server.stderr().slice(-4000));
+        console.error(server.stderr().slice(-4000), coldServer.stderr().slice(-4000));
         throw error;
     } finally {
-        await stopServer(server);
+        await Promise.all([stopServer(server), stopServer(coldServer)]);
     }
 }
 
