@@ -73,10 +73,10 @@ export const claudeCodeSession: AgentSession = {
         {role: "user", content: [{type: "text", text: nextTurnText.question}]}])
 };
 
-type ClaudeMessage = {role: string, content: Array<{type: string, text?: string}>};
+export type ClaudeMessage = {role: string, content: Array<{type: string, text?: string}>};
 
 /** Claude Code's first message with its typed text (the last block, after the system reminders) replaced. */
-function claudeOpening(text: string): ClaudeMessage[] {
+export function claudeOpening(text: string): ClaudeMessage[] {
     const [first, ...rest] = claudeCapture.messages as ClaudeMessage[];
     return [{...first!, content: [...first!.content.slice(0, -1), {type: "text", text}]}, ...rest];
 }

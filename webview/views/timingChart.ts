@@ -12,8 +12,8 @@ function themeColor(name: string, fallback: string): string {
 }
 
 /**
- * The live chart of tokens/s and time to first token of each finished generation over the last minutes (uPlot,
- * bundled: no network, no inline styles). A sentence beside it says the same in words.
+ * The live chart of tokens/s, time to first token and the prompt's cached share of each finished generation over the
+ * last minutes (uPlot, bundled: no network, no inline styles). A sentence beside it says the same in words.
  */
 export class TimingChart {
     public readonly element: HTMLElement;
@@ -61,13 +61,15 @@ export class TimingChart {
         const grid = themeColor("--vscode-panel-border", "rgba(128,128,128,0.3)");
         const rateColor = themeColor("--vscode-charts-blue", "#3794ff");
         const ttftColor = themeColor("--vscode-charts-orange", "#d18616");
+        const shareColor = themeColor("--vscode-charts-green", "#89d185");
         const axis = {stroke: foreground, grid: {stroke: grid, width: 1}, ticks: {stroke: grid, width: 1}};
         return new uPlot({
             width,
             height,
             scales: {
                 x: {time: true}, rate: {auto: true, range: (_u, _min, max) => [0, Math.max(1, max * 1.1)]},
-                ms: {auto: true, range: (_u, _min, max) => [0, Math.max(1, max * 1.1)]}
+                ms: {auto: true, range: (_u, _min, max) => [0, Math.max(1, max * 1.1)]},
+                share: {auto: false, range: [0, 100]}
             },
             series: [
                 {},
@@ -75,12 +77,15 @@ export class TimingChart {
                 {
                     label: "time to first token (ms)", scale: "ms", stroke: ttftColor, width: 2, dash: [6, 4],
                     points: {show: true, size: 6}, spanGaps: false
-                }
+                },
+                // Points only: each request's share stands alone (a new session's 0 % next to a next turn's 99 %).
+                {label: "cached share of the prompt (%)", scale: "share", stroke: shareColor, width: 0, points: {show: true, size: 7}}
             ],
             axes: [
                 axis,
                 {...axis, scale: "rate", label: "tokens/s", size: 50},
-                {...axis, scale: "ms", side: 1, label: "TTFT ms", size: 60, grid: {show: false}}
+                {...axis, scale: "ms", side: 1, label: "TTFT ms", size: 60, grid: {show: false}},
+                {...axis, scale: "share", side: 1, label: "cached %", size: 50, grid: {show: false}}
             ],
             legend: {show: true, live: false}
         }, chartData(this.samples), this.canvasHolder);

@@ -8,9 +8,9 @@ export const timingWindowMs = 10 * 60_000;
 const maxSamples = 2000;
 
 /**
- * Time to first token and tokens/s of each finished generation over the last minutes (and its model, where the engine
- * serves several), for the inspector's live chart. Fed by the engine's per-generation summaries (every generation,
- * stored or not), computed by the same `responseTimings` as the stored records.
+ * Time to first token, tokens/s and the cached share of the prompt of each finished generation over the last
+ * minutes (and its model, where the engine serves several), for the inspector's live chart. Fed by the engine's
+ * per-generation summaries (every generation, stored or not), computed by the same `responseTimings` as the stored records.
  */
 export class TimingHistory {
     private readonly samples: TimingSample[] = [];
@@ -27,6 +27,8 @@ export class TimingHistory {
             timeToFirstTokenMs: timings.timeToFirstTokenMs,
             outputTokensPerSecond: timings.outputTokensPerSecond,
             outputTokens: timings.outputTokens,
+            inputTokens: timings.inputTokens,
+            cachedTokens: timings.cachedTokens,
             model: summary.model ?? null
         });
         this.prune();

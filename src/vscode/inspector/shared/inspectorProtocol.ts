@@ -36,6 +36,9 @@ export type TimingSample = {
     timeToFirstTokenMs: number | null,
     outputTokensPerSecond: number | null,
     outputTokens: number,
+    /** Its prompt's tokens, and how many of them were read from the cache instead of evaluated (the usage's cached tokens). */
+    inputTokens: number,
+    cachedTokens: number,
     /** The model that generated it where the engine serves several (a model library, upstreams); null: the engine's one model. */
     model: string | null
 };

@@ -18,9 +18,15 @@ export function formatPerSecond(rate: number | null): string {
     return `${rate >= 100 ? Math.round(rate) : rate.toFixed(1)} tokens/s`;
 }
 
+/** `95%`: the share of a prompt read from the cache; null for an empty prompt. */
+export function formatCachedShare(cachedTokens: number, inputTokens: number): string | null {
+    return inputTokens > 0 ? `${Math.round(cachedTokens / inputTokens * 100)}%` : null;
+}
+
 /** The timing facts of one response, label then value, in the order a person debugging a slow turn asks them. */
 export function timingFacts(timings: ResponseTimings): [string, string][] {
-    const cachedShare = timings.inputTokens > 0 ? ` (${Math.round(timings.cachedTokens / timings.inputTokens * 100)}%)` : "";
+    const share = formatCachedShare(timings.cachedTokens, timings.inputTokens);
+    const cachedShare = share == null ? "" : ` (${share})`;
     return [
         ["Queue wait", formatDuration(timings.queueWaitMs)],
         ["Time to first token", formatDuration(timings.timeToFirstTokenMs)],
