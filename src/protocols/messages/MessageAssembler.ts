@@ -2,7 +2,8 @@ import {newId} from "../../protocol/ids.js";
 import type {
     MessageContentBlock, MessageObject, MessagesBlockDelta, MessagesStreamEvent, MessageStopReason, MessageUsage
 } from "./messagesWire.js";
-import type {OutputItem, ResponseObject, StreamEvent} from "../../protocol/wire.js";
+import {abandonedCall} from "../../protocol/abandonedCall.js";
+import type {FunctionCallItem, OutputItem, ResponseObject, StreamEvent} from "../../protocol/wire.js";
 import type {MessagesRequest} from "./messagesRequest.js";
 
 export type MessagesEventSink = (event: MessagesStreamEvent) => void;
@@ -25,8 +26,8 @@ export class MessageAssembler {
     private readonly omitThinking: boolean;
     /** The response as it completed (or stopped incomplete), until `end` writes the message's end. */
     private ended: ResponseObject | undefined;
-    /** The `tool_use` blocks of calls the model left unfinished (`abandonedCall`, once the response's status is known). */
-    private readonly unfinished = new Set<MessageContentBlock>();
+    /** Each closed `tool_use` block's call status, for `abandonedCall` once the response's status is known. */
+    private readonly callStatus = new Map<MessageContentBlock, FunctionCallItem["status"]>();
 
     public constructor(
         request: Pick<MessagesRequest, "model" | "omitThinking">,
@@ -115,8 +116,7 @@ export class MessageAssembler {
         const block = this.message.content[index]!;
         if (block.type === "tool_use" && item.type === "function_call") {
             block.input = parseArguments(item.arguments);
-            if (item.status === "incomplete")
-                this.unfinished.add(block);
+            this.callStatus.set(block, item.status);
         }
         if (block.type === "thinking" && item.type === "reasoning" && item.encrypted_content != null)
             this.delta(outputIndex, {type: "signature_delta", signature: item.encrypted_content});
@@ -130,8 +130,10 @@ export class MessageAssembler {
         if (response == null)
             return;
         this.ended = undefined;
-        if (response.status === "completed" && this.unfinished.size > 0)
-            this.message.content = this.message.content.filter((block) => !this.unfinished.has(block));
+        this.message.content = this.message.content.filter((block) => {
+            const status = this.callStatus.get(block);
+            return status == null || !abandonedCall({status}, response);
+        });
         const stopSequence = stoppedAt ?? null;
         const stopReason: MessageStopReason = stopSequence != null ? "stop_sequence"
             : response.status === "incomplete" ? "max_tokens"
